@@ -1,0 +1,22 @@
+"""The ``gdan`` command line: one typer app, each command group in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from pipelines.cli import importer, rules, simulate, store, validate
+
+app = typer.Typer(
+    name="gdan",
+    help="Guandan Lens: rules engine, replay/validation, simulation, pipeline and dashboards.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+for module in (rules, validate, simulate, store, importer):
+    module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,179 @@
+"""Rulesets as data: every rule parameter that differs between rule books (rules.md §6, §7, §10).
+
+A ruleset is a frozen dataclass; the engine reads its fields and never branches on its id.
+The four built-in rulesets restate the rule books; a club or platform variant is a TOML or
+JSON file whose keys override a base ruleset (``base = "national"``).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+FormatKind = Literal["until_a", "deals", "timed", "timed_deals"]
+ReturnTarget = Literal["all", "partner_only"]
+DoubleTributeRouting = Literal["higher_to_first", "always_to_shangjia"]
+DoubleTributeLeader = Literal["giver_to_first", "giver_of_higher"]
+EqualTributeLeader = Literal["first_xiajia", "previous_fourth"]
+PassARule = Literal["first_and_partner_not_last", "first_and_second"]
+AFailureCounts = Literal["any_unpassed", "one_four_only"]
+AFailureAction = Literal["none", "lose_round", "back_to_two"]
+DrawBreaker = Literal["none", "declarers", "extra_deal"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFormat:
+    """How a round ends (rules.md §7): ``deals`` and ``minutes`` apply to the kinds that use them."""
+
+    kind: FormatKind = "until_a"
+    deals: int | None = None
+    minutes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnRule:
+    """Constraint on the return card (還貢), rules.md §6 table and §10."""
+
+    max_rank: str = "T"
+    """Highest natural rank a returned card may have (``T`` = rank ≤ 10)."""
+    fallback_lowest: bool = True
+    """When every card is above ``max_rank``, the lowest card may be returned."""
+    exclude_level_cards: bool = False
+    """Level cards may not be returned at all (``bcta``, NJUPT platform)."""
+    not_tribute_card: bool = False
+    """The return may not be the very card received (same rank and suit; ``jiangsu``)."""
+    applies_to: ReturnTarget = "all"
+    """``partner_only``: the constraint binds only a return to one's partner (``huaian``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ARule:
+    """Passing A and failures at A (rules.md §7, §10)."""
+
+    pass_rule: PassARule = "first_and_partner_not_last"
+    failure_counts: AFailureCounts = "any_unpassed"
+    failure_limit: int | None = None
+    """Number of failures that triggers ``failure_action`` (``None``: no limit)."""
+    failure_action: AFailureAction = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """All parameters of one ruleset. Build variants with :func:`load_ruleset` or ``replace``."""
+
+    id: str
+    name: str
+    returns: ReturnRule = field(default_factory=ReturnRule)
+    double_tribute_routing: DoubleTributeRouting = "higher_to_first"
+    """Rule books: 1st takes the higher card, equal ranks go each to the giver's 上家."""
+    double_tribute_leader: DoubleTributeLeader = "giver_to_first"
+    equal_tribute_leader: EqualTributeLeader = "first_xiajia"
+    a: ARule = field(default_factory=ARule)
+    default_format: RoundFormat = field(default_factory=RoundFormat)
+    draw_breaker: DrawBreaker = "none"
+    """Who wins a round that ends level (§7): ``declarers`` (``bcta``), one ``extra_deal``."""
+    full_house_joker_pair: bool = True
+    """A full house may carry a pair of jokers (rule books: allowed)."""
+    max_level: str = "A"
+
+
+NATIONAL = Ruleset(
+    id="national",
+    name="National Competitive Guandan (trial, 2022)",
+    returns=ReturnRule(max_rank="T", fallback_lowest=True),
+    double_tribute_leader="giver_to_first",
+    equal_tribute_leader="first_xiajia",
+    default_format=RoundFormat(kind="until_a"),
+)
+
+HUAIAN = Ruleset(
+    id="huaian",
+    name="Huai'an Guandan rules",
+    returns=ReturnRule(max_rank="T", fallback_lowest=True, applies_to="partner_only"),
+    double_tribute_leader="giver_of_higher",
+    equal_tribute_leader="first_xiajia",
+    default_format=RoundFormat(kind="until_a"),
+)
+
+BCTA = Ruleset(
+    id="bcta",
+    name="BCTA Guandan competition rules",
+    returns=ReturnRule(max_rank="T", fallback_lowest=False, exclude_level_cards=True),
+    double_tribute_leader="giver_of_higher",
+    equal_tribute_leader="first_xiajia",
+    a=ARule(failure_limit=3, failure_action="lose_round"),
+    default_format=RoundFormat(kind="timed_deals", deals=11, minutes=60),
+    draw_breaker="declarers",
+)
+
+JIANGSU = Ruleset(
+    id="jiangsu",
+    name="Jiangsu simple rules (2017) with 2023 supplement",
+    returns=ReturnRule(max_rank="T", fallback_lowest=True, not_tribute_card=True),
+    double_tribute_leader="giver_to_first",
+    equal_tribute_leader="first_xiajia",
+    default_format=RoundFormat(kind="timed_deals", deals=9, minutes=50),
+)
+
+NJUPT = Ruleset(
+    id="njupt",
+    name="NJUPT Guandan AI competition platform",
+    returns=ReturnRule(max_rank="T", fallback_lowest=False, exclude_level_cards=True),
+    double_tribute_routing="always_to_shangjia",
+    double_tribute_leader="giver_of_higher",
+    equal_tribute_leader="previous_fourth",
+    a=ARule(failure_counts="one_four_only", failure_limit=4, failure_action="back_to_two"),
+    default_format=RoundFormat(kind="until_a"),
+)
+
+BUILTIN: dict[str, Ruleset] = {r.id: r for r in (NATIONAL, HUAIAN, BCTA, JIANGSU, NJUPT)}
+
+_NESTED = {"returns": ReturnRule, "a": ARule, "default_format": RoundFormat}
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    """The built-in ruleset with this id; ``KeyError`` names the known ids."""
+    try:
+        return BUILTIN[ruleset_id]
+    except KeyError:
+        known = ", ".join(sorted(BUILTIN))
+        raise KeyError(f"unknown ruleset {ruleset_id!r}; known: {known}") from None
+
+
+def ruleset_from_mapping(data: dict[str, Any]) -> Ruleset:
+    """A ruleset from a mapping: ``base`` (default ``national``) overridden by the other keys.
+
+    Unknown keys raise ``ValueError`` so that a typo in a ruleset file is never ignored.
+    """
+    data = dict(data)
+    base = get_ruleset(data.pop("base", "national"))
+    known = {f.name for f in fields(Ruleset)}
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"unknown ruleset keys: {sorted(unknown)}; expected some of {sorted(known)}")
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        nested = _NESTED.get(key)
+        if nested is None:
+            changes[key] = value
+            continue
+        nested_known = {f.name for f in fields(nested)}
+        bad = set(value) - nested_known
+        if bad:
+            raise ValueError(f"unknown keys in [{key}]: {sorted(bad)}; expected {sorted(nested_known)}")
+        changes[key] = replace(getattr(base, key), **value)
+    if "id" not in changes:
+        raise ValueError("a ruleset file must set 'id'")
+    changes.setdefault("name", changes["id"])
+    return replace(base, **changes)
+
+
+def load_ruleset(path: str | Path) -> Ruleset:
+    """Read a custom ruleset from a ``.toml`` or ``.json`` file (see ``ruleset_from_mapping``)."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    return ruleset_from_mapping(data)

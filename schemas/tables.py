@@ -1,0 +1,230 @@
+"""Arrow schemas of every table the store holds, versioned.
+
+These schemas are the contract between the replayer (which produces the derived tables),
+the pipeline (which writes them as Parquet), scoring/ratings/dan, the dashboards and the
+notebooks. Bump ``TABLES_VERSION`` on any change; ``tests/test_schemas.py`` keeps the
+documentation in README.md and the producing code in step with this module.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+TABLES_VERSION = 1
+
+_TS = pa.timestamp("us", tz="UTC")
+_SEATS = ("E", "N", "W", "S")
+
+RAW_EVENTS = pa.schema(
+    [
+        pa.field("source_file", pa.string(), nullable=False),
+        pa.field("line_no", pa.int64(), nullable=False),
+        pa.field("match_id", pa.string()),
+        pa.field("seq", pa.int64()),
+        pa.field("type", pa.string()),
+        pa.field("payload", pa.string(), nullable=False),
+        pa.field("content_hash", pa.string(), nullable=False),
+        pa.field("parse_error", pa.string()),
+        pa.field("ingested_at", _TS, nullable=False),
+    ],
+    metadata={"doc": "every input line exactly as received; malformed lines carry parse_error"},
+)
+
+MATCHES = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("event_id", pa.string()),
+        pa.field("event_name", pa.string()),
+        pa.field("stage", pa.string()),
+        pa.field("round", pa.int32()),
+        pa.field("table", pa.string()),
+        pa.field("rules", pa.string()),
+        pa.field("format_kind", pa.string()),
+        pa.field("format_deals", pa.int32()),
+        pa.field("format_minutes", pa.int32()),
+        *(pa.field(f"player_{s}", pa.string()) for s in _SEATS),
+        pa.field("duplicate_board", pa.string()),
+        pa.field("duplicate_room", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("known_seats", pa.list_(pa.string())),
+        pa.field("error_seq", pa.int64()),
+        pa.field("error_code", pa.string()),
+        pa.field("error_message", pa.string()),
+        pa.field("deals_played", pa.int32()),
+        pa.field("start_level_EW", pa.string()),
+        pa.field("start_level_NS", pa.string()),
+        pa.field("final_level_EW", pa.string()),
+        pa.field("final_level_NS", pa.string()),
+        pa.field("passed_a", pa.string()),
+        pa.field("a_failures_EW", pa.int32()),
+        pa.field("a_failures_NS", pa.int32()),
+        pa.field("winner", pa.string()),
+        pa.field("end_reason", pa.string()),
+        pa.field("started_at", _TS),
+        pa.field("ended_at", _TS),
+        pa.field("duration_s", pa.float64()),
+        pa.field("n_events", pa.int64()),
+    ],
+    metadata={"doc": "one row per match; status valid|partial|invalid"},
+)
+
+DEALS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("rules", pa.string()),
+        pa.field("level", pa.string()),
+        pa.field("declarers", pa.string()),
+        pa.field("level_EW_before", pa.string()),
+        pa.field("level_NS_before", pa.string()),
+        pa.field("level_EW_after", pa.string()),
+        pa.field("level_NS_after", pa.string()),
+        pa.field("tribute_kind", pa.string()),
+        pa.field("leader", pa.string()),
+        pa.field("finish_order", pa.list_(pa.string())),
+        pa.field("winning_team", pa.string()),
+        pa.field("level_gain", pa.int8()),
+        pa.field("double_win", pa.bool_()),
+        pa.field("a_attempt", pa.bool_()),
+        pa.field("a_passed", pa.bool_()),
+        pa.field("a_failed", pa.bool_()),
+        pa.field("foul", pa.bool_()),
+        pa.field("tricks", pa.int32()),
+        pa.field("jie_feng", pa.int32()),
+        pa.field("bombs_EW", pa.int32()),
+        pa.field("bombs_NS", pa.int32()),
+        pa.field("plays", pa.int32()),
+        pa.field("passes", pa.int32()),
+        pa.field("started_at", _TS),
+        pa.field("ended_at", _TS),
+    ],
+    metadata={"doc": "one row per deal of a valid or partial match"},
+)
+
+DEAL_HANDS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("team", pa.string()),
+        pa.field("hand", pa.list_(pa.string())),
+        pa.field("jokers", pa.int8()),
+        pa.field("big_jokers", pa.int8()),
+        pa.field("wilds", pa.int8()),
+        pa.field("level_cards", pa.int8()),
+        pa.field("natural_bombs", pa.int8()),
+        pa.field("straight_flush_chances", pa.int8()),
+        pa.field("finish_position", pa.int8()),
+        pa.field("bombs_played", pa.int8()),
+    ],
+    metadata={"doc": "one row per seat per deal: starting-hand features (hand after tribute/return is not "
+                     "stored; features describe the dealt hand); null features when the hand is unknown"},
+)
+
+PLAYS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("trick_no", pa.int32(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("pos_in_trick", pa.int16(), nullable=False),
+        pa.field("is_lead", pa.bool_(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("team", pa.string()),
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("cards", pa.list_(pa.string())),
+        pa.field("combo_type", pa.string()),
+        pa.field("combo_rank", pa.string()),
+        pa.field("combo_size", pa.int16()),
+        pa.field("bomb_class", pa.string()),
+        pa.field("wilds_used", pa.int8()),
+        pa.field("reading_inferred", pa.bool_()),
+        pa.field("table_combo_type", pa.string()),
+        pa.field("table_combo_rank", pa.string()),
+        pa.field("table_seat", pa.string()),
+        *(pa.field(f"left_{s}", pa.int8()) for s in _SEATS),
+        pa.field("left_after", pa.int8()),
+        pa.field("opp_min_left", pa.int8()),
+        pa.field("overtook_partner", pa.bool_()),
+        pa.field("could_beat", pa.bool_()),
+        pa.field("went_out", pa.bool_()),
+        pa.field("t", _TS),
+    ],
+    metadata={"doc": "one row per play or pass; left_X = cards held before this action; "
+                     "bomb_class in bomb4|bomb5|straight_flush|bomb6plus|joker_bomb; "
+                     "could_beat only for passes with a known hand"},
+)
+
+TRIBUTES = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("giver", pa.string()),
+        pa.field("receiver", pa.string()),
+        pa.field("giver_player", pa.string()),
+        pa.field("receiver_player", pa.string()),
+        pa.field("card", pa.string()),
+        pa.field("return_card", pa.string()),
+        pa.field("equal_double", pa.bool_()),
+        pa.field("anti_seats", pa.list_(pa.string())),
+        pa.field("level", pa.string()),
+    ],
+    metadata={"doc": "one row per tribute paid (kind single|double) or per resisted tribute "
+                     "(kind anti: giver is the would-be tributer, card and return null)"},
+)
+
+PLAYER_MATCHES = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("team", pa.string(), nullable=False),
+        pa.field("partner_id", pa.string()),
+        pa.field("opponent_ids", pa.list_(pa.string())),
+        pa.field("event_id", pa.string()),
+        pa.field("round", pa.int32()),
+        pa.field("rules", pa.string()),
+        pa.field("status", pa.string()),
+        pa.field("result", pa.string()),
+        pa.field("final_level", pa.string()),
+        pa.field("opp_final_level", pa.string()),
+        pa.field("levels_gained", pa.int32()),
+        pa.field("deals_played", pa.int32()),
+        pa.field("deals_won", pa.int32()),
+        pa.field("first_places", pa.int32()),
+        pa.field("second_places", pa.int32()),
+        pa.field("third_places", pa.int32()),
+        pa.field("fourth_places", pa.int32()),
+        pa.field("a_failures", pa.int32()),
+        pa.field("started_at", _TS),
+    ],
+    metadata={"doc": "one row per player per valid or partial match; result win|draw|loss"},
+)
+
+QUARANTINE = pa.schema(
+    [
+        pa.field("source_file", pa.string()),
+        pa.field("line_no", pa.int64()),
+        pa.field("match_id", pa.string()),
+        pa.field("seq", pa.int64()),
+        pa.field("code", pa.string(), nullable=False),
+        pa.field("message", pa.string(), nullable=False),
+        pa.field("payload", pa.string()),
+    ],
+    metadata={"doc": "invalid or malformed input: one row per malformed line and one per invalid "
+                     "match (at its first offending event)"},
+)
+
+DERIVED: dict[str, pa.Schema] = {
+    "matches": MATCHES,
+    "deals": DEALS,
+    "deal_hands": DEAL_HANDS,
+    "plays": PLAYS,
+    "tributes": TRIBUTES,
+    "player_matches": PLAYER_MATCHES,
+    "quarantine": QUARANTINE,
+}
+"""The tables ``replay.replay_batch`` returns, by name."""
