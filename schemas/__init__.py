@@ -1,0 +1,11 @@
+"""Versioned schemas: the event format (JSON Schema) and the Arrow schema of every table."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from schemas.scoring import SCORING
+from schemas.tables import DERIVED, RAW_EVENTS
+
+ALL_TABLES: dict[str, pa.Schema] = {"raw_events": RAW_EVENTS, **DERIVED, **SCORING}
+"""Every table of the store, by name: each is a folder of Parquet files and a DuckDB view."""
