@@ -1,0 +1,192 @@
+"""Cards, seats and hands (rules.md §1–§2; notation of events.md "Cards").
+
+A card is a two-character string: suit ``S H C D`` then rank ``2``–``9 T J Q K A``; the small
+joker is ``SB`` and the big joker ``HR``. Internally a card is an int *code*: its index in
+:data:`CARDS` (suit-major: ``S2``=0 … ``SA``=12, ``H2``=13 …, ``C2``=26 …, ``D2``=39 …,
+``SB``=52, ``HR``=53). Canonical card order everywhere in the engine is code order.
+
+A hand is a multiset (every card exists twice, §1); the helpers below work on
+``collections.Counter`` of card strings so that callers (replayer, simulator) can check and
+remove plays cheaply.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+SUITS: tuple[str, ...] = ("S", "H", "C", "D")
+SEATS: tuple[str, ...] = ("E", "N", "W", "S")
+"""Play order E → N → W → S → E (rules.md §1)."""
+TEAMS: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
+
+SMALL_JOKER = "SB"
+BIG_JOKER = "HR"
+SMALL_JOKER_CODE = 52
+BIG_JOKER_CODE = 53
+
+CARDS: tuple[str, ...] = (*(s + r for s in SUITS for r in RANKS), SMALL_JOKER, BIG_JOKER)
+"""The 54 distinct cards in canonical (code) order."""
+DECK: tuple[str, ...] = tuple(c for c in CARDS for _ in range(2))
+"""The 108-card double deck, sorted in canonical order."""
+
+CODE: dict[str, int] = {c: i for i, c in enumerate(CARDS)}
+RANK_INDEX: dict[str, int] = {r: i for i, r in enumerate(RANKS)}
+
+JOKER_RANK_VALUE = {"B": 14, "R": 15}
+"""Single-order values of the jokers; natural ranks are 0–12, the level rank 13 (see single_value)."""
+
+
+def parse_card(s: str) -> int:
+    """The code of card string ``s``; ``ValueError`` explains the expected notation."""
+    try:
+        return CODE[s]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"invalid card {s!r}: expected suit S/H/C/D then rank 2-9,T,J,Q,K,A (e.g. 'S7', 'DT'), "
+            "or 'SB' (small joker) / 'HR' (big joker)"
+        ) from None
+
+
+def is_card(s: str) -> bool:
+    """Whether ``s`` is a valid card string."""
+    return s in CODE
+
+
+def format_card(code: int) -> str:
+    """The card string of a code."""
+    return CARDS[code]
+
+
+def card_list(cards: Sequence[str] | str) -> list[str]:
+    """Cards given as a sequence of strings or one space/comma-separated string, validated."""
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    for c in cards:
+        if c not in CODE:
+            parse_card(c)
+    return list(cards)
+
+
+def parse_cards(cards: Sequence[str] | str) -> list[int]:
+    """Codes of the cards (see :func:`card_list` for the accepted input)."""
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    try:
+        return [CODE[c] for c in cards]
+    except (KeyError, TypeError):
+        for c in cards:
+            parse_card(c)
+        raise
+
+
+def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
+    """The cards in canonical (code) order."""
+    return tuple(sorted(cards, key=CODE.__getitem__))
+
+
+def level_index(level: str) -> int:
+    """Rank index 0–12 of a level rank string; ``ValueError`` if it is not ``2``…``A``."""
+    try:
+        return RANK_INDEX[level]
+    except (KeyError, TypeError):
+        raise ValueError(f"invalid level {level!r}: expected one of {' '.join(RANKS)}") from None
+
+
+def wild_code(level: str) -> int:
+    """Code of the wild card at this level: the heart level card (rules.md §2)."""
+    return 13 + level_index(level)
+
+
+def is_wild(card: str, level: str) -> bool:
+    """Whether the card is a heart level card (wild, rules.md §2)."""
+    return parse_card(card) == wild_code(level)
+
+
+def wilds_in(cards: Sequence[str] | str, level: str) -> int:
+    """Number of heart level cards (wilds) among the cards."""
+    w = wild_code(level)
+    return sum(1 for c in parse_cards(cards) if c == w)
+
+
+def rank_of(card: str) -> str:
+    """Rank character of a card: ``2``…``A``, or ``B``/``R`` for the small/big joker."""
+    code = parse_card(card)
+    if code == SMALL_JOKER_CODE:
+        return "B"
+    if code == BIG_JOKER_CODE:
+        return "R"
+    return RANKS[code % 13]
+
+
+def single_value(rank: str, level: str) -> int:
+    """Single-card order value of a rank (rules.md §2): 2…A → 0…12 except the level rank → 13,
+    small joker ``B`` → 14, big joker ``R`` → 15. Used for singles, pairs, triples, full houses
+    and bombs (§4)."""
+    if rank in JOKER_RANK_VALUE:
+        return JOKER_RANK_VALUE[rank]
+    i = RANK_INDEX.get(rank)
+    if i is None:
+        raise ValueError(f"invalid rank {rank!r}: expected 2-9, T, J, Q, K, A, B or R")
+    return 13 if i == level_index(level) else i
+
+
+def single_order(card: str, level: str) -> int:
+    """Rank of ``card`` in the single-card order of §2 (higher is stronger; suits never matter)."""
+    return single_value(rank_of(card), level)
+
+
+def to_counter(cards: Iterable[str] | str) -> Counter[str]:
+    """A hand multiset from card strings (validated)."""
+    return Counter(card_list(cards if isinstance(cards, str) else list(cards)))
+
+
+def has_cards(hand: Counter[str], cards: Iterable[str]) -> bool:
+    """Whether the multiset ``hand`` contains every card of ``cards`` (with multiplicity)."""
+    need = Counter(cards)
+    return all(hand.get(c, 0) >= n for c, n in need.items())
+
+
+def missing_cards(hand: Counter[str], cards: Iterable[str]) -> list[str]:
+    """The cards of ``cards`` that ``hand`` cannot supply (with multiplicity), canonical order."""
+    need = Counter(cards)
+    out: list[str] = []
+    for c, n in need.items():
+        out.extend([c] * max(0, n - hand.get(c, 0)))
+    return list(sort_cards(out))
+
+
+def remove_cards(hand: Counter[str], cards: Iterable[str]) -> None:
+    """Remove ``cards`` from ``hand`` in place; ``ValueError`` (hand unchanged) if one is missing."""
+    cards = list(cards)
+    missing = missing_cards(hand, cards)
+    if missing:
+        raise ValueError(f"cards not in hand: {' '.join(missing)}")
+    for c in cards:
+        left = hand[c] - 1
+        if left:
+            hand[c] = left
+        else:
+            del hand[c]
+
+
+def highest_tribute_card(hand: Iterable[str] | str, level: str) -> str:
+    """The card a tributer must pay (rules.md §6): the highest single card, heart level cards
+    excluded. Suits do not matter, so of the cards of that rank the first in canonical order
+    (spades, hearts, clubs, diamonds) is returned. ``ValueError`` if no card qualifies."""
+    candidates = tribute_candidates(hand, level)
+    if not candidates:
+        raise ValueError("no card can be paid as tribute (the hand holds only heart level cards)")
+    return sort_cards(candidates)[0]
+
+
+def tribute_candidates(hand: Iterable[str] | str, level: str) -> set[str]:
+    """Every card a tributer may legally pay (§6): the cards of the highest single rank in the
+    hand, heart level cards excluded (any suit of that rank)."""
+    w = wild_code(level)
+    cards = [c for c in card_list(hand if isinstance(hand, str) else list(hand)) if CODE[c] != w]
+    if not cards:
+        return set()
+    best = max(single_order(c, level) for c in cards)
+    return {c for c in cards if single_order(c, level) == best}

@@ -1,0 +1,441 @@
+"""Legal moves from a hand and the fast "can this hand beat that?" test (rules.md §3–§5).
+
+Moves are generated per combination type from rank counts, never by enumerating subsets of the
+hand: for each candidate reading the natural cards are chosen per rank (every distinct
+sub-multiset of that rank's cards) and the rest is filled with wilds. A card multiset determines
+which positions its natural cards fill, so each (cards, reading) pair is produced exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from replay.cards import (
+    BIG_JOKER_CODE,
+    CARDS,
+    RANKS,
+    SMALL_JOKER_CODE,
+    level_index,
+    parse_cards,
+)
+from replay.combos import (
+    SEQ_RANK_OF_POSITION,
+    Combo,
+    combo,
+    rank_value,
+    strength_class,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A legal play: the cards (canonical order) and the reading they are played as."""
+
+    cards: tuple[str, ...]
+    combo: Combo
+
+
+_SUBSETS: dict[tuple[tuple[int, int], ...], list[list[tuple[int, ...]]]] = {}
+
+
+def _subsets(items: tuple[tuple[int, int], ...]) -> list[list[tuple[int, ...]]]:
+    """Distinct sub-multisets of ``items`` ((code, multiplicity) pairs) grouped by size."""
+    hit = _SUBSETS.get(items)
+    if hit is None:
+        total = sum(m for _, m in items)
+        hit = [[] for _ in range(total + 1)]
+        for choice in product(*(range(m + 1) for _, m in items)):
+            picked: tuple[int, ...] = ()
+            for (code, _), k in zip(items, choice, strict=True):
+                picked += (code,) * k
+            hit[len(picked)].append(picked)
+        _SUBSETS[items] = hit
+    return hit
+
+
+class _Hand:
+    """Rank counts of a hand: natural cards per rank, wilds and jokers (wild = heart level card)."""
+
+    __slots__ = ("by_rank", "hr", "lv", "nat", "sb", "suit_has", "w", "wc")
+
+    def __init__(self, codes: Sequence[int], lv: int) -> None:
+        self.lv = lv
+        self.wc = 13 + lv
+        counts = [0] * 54
+        for c in codes:
+            counts[c] += 1
+        if max(counts) > 2:
+            extra = ", ".join(CARDS[i] for i, n in enumerate(counts) if n > 2)
+            raise ValueError(f"impossible hand: more than two copies of {extra} (a double deck has two)")
+        self.w = counts[self.wc]
+        self.sb = counts[SMALL_JOKER_CODE]
+        self.hr = counts[BIG_JOKER_CODE]
+        by_rank: list[tuple[tuple[int, int], ...]] = []
+        nat = [0] * 13
+        for r in range(13):
+            items = tuple(
+                (s * 13 + r, counts[s * 13 + r])
+                for s in range(4)
+                if counts[s * 13 + r] and s * 13 + r != self.wc
+            )
+            by_rank.append(items)
+            nat[r] = sum(m for _, m in items)
+        self.by_rank = by_rank
+        self.nat = nat
+        self.suit_has = [
+            [counts[s * 13 + r] > 0 and s * 13 + r != self.wc for r in range(13)] for s in range(4)
+        ]
+
+    def value(self, r: int) -> int:
+        """Single-order value of rank index ``r`` (§2)."""
+        return 13 if r == self.lv else r
+
+    def subsets(self, r: int, k: int) -> list[tuple[int, ...]]:
+        """Distinct choices of ``k`` natural cards of rank ``r``."""
+        if k > self.nat[r]:
+            return []
+        if k == 0:
+            return [()]
+        return _subsets(self.by_rank[r])[k]
+
+
+def _rank_at(position: int) -> int:
+    """Rank index at a natural sequence position (1 and 14 are both A)."""
+    return 12 if position == 1 else position - 2
+
+
+_MOVES: dict[tuple[tuple[int, ...], Combo], Move] = {}
+"""Interned moves by (sorted codes, reading): hands repeat plays across calls (bounded)."""
+_MOVES_LIMIT = 1 << 19
+_CARD = CARDS.__getitem__
+
+
+def _move(codes: tuple[int, ...], c: Combo) -> Move:
+    """The (interned) move playing these card codes as reading ``c``."""
+    key = (tuple(sorted(codes)), c)
+    m = _MOVES.get(key)
+    if m is None:
+        if len(_MOVES) >= _MOVES_LIMIT:
+            _MOVES.clear()
+        m = _MOVES[key] = Move(tuple(map(_CARD, key[0])), c)
+    return m
+
+
+# ---- generators, one per type; ``above`` is the rank value to exceed (-1: any) -------------------
+
+
+def _same_rank(h: _Hand, n: int, type_: str, above: int) -> Iterator[Move]:
+    """Singles, pairs, triples (n = 1, 2, 3) of a natural rank plus wilds, and joker ones."""
+    wilds = (h.wc,)
+    for r in range(13):
+        if h.value(r) <= above:
+            continue
+        c = combo(type_, RANKS[r])
+        for u in range(min(h.w, n) + 1):
+            k = n - u
+            if k == 0 and r != h.lv:
+                continue
+            for nat in h.subsets(r, k):
+                yield _move(nat + wilds * u, c)
+    if n <= 2:
+        for code, count, rank, value in ((SMALL_JOKER_CODE, h.sb, "B", 14), (BIG_JOKER_CODE, h.hr, "R", 15)):
+            if count >= n and value > above:
+                yield _move((code,) * n, combo(type_, rank))
+
+
+def _triple_parts(h: _Hand, r: int) -> list[tuple[tuple[int, ...], int]]:
+    """(cards, wilds used) for a triple of rank ``r`` (at least one natural card)."""
+    return [(nat + (h.wc,) * u, u) for u in range(min(h.w, 2) + 1) for nat in h.subsets(r, 3 - u)]
+
+
+def _full_houses(h: _Hand, above: int, joker_pair: bool) -> Iterator[Move]:
+    """Full houses: a triple (compared, §4) plus a pair of another rank or, if allowed, of jokers."""
+    wc = h.wc
+    for t in range(13):
+        if h.value(t) <= above or h.nat[t] == 0:
+            continue
+        c = combo("full_house", RANKS[t])
+        triples = _triple_parts(h, t)
+        if not triples:
+            continue
+        pairs: list[tuple[tuple[int, ...], int]] = []
+        for p in range(13):
+            if p == t:
+                continue
+            for u in range(min(h.w, 1) + 1):
+                pairs.extend((nat + (wc,) * u, u) for nat in h.subsets(p, 2 - u))
+        if h.w == 2:
+            pairs.append(((wc, wc), 2))
+        if joker_pair:
+            if h.sb == 2:
+                pairs.append(((SMALL_JOKER_CODE,) * 2, 0))
+            if h.hr == 2:
+                pairs.append(((BIG_JOKER_CODE,) * 2, 0))
+        for tri, ut in triples:
+            for pair, up in pairs:
+                if ut + up <= h.w:
+                    yield _move(tri + pair, c)
+
+
+def _sequences(h: _Hand, type_: str, width: int, length: int, above: int) -> Iterator[Move]:
+    """Tubes (width 2, length 3) and plates (width 3, length 2): consecutive groups of one rank."""
+    wc = h.wc
+    for start in range(1, 16 - length):
+        if start <= above:
+            continue
+        c = combo(type_, SEQ_RANK_OF_POSITION[start])
+        options = []
+        for pos in range(start, start + length):
+            r = _rank_at(pos)
+            opts = [
+                (nat + (wc,) * u, u) for u in range(min(h.w, width) + 1) for nat in h.subsets(r, width - u)
+            ]
+            if not opts:
+                break
+            options.append(opts)
+        else:
+            for choice in product(*options):
+                if sum(u for _, u in choice) <= h.w:
+                    yield _move(sum((cards for cards, _ in choice), ()), c)
+
+
+def _straights(h: _Hand, above: int) -> Iterator[Move]:
+    """Plain straights starting above position ``above``: per rank any natural card or a wild.
+    Five one-suit naturals without a wild are a straight flush only (§3), so they are skipped."""
+    wc = h.wc
+    for start in range(max(1, above + 1), 11):
+        options = []
+        for pos in range(start, start + 5):
+            opts = [code for code, _ in h.by_rank[_rank_at(pos)]]
+            if h.w:
+                opts.append(wc)
+            if not opts:
+                break
+            options.append(opts)
+        else:
+            c = combo("straight", SEQ_RANK_OF_POSITION[start])
+            for choice in product(*options):
+                u = choice.count(wc)
+                if u > h.w:
+                    continue
+                if u or len({x // 13 for x in choice}) > 1:
+                    yield _move(choice, c)
+
+
+def _flushes(h: _Hand, above: int) -> Iterator[Move]:
+    """Straight flushes starting above position ``above``: per suit, each rank its card of that
+    suit or a wild (at most the hand's wilds)."""
+    wc = h.wc
+    for start in range(max(1, above + 1), 11):
+        ranks = [_rank_at(p) for p in range(start, start + 5)]
+        c = combo("straight_flush", SEQ_RANK_OF_POSITION[start])
+        for s in range(4):
+            has = h.suit_has[s]
+            if sum(1 for r in ranks if not has[r]) > h.w:
+                continue
+            options = [(s * 13 + r, wc) if has[r] else (wc,) for r in ranks]
+            for choice in product(*options):
+                if choice.count(wc) <= h.w:
+                    yield _move(choice, c)
+
+
+def _bombs(h: _Hand, min_size: int, above_at_min: int) -> Iterator[Move]:
+    """Bombs of ``min_size`` or more cards; those of exactly ``min_size`` must rank above ``above_at_min``."""
+    wc = h.wc
+    for r in range(13):
+        v = h.value(r)
+        for u in range(h.w + 1):
+            for k in range(max(2, min_size - u, 4 - u), h.nat[r] + 1):
+                size = k + u
+                if size == min_size and v <= above_at_min:
+                    continue
+                c = combo("bomb", RANKS[r], size)
+                for nat in h.subsets(r, k):
+                    yield _move(nat + (wc,) * u, c)
+
+
+def _joker_bomb(h: _Hand) -> Iterator[Move]:
+    """The joker bomb, when the hand holds all four jokers."""
+    if h.sb == 2 and h.hr == 2:
+        yield _move((SMALL_JOKER_CODE,) * 2 + (BIG_JOKER_CODE,) * 2, combo("joker_bomb", "JOKER"))
+
+
+def _generate(h: _Hand, table: Combo | None, level: str, joker_pair: bool) -> Iterator[Move]:
+    """Leading: every type. Following: the table's type above its rank, then the bomb classes (§4)."""
+    if table is None:
+        yield from _same_rank(h, 1, "single", -1)
+        yield from _same_rank(h, 2, "pair", -1)
+        yield from _same_rank(h, 3, "triple", -1)
+        yield from _full_houses(h, -1, joker_pair)
+        yield from _straights(h, 0)
+        yield from _sequences(h, "tube", 2, 3, 0)
+        yield from _sequences(h, "plate", 3, 2, 0)
+        yield from _bombs(h, 4, -1)
+        yield from _flushes(h, 0)
+        yield from _joker_bomb(h)
+        return
+    cls = strength_class(table)
+    v = rank_value(table, level)
+    if cls == 0:
+        t = table.type
+        if t in ("single", "pair", "triple"):
+            yield from _same_rank(h, ("single", "pair", "triple").index(t) + 1, t, v)
+        elif t == "full_house":
+            yield from _full_houses(h, v, joker_pair)
+        elif t == "straight":
+            yield from _straights(h, v)
+        elif t == "tube":
+            yield from _sequences(h, "tube", 2, 3, v)
+        else:
+            yield from _sequences(h, "plate", 3, 2, v)
+        yield from _bombs(h, 4, -1)
+        yield from _flushes(h, 0)
+    elif cls in (1, 2):
+        yield from _bombs(h, 3 + cls, v)
+        yield from _flushes(h, 0)
+    elif cls == 3:
+        yield from _bombs(h, 6, -1)
+        yield from _flushes(h, v)
+    elif cls == 4:
+        yield from _bombs(h, table.size, v)
+    if cls < 5:
+        yield from _joker_bomb(h)
+
+
+def legal_moves(
+    hand: Sequence[str] | str, level: str, table: Combo | None, *, full_house_joker_pair: bool = True
+) -> list[Move]:
+    """Every distinct legal play from ``hand`` (rules.md §3–§5): leading when ``table`` is None,
+    else every play whose reading beats ``table`` (§4). Passing is not a move.
+
+    Distinct: no two moves share the card multiset and the reading; the same cards appear once per
+    reading they can be played as. Order: by type (singles, pairs, triples, full houses, straights,
+    tubes, plates, bombs, straight flushes, joker bomb), then rank — deterministic for a hand.
+    ``full_house_joker_pair`` is the ruleset parameter of the same name (§10).
+    """
+    h = _Hand(parse_cards(hand), level_index(level))
+    return list(_generate(h, table, level, full_house_joker_pair))
+
+
+# ---- can_beat: the same questions answered from counts alone ----------------------------------
+
+_POSITION_BITS = tuple((1 << 1) | (1 << 14) if r == 12 else 1 << (r + 2) for r in range(13))
+"""Bit of each rank index in a suit's sequence-position mask (A sets positions 1 and 14)."""
+_FLUSH_WINDOWS = tuple((start, 0b11111 << start) for start in range(1, 11))
+
+
+class _Counts:
+    """What can_beat needs: natural counts per rank, per-suit position masks, wilds and jokers."""
+
+    __slots__ = ("hr", "lv", "masks", "nat", "sb", "w")
+
+    def __init__(self, codes: Sequence[int], lv: int) -> None:
+        ordered = sorted(codes)
+        for i in range(len(ordered) - 2):
+            if ordered[i] == ordered[i + 2]:
+                raise ValueError(
+                    f"impossible hand: more than two copies of {CARDS[ordered[i]]} (a double deck has two)"
+                )
+        wc = 13 + lv
+        nat = [0] * 13
+        masks = [0, 0, 0, 0]
+        w = sb = hr = 0
+        for c in codes:
+            if c == wc:
+                w += 1
+            elif c == SMALL_JOKER_CODE:
+                sb += 1
+            elif c == BIG_JOKER_CODE:
+                hr += 1
+            else:
+                r = c % 13
+                nat[r] += 1
+                masks[c // 13] |= _POSITION_BITS[r]
+        self.lv, self.nat, self.masks, self.w, self.sb, self.hr = lv, nat, masks, w, sb, hr
+
+
+def _has_flush(h: _Counts, above: int) -> bool:
+    need = 5 - h.w
+    for start, window in _FLUSH_WINDOWS:
+        if start > above:
+            for mask in h.masks:
+                if (mask & window).bit_count() >= need:
+                    return True
+    return False
+
+
+def _has_group_sequence(h: _Counts, width: int, length: int, above: int) -> bool:
+    nat = h.nat
+    for start in range(max(1, above + 1), 16 - length):
+        need = 0
+        for pos in range(start, start + length):
+            n = nat[12 if pos == 1 else pos - 2]
+            if n < width:
+                need += width - n
+        if need <= h.w:
+            return True
+    return False
+
+
+def _has_same_type(h: _Counts, t: str, v: int, joker_pair: bool) -> bool:
+    nat, lv, w = h.nat, h.lv, h.w
+    if t in ("single", "pair", "triple"):
+        n = ("single", "pair", "triple").index(t) + 1
+        for r in range(13):
+            if (13 if r == lv else r) > v and (nat[r] >= 1 or r == lv) and nat[r] + w >= n:
+                return True
+        return n <= 2 and ((h.sb >= n and v < 14) or (h.hr >= n and v < 15))
+    if t == "full_house":
+        for tr in range(13):
+            if (13 if tr == lv else tr) <= v or nat[tr] == 0:
+                continue
+            spare = w - max(0, 3 - nat[tr])
+            if spare < 0:
+                continue
+            if spare >= 2 or (joker_pair and (h.sb == 2 or h.hr == 2)):
+                return True
+            if any(p != tr and nat[p] >= 1 and nat[p] + spare >= 2 for p in range(13)):
+                return True
+        return False
+    if t == "straight":
+        return _has_group_sequence(h, 1, 5, v)
+    if t == "tube":
+        return _has_group_sequence(h, 2, 3, v)
+    return _has_group_sequence(h, 3, 2, v)
+
+
+def can_beat(
+    hand: Sequence[str] | str, level: str, table: Combo, *, full_house_joker_pair: bool = True
+) -> bool:
+    """Whether some play from ``hand`` beats ``table`` (§4), from rank counts only.
+
+    Agrees with ``bool(legal_moves(hand, level, table))`` without enumerating the moves.
+    """
+    lv = level_index(level)
+    h = _Counts(parse_cards(hand), lv)
+    cls = strength_class(table)
+    if cls == 5:
+        return False
+    if h.sb == 2 and h.hr == 2:
+        return True
+    v = rank_value(table, level)
+    w = h.w
+    # (largest bomb size, rank value) per rank that can bomb: two naturals at least, 4+ cards
+    bombs = [(n + w, 13 if r == lv else r) for r, n in enumerate(h.nat) if n >= 2 and n + w >= 4]
+    if cls == 4:
+        return any(size > table.size or (size == table.size and bv > v) for size, bv in bombs)
+    if any(size >= 6 for size, _ in bombs):
+        return True
+    if cls == 3:
+        return _has_flush(h, v)
+    if _has_flush(h, 0):
+        return True
+    if cls == 2:
+        return any(size == 5 and bv > v for size, bv in bombs)
+    if cls == 1:
+        return any(size == 5 or bv > v for size, bv in bombs)
+    if bombs:
+        return True
+    return _has_same_type(h, table.type, v, full_house_joker_pair)
