@@ -1,6 +1,6 @@
 """Arrow schemas of the scoring, standings, dan and rating tables (scoring.md), versioned.
 
-Filled in by the scoring/ratings/dan work; every table here gets a DuckDB view.
+Produced by ``pipelines.scoring`` from the replayed tables; every table here gets a DuckDB view.
 """
 
 from __future__ import annotations
@@ -9,5 +9,208 @@ import pyarrow as pa
 
 SCORING_VERSION = 1
 
-SCORING: dict[str, pa.Schema] = {}
+_TS = pa.timestamp("us", tz="UTC")
+
+MATCH_SCORES = pa.schema(
+    [
+        pa.field("match_id", pa.string()),
+        pa.field("event_id", pa.string()),
+        pa.field("stage", pa.string()),
+        pa.field("round", pa.int32()),
+        pa.field("rules", pa.string()),
+        pa.field("started_at", _TS),
+        pa.field("side", pa.string()),
+        pa.field("team_id", pa.string(), nullable=False),
+        pa.field("player_1", pa.string()),
+        pa.field("player_2", pa.string()),
+        pa.field("opp_team_id", pa.string()),
+        pa.field("outcome", pa.string(), nullable=False),
+        pa.field("result", pa.string(), nullable=False),
+        pa.field("level", pa.int32()),
+        pa.field("opp_level", pa.int32()),
+        pa.field("level_diff", pa.int32()),
+        pa.field("levels_gained", pa.int32()),
+        pa.field("match_points", pa.float64()),
+        pa.field("level_points", pa.int32()),
+        pa.field("bcta_round_score", pa.int32()),
+        pa.field("bcta_dan_points", pa.int32()),
+        pa.field("a_failures", pa.int32()),
+        pa.field("deducted_match_points", pa.float64()),
+        pa.field("deducted_level_points", pa.float64()),
+        pa.field("level_table", pa.string()),
+    ],
+    metadata={"doc": "one row per team per scored match (scoring.md §S2–§S5) and per bye; "
+                     "outcome played|forfeit|bye; result win|draw|loss|bye; level 1..14 (§S1); "
+                     "level_diff signed (own − opponents'); team_id = sorted player ids joined by '+'"},
+)
+
+STANDINGS = pa.schema(
+    [
+        pa.field("event_id", pa.string(), nullable=False),
+        pa.field("stage", pa.string()),
+        pa.field("after_round", pa.int32(), nullable=False),
+        pa.field("entry", pa.string(), nullable=False),
+        pa.field("rank", pa.int32(), nullable=False),
+        pa.field("team_id", pa.string(), nullable=False),
+        pa.field("player_1", pa.string()),
+        pa.field("player_2", pa.string()),
+        pa.field("rounds", pa.int32()),
+        pa.field("primary_key", pa.string()),
+        pa.field("match_points", pa.float64()),
+        pa.field("bcta_round_score", pa.int64()),
+        pa.field("level_points", pa.float64()),
+        pa.field("head_to_head", pa.float64()),
+        pa.field("wins", pa.int32()),
+        pa.field("draws", pa.int32()),
+        pa.field("losses", pa.int32()),
+        pa.field("byes", pa.int32()),
+        pa.field("raw_level_diff", pa.int32()),
+        pa.field("opponents_score", pa.float64()),
+        pa.field("previous_rank", pa.int32()),
+        pa.field("tied_level_points", pa.float64()),
+        pa.field("opponents_level_points", pa.float64()),
+        pa.field("levels_gained", pa.int32()),
+        pa.field("deducted_match_points", pa.float64()),
+        pa.field("deducted_level_points", pa.float64()),
+        pa.field("decided_by", pa.string()),
+    ],
+    metadata={"doc": "per event/stage after each round, one row per entry (scoring.md §S7): entry pair, "
+                     "or individual when partners change between rounds (team_id = the player id); every "
+                     "tie-break value in its own column; head_to_head and tied_level_points are "
+                     "computed within the team's tied group (null when not used); decided_by names "
+                     "the step that put the team below the one ranked just above (null: shared rank)"},
+)
+
+DAN_LEDGER = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("seq", pa.int32(), nullable=False),
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("event_id", pa.string()),
+        pa.field("round", pa.int32()),
+        pa.field("started_at", _TS),
+        pa.field("opponent_dans", pa.list_(pa.int8())),
+        pa.field("counted", pa.bool_(), nullable=False),
+        pa.field("round_points", pa.int32()),
+        pa.field("points_earned", pa.int32()),
+        pa.field("dan_before", pa.int8()),
+        pa.field("dan_after", pa.int8()),
+        pa.field("total_before", pa.int64()),
+        pa.field("total_after", pa.int64()),
+        pa.field("window_no", pa.int32()),
+        pa.field("window_rounds_used", pa.int32()),
+        pa.field("window_size", pa.int32()),
+        pa.field("event", pa.string()),
+    ],
+    metadata={"doc": "amateur dan ledger (scoring.md §S5): one row per player per bcta round in time "
+                     "order; round_points = the team's dan points, points_earned = what counted; "
+                     "event promoted|window_reset|null; dan 0 = none"},
+)
+
+DAN_CURRENT = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("dan", pa.int8(), nullable=False),
+        pa.field("points", pa.int64()),
+        pa.field("next_dan", pa.int8()),
+        pa.field("next_threshold", pa.int64()),
+        pa.field("points_to_next", pa.int64()),
+        pa.field("progress", pa.float64()),
+        pa.field("window_no", pa.int32()),
+        pa.field("window_rounds_used", pa.int32()),
+        pa.field("rounds_left", pa.int32()),
+        pa.field("rounds", pa.int32()),
+        pa.field("counted_rounds", pa.int32()),
+        pa.field("last_played", _TS),
+    ],
+    metadata={"doc": "one row per player: current amateur dan (§S5), progress = share of the way from "
+                     "the points held at this dan to the next threshold; rounds_left in the window"},
+)
+
+PRO_DAN = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("rounds", pa.int32()),
+        pa.field("wins", pa.int32()),
+        pa.field("draws", pa.int32()),
+        pa.field("losses", pa.int32()),
+        pa.field("win_rate", pa.float64()),
+        pa.field("eligible", pa.bool_()),
+        pa.field("pro_dan", pa.int8()),
+        pa.field("last_n", pa.int32()),
+        pa.field("min_rounds", pa.int32()),
+    ],
+    metadata={"doc": "professional dan by win rate over the last N rounds (scoring.md §S6); draws "
+                     "count half; pro_dan null below min_rounds or below the lowest rate"},
+)
+
+RATINGS = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("mu", pa.float64(), nullable=False),
+        pa.field("sigma", pa.float64(), nullable=False),
+        pa.field("rating", pa.float64(), nullable=False),
+        pa.field("provisional", pa.bool_(), nullable=False),
+        pa.field("rounds", pa.int32()),
+        pa.field("deals", pa.int32()),
+        pa.field("last_played", _TS),
+        pa.field("model", pa.string()),
+        pa.field("model_params", pa.string()),
+        pa.field("update_unit", pa.string()),
+        pa.field("library", pa.string()),
+    ],
+    metadata={"doc": "current openskill rating per player; rating = mu − k·sigma (display); "
+                     "provisional until sigma < threshold; model_params JSON; "
+                     "library = openskill==<version>"},
+)
+
+RATING_HISTORY = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("event_id", pa.string()),
+        pa.field("round", pa.int32()),
+        pa.field("started_at", _TS),
+        pa.field("partner_id", pa.string()),
+        pa.field("result", pa.string()),
+        pa.field("win_probability", pa.float64()),
+        pa.field("mu_before", pa.float64()),
+        pa.field("sigma_before", pa.float64()),
+        pa.field("mu_after", pa.float64()),
+        pa.field("sigma_after", pa.float64()),
+        pa.field("rating_after", pa.float64()),
+    ],
+    metadata={"doc": "one row per player per rated match (round); win_probability = the model's "
+                     "prediction for the player's team before the match"},
+)
+
+PARTNERS = pa.schema(
+    [
+        pa.field("player_1", pa.string(), nullable=False),
+        pa.field("player_2", pa.string(), nullable=False),
+        pa.field("rounds", pa.int32()),
+        pa.field("wins", pa.int32()),
+        pa.field("draws", pa.int32()),
+        pa.field("losses", pa.int32()),
+        pa.field("win_rate", pa.float64()),
+        pa.field("mu_gain_1", pa.float64()),
+        pa.field("mu_gain_2", pa.float64()),
+        pa.field("mu_gain", pa.float64()),
+        pa.field("first_played", _TS),
+        pa.field("last_played", _TS),
+    ],
+    metadata={"doc": "one row per partnership (player_1 < player_2): rounds together, win rate "
+                     "(draws half), rating gain (mu) of each and together in those rounds"},
+)
+
+SCORING: dict[str, pa.Schema] = {
+    "match_scores": MATCH_SCORES,
+    "standings": STANDINGS,
+    "dan_ledger": DAN_LEDGER,
+    "dan_current": DAN_CURRENT,
+    "pro_dan": PRO_DAN,
+    "ratings": RATINGS,
+    "rating_history": RATING_HISTORY,
+    "partners": PARTNERS,
+}
 """Tables derived from the replayed tables by ``pipelines.scoring``, by name."""

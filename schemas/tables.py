@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-TABLES_VERSION = 1
+TABLES_VERSION = 2
 
 _TS = pa.timestamp("us", tz="UTC")
 _SEATS = ("E", "N", "W", "S")
@@ -204,6 +204,28 @@ PLAYER_MATCHES = pa.schema(
     metadata={"doc": "one row per player per valid or partial match; result win|draw|loss"},
 )
 
+RULINGS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("deal_no", pa.int32()),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("seat", pa.string()),
+        pa.field("team", pa.string()),
+        pa.field("player_id", pa.string()),
+        pa.field("level_points", pa.float64()),
+        pa.field("match_points", pa.float64()),
+        pa.field("level_EW", pa.string()),
+        pa.field("level_NS", pa.string()),
+        pa.field("note", pa.string()),
+        pa.field("t", _TS),
+    ],
+    metadata={"doc": "one row per referee ruling of a valid or partial match (events.md ruling): kind "
+                     "warning|violation|foul|yellow_card|red_card|deduction|level_adjust|forfeit_match; "
+                     "team = the team ruled against (the seat's team when a seat is named); deduction "
+                     "points as given (negative = taken off); level_EW/NS = levels set by level_adjust"},
+)
+
 QUARANTINE = pa.schema(
     [
         pa.field("source_file", pa.string()),
@@ -225,6 +247,7 @@ DERIVED: dict[str, pa.Schema] = {
     "plays": PLAYS,
     "tributes": TRIBUTES,
     "player_matches": PLAYER_MATCHES,
+    "rulings": RULINGS,
     "quarantine": QUARANTINE,
 }
 """The tables ``replay.replay_batch`` returns, by name."""

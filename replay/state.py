@@ -1,0 +1,132 @@
+"""Deal and match state held by the replayer (rules.md §1, §2, §5–§7), plus seat arithmetic.
+
+Hands are multisets (``Counter``); a seat whose hand the log does not show has ``None`` as its
+hand but still a card count, so turn order, going out and card counts are always checked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from replay.combos import Combo
+from replay.events import LEVEL_INDEX, LEVELS, SEATS
+
+NEXT: dict[str, str] = {"E": "N", "N": "W", "W": "S", "S": "E"}
+"""The seat that plays after each seat (its 下家): play goes E → N → W → S (rules.md §1)."""
+PREV: dict[str, str] = {b: a for a, b in NEXT.items()}
+"""The seat that plays before each seat (its 上家)."""
+TEAM: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
+PARTNER: dict[str, str] = {"E": "W", "W": "E", "N": "S", "S": "N"}
+OTHER_TEAM: dict[str, str] = {"EW": "NS", "NS": "EW"}
+TEAM_SEATS: dict[str, tuple[str, str]] = {"EW": ("E", "W"), "NS": ("N", "S")}
+
+HAND_SIZE = 27
+
+
+def level_up(level: str, gain: int, max_level: str = "A") -> str:
+    """The level ``gain`` steps above ``level``, capped at ``max_level`` (rules.md §5.8, §7)."""
+    return LEVELS[min(LEVEL_INDEX[level] + gain, LEVEL_INDEX[max_level])]
+
+
+def finish_gain(order: list[str]) -> int:
+    """Levels the 1st-place team goes up (rules.md §5.8): partner 2nd → 3, 3rd → 2, 4th → 1."""
+    partner = PARTNER[order[0]]
+    if len(order) > 1 and order[1] == partner:
+        return 3
+    if len(order) > 2 and order[2] == partner:
+        return 2
+    return 1
+
+
+@dataclass(slots=True)
+class Trick:
+    """The trick in progress: the last play on the table and who made it."""
+
+    no: int = 1
+    table: Combo | None = None
+    table_seat: str | None = None
+    passes: int = 0
+    pos: int = 0
+
+
+@dataclass(slots=True)
+class DealState:
+    """Everything about the deal being replayed."""
+
+    no: int
+    level: str
+    declarers: str | None
+    seq: int
+    hands: dict[str, Counter[str] | None]
+    dealt: dict[str, list[str] | None]
+    counts: dict[str, int]
+    claimed_leader: str | None
+    started_at: datetime | None
+    levels_before: dict[str, str]
+    tribute_kind: str = "none"
+    leader: str | None = None
+    turn: str | None = None
+    trick: Trick = field(default_factory=Trick)
+    out: list[str] = field(default_factory=list)
+    over: bool = False
+    foul_team: str | None = None
+    jie_feng: int = 0
+    bombs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEATS, 0))
+    plays: int = 0
+    passes: int = 0
+
+    def next_active(self, seat: str) -> str:
+        """The next seat after ``seat`` in play order that still holds cards (rules.md §5.3)."""
+        s = NEXT[seat]
+        while self.counts[s] == 0:
+            s = NEXT[s]
+        return s
+
+    def transfer(self, giver: str, receiver: str, card: str) -> None:
+        """Move one card between hands (tribute or return); unknown hands only change their count."""
+        hand = self.hands[giver]
+        if hand is not None:
+            left = hand[card] - 1
+            if left:
+                hand[card] = left
+            else:
+                del hand[card]
+        other = self.hands[receiver]
+        if other is not None:
+            other[card] += 1
+        self.counts[giver] -= 1
+        self.counts[receiver] += 1
+
+
+@dataclass(slots=True)
+class MatchState:
+    """Everything about the match that outlives a deal: levels, declarers, A attempts, the end."""
+
+    match_id: str
+    rules: str
+    seats: dict[str, str]
+    start: dict[str, Any]
+    started_at: datetime | None
+    levels: dict[str, str]
+    start_levels: dict[str, str]
+    format_kind: str
+    format_deals: int | None
+    format_minutes: int | None
+    deals_played: int = 0
+    next_declarers: str | None = None
+    prev_order: list[str] | None = None
+    prev_double_win: bool = False
+    prev_foul: bool = False
+    prev_winner: str | None = None
+    last_declarers: str | None = None
+    a_failures: dict[str, int] = field(default_factory=lambda: {"EW": 0, "NS": 0})
+    passed_a: str | None = None
+    lost_on_a: str | None = None
+    forfeited_by: str | None = None
+    extra_deal: bool = False
+    last_time: datetime | None = None
+    partial: bool = False
+    ended: bool = False

@@ -1,0 +1,92 @@
+"""``replay_batch``: RAW_EVENTS rows in, every derived table out, cast to its schema; malformed rows and
+invalid matches quarantined (contract in schemas/tables.py and the issue)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import pyarrow as pa
+from replay_builder import Log
+
+from replay import replay_batch
+from schemas.tables import DERIVED, RAW_EVENTS
+
+
+def raw_rows(events: list[dict[str, Any]], source: str = "a.jsonl", extra: list[str] = ()) -> pa.Table:  # type: ignore[assignment]
+    """RAW_EVENTS rows as the ingest step writes them; ``extra`` lines are appended unparsed."""
+    rows = []
+    lines = [orjson.dumps(e).decode() for e in events] + list(extra)
+    for i, line in enumerate(lines, 1):
+        try:
+            ev = orjson.loads(line)
+            error = None if isinstance(ev, dict) and "match" in ev else "no match"
+        except orjson.JSONDecodeError as exc:
+            ev, error = {}, str(exc)
+        rows.append(
+            {
+                "source_file": source,
+                "line_no": i,
+                "match_id": ev.get("match") if not error else None,
+                "seq": ev.get("seq") if not error else None,
+                "type": ev.get("type") if not error else None,
+                "payload": line,
+                "content_hash": hashlib.sha1(line.encode()).hexdigest(),
+                "parse_error": error,
+                "ingested_at": datetime(2026, 6, 18, tzinfo=UTC),
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=RAW_EVENTS)
+
+
+def valid_log(match: str = "m1") -> Log:
+    log = Log(match=match)
+    log.deal(leader="E", seed=1)
+    log.play_out(["E", "N", "W"], leader="E")
+    log.end_deal()
+    log.end("abandoned")
+    return log
+
+
+def test_tables_and_schemas() -> None:
+    good = valid_log("good")
+    bad = valid_log("bad")
+    bad.events[5]["seat"] = "S" if bad.events[5]["seat"] != "S" else "N"
+    table = raw_rows(good.events + bad.events, extra=["{not json", '{"seq": 1}'])
+    out = replay_batch(table)
+    assert set(out) == set(DERIVED)
+    for name, schema in DERIVED.items():
+        assert out[name].schema == schema, name
+    matches = {r["match_id"]: r for r in out["matches"].to_pylist()}
+    assert matches["good"]["status"] == "valid" and matches["bad"]["status"] == "invalid"
+    assert matches["bad"]["error_seq"] == 5
+    q = out["quarantine"].to_pylist()
+    malformed = [r for r in q if r["code"] == "malformed_line"]
+    assert [r["line_no"] for r in malformed] == [len(good.events) * 2 + 1, len(good.events) * 2 + 2]
+    (invalid,) = [r for r in q if r["match_id"] == "bad"]
+    assert invalid["seq"] == 5 and invalid["line_no"] == len(good.events) + 6
+    assert invalid["payload"] == orjson.dumps(bad.events[5]).decode()
+    assert set(out["deals"].column("match_id").to_pylist()) == {"good"}
+    assert out["plays"].num_rows == sum(1 for e in good.events if e["type"] in ("play", "pass"))
+    assert out["player_matches"].num_rows == 4
+
+
+def test_rows_in_any_order_and_missing_seq_from_bad_line() -> None:
+    """Rows are replayed in seq order whatever their order; a bad JSON line leaves a missing seq."""
+    log = valid_log()
+    table = raw_rows(list(reversed(log.events)))
+    assert replay_batch(table)["matches"].column("status").to_pylist() == ["valid"]
+    lines = [orjson.dumps(e).decode() for e in log.events]
+    lines[7] = lines[7][:20]
+    rows = raw_rows([], extra=lines)
+    out = replay_batch(rows)
+    assert out["matches"].column("error_code").to_pylist() == ["missing_seq"]
+    assert out["matches"].column("error_seq").to_pylist() == [7]
+    assert sorted(out["quarantine"].column("code").to_pylist()) == ["malformed_line", "missing_seq"]
+
+
+def test_empty_batch() -> None:
+    out = replay_batch(raw_rows([]))
+    assert all(t.num_rows == 0 for t in out.values())
