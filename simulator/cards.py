@@ -1,0 +1,57 @@
+"""Card, seat and level vocabulary of the simulator (rules.md §1–§2, events.md "Cards").
+
+The simulator keeps its own tiny card model (strings as in events.md, integer orders for
+speed) so that it can referee and play thousands of deals per second without calling the
+general rules engine on every turn.
+"""
+
+from __future__ import annotations
+
+RANKS = "23456789TJQKA"
+SUITS = "SHCD"
+SMALL_JOKER = "SB"
+BIG_JOKER = "HR"
+NATURAL: dict[str, int] = {r: i + 2 for i, r in enumerate(RANKS)}
+"""Natural value of a rank character: 2 → 2 … A → 14."""
+VALUE_CHAR: dict[int, str] = {v: r for r, v in NATURAL.items()}
+
+DECK: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) * 2 + (SMALL_JOKER,) * 2 + (BIG_JOKER,) * 2
+
+SEATS: tuple[str, ...] = ("E", "N", "W", "S")
+"""Seats in playing order: play goes E → N → W → S → E (rules.md §1)."""
+NEXT: dict[str, str] = {"E": "N", "N": "W", "W": "S", "S": "E"}
+"""A seat's 下家 (the seat that plays after it)."""
+PREV: dict[str, str] = {v: k for k, v in NEXT.items()}
+"""A seat's 上家 (the seat that plays before it)."""
+PARTNER: dict[str, str] = {"E": "W", "W": "E", "N": "S", "S": "N"}
+TEAM: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
+OTHER_TEAM: dict[str, str] = {"EW": "NS", "NS": "EW"}
+TEAM_SEATS: dict[str, tuple[str, str]] = {"EW": ("E", "W"), "NS": ("N", "S")}
+
+LEVELS = RANKS
+"""Team levels 2 … A in order (rules.md §2); a level is stored as its index 0 … 12."""
+LEVEL_A = len(LEVELS) - 1
+
+
+def single_order(card: str, level: str) -> int:
+    """Single-card strength (rules.md §2): big joker 17, small joker 16, level card 15, else 2…14."""
+    if card == BIG_JOKER:
+        return 17
+    if card == SMALL_JOKER:
+        return 16
+    rank = card[1]
+    return 15 if rank == level else NATURAL[rank]
+
+
+def rank_char(card: str) -> str:
+    """The rank written in a combo for this card (events.md): `B`/`R` for jokers, else the rank."""
+    if card == BIG_JOKER:
+        return "R"
+    if card == SMALL_JOKER:
+        return "B"
+    return card[1]
+
+
+def sort_cards(cards: list[str], level: str) -> list[str]:
+    """Cards in a stable display order: by single order, then by card string."""
+    return sorted(cards, key=lambda c: (single_order(c, level), c))
