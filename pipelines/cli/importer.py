@@ -1,9 +1,87 @@
-"""`gdan` commands of this group (being written)."""
+"""`gdan import`: convert NJUPT platform recordings and Botzone logs to event format v1."""
 
 from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 
+class ImportFormat(StrEnum):
+    """The ``--format`` choices; ``auto`` sniffs each input (file suffix, then first line)."""
+
+    AUTO = "auto"
+    NJUPT = "njupt"
+    BOTZONE = "botzone"
+
+
+def import_logs(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Log files, or NJUPT game folders holding client-0.jsonl … client-3.jsonl "
+            "(one game, full information). A single NJUPT client file gives a partial match.",
+            exists=True,
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the event-v1 .jsonl files.")],
+    fmt: Annotated[
+        ImportFormat,
+        typer.Option("--format", "-f", help="Source format; 'auto' sniffs each file.", case_sensitive=False),
+    ] = ImportFormat.AUTO,
+    game: Annotated[
+        bool,
+        typer.Option("--game", help="Treat the given files as the four clients of ONE NJUPT game."),
+    ] = False,
+    match_id: Annotated[
+        str | None, typer.Option("--match-id", help="Match id to use (only with a single input).")
+    ] = None,
+    players: Annotated[
+        str | None,
+        typer.Option("--players", help="Player ids of platform seats 0,1,2,3 (E,N,W,S), comma-separated."),
+    ] = None,
+) -> None:
+    """Convert foreign Guandan logs to event format v1, one output file per input.
+
+    Damaged input is reported with file, line (or log entry) and field; exit code 1 if any failed.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import Progress
+
+    from pipelines.importers import ConversionError
+    from pipelines.importers.jobs import import_job, plan_jobs
+
+    console = Console(stderr=True)
+    player_ids = [p.strip() for p in players.split(",")] if players else None
+    if player_ids is not None and len(player_ids) != 4:
+        raise typer.BadParameter("expected 4 comma-separated player ids", param_hint="--players")
+    try:
+        jobs = plan_jobs(paths, fmt.value, game=game)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if match_id is not None and len(jobs) != 1:
+        raise typer.BadParameter("--match-id needs exactly one input", param_hint="--match-id")
+    out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("importing", total=len(jobs))
+        for job in jobs:
+            try:
+                written, count = import_job(job, out, match_id=match_id, players=player_ids)
+            except ConversionError as exc:
+                failures += 1
+                console.print(f"[red]error[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+            else:
+                console.print(f"{job.label}: {count} events → {written}", soft_wrap=True, markup=False)
+            progress.advance(task)
+    if failures:
+        console.print(f"[red]{failures} of {len(jobs)} input(s) failed[/red]")
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `gdan` app."""
+    """Add ``gdan import`` to the `gdan` app."""
+    app.command("import")(import_logs)

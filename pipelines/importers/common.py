@@ -1,0 +1,54 @@
+"""Shared pieces of the importers: seats, cards, combination ids, and the event-v1 envelope.
+
+Both foreign formats number seats 0–3, play in increasing order and pair 0/2 and 1/3. Event v1
+(events.md "Cards", rules.md §1) plays E → N → W → S with E–W and N–S partners, so seat k maps
+to ``SEATS[k]``: the platform's order 0→1→2→3 becomes E→N→W→S.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+SEATS: tuple[str, str, str, str] = ("E", "N", "W", "S")
+"""Platform seat index → event-v1 seat (rules.md §1)."""
+
+RANKS = "23456789TJQKA"
+"""Natural ranks, low to high (rules.md §1); a level's index on the NJUPT platform is ``2 + i``."""
+
+SUITS = "SHCD"
+JOKERS = ("SB", "HR")
+
+
+def team_of(seat_index: int) -> str:
+    """The event-v1 team (``EW`` or ``NS``) of a platform seat index (rules.md §1)."""
+    return "EW" if seat_index % 2 == 0 else "NS"
+
+
+def is_card(value: object) -> bool:
+    """True when ``value`` is a card in events.md notation (suit then rank, or a joker)."""
+    if not isinstance(value, str) or len(value) != 2:
+        return False
+    return value in JOKERS or (value[0] in SUITS and value[1] in RANKS)
+
+
+class EventWriter:
+    """Builds the events of one match with the v1 envelope and gap-free ``seq`` (events.md)."""
+
+    def __init__(self, match_id: str) -> None:
+        self.match_id = match_id
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, event_type: str, **payload: Any) -> dict[str, Any]:
+        """Append one event; ``seq`` is its position in the match."""
+        event = {"v": 1, "match": self.match_id, "seq": len(self.events), "type": event_type, **payload}
+        self.events.append(event)
+        return event
+
+
+def seats_payload(players: Iterable[str]) -> dict[str, str]:
+    """``match_start.seats`` from the four player ids of platform seats 0–3."""
+    ids = list(players)
+    if len(ids) != 4:
+        raise ValueError(f"expected 4 player ids (seats 0-3), got {len(ids)}")
+    return dict(zip(SEATS, ids, strict=True))

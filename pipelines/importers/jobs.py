@@ -1,0 +1,80 @@
+"""Plan and run the conversions of ``gdan import``: which inputs form which match, and where
+each match's events are written."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pipelines.importers.botzone import convert_botzone
+from pipelines.importers.errors import ConversionError
+from pipelines.importers.njupt import GAME_FILES, convert_njupt_client, convert_njupt_game
+from pipelines.importers.sniff import SourceFormat, sniff
+
+
+@dataclass(frozen=True, slots=True)
+class ImportJob:
+    """One conversion: an NJUPT game (four files), an NJUPT client file or a Botzone log."""
+
+    kind: str
+    paths: tuple[Path, ...]
+
+    @property
+    def label(self) -> str:
+        return str(self.paths[0].parent if self.kind == "njupt-game" else self.paths[0])
+
+
+def plan_jobs(paths: Sequence[Path], fmt: str = "auto", game: bool = False) -> list[ImportJob]:
+    """Jobs for ``gdan import`` inputs. Folders are NJUPT games; ``game`` joins four files into one.
+
+    ``fmt`` is ``auto`` (sniff each file), ``njupt`` or ``botzone``. Raises ``ValueError`` for
+    a combination that cannot work (a folder with ``botzone``, ``game`` without four files).
+    """
+    if game:
+        if len(paths) != 4 or any(p.is_dir() for p in paths) or fmt == "botzone":
+            raise ValueError("--game needs exactly four NJUPT client files")
+        return [ImportJob("njupt-game", tuple(paths))]
+    jobs = []
+    for path in paths:
+        if path.is_dir():
+            if fmt == "botzone":
+                raise ValueError(
+                    f"{path} is a folder: folders are NJUPT games (client-0.jsonl … client-3.jsonl)"
+                )
+            jobs.append(ImportJob("njupt-game", tuple(path / name for name in GAME_FILES)))
+            continue
+        kind = fmt if fmt != "auto" else sniff(path).value
+        if kind not in (SourceFormat.NJUPT, SourceFormat.BOTZONE):
+            raise ValueError(f"{path}: not an NJUPT recording or a Botzone log ({kind}); use --format")
+        jobs.append(ImportJob(kind, (path,)))
+    return jobs
+
+
+def run_job(
+    job: ImportJob, match_id: str | None = None, players: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The events of one job (raises :class:`ConversionError` for damaged input)."""
+    if job.kind == "njupt-game":
+        missing = [p for p in job.paths if not p.is_file()]
+        if missing:
+            raise ConversionError(missing[0], None, None, "an NJUPT client recording (file missing)")
+        return convert_njupt_game(list(job.paths), match_id, players)
+    if job.kind == SourceFormat.NJUPT:
+        return convert_njupt_client(job.paths[0], match_id, players)
+    return convert_botzone(job.paths[0], match_id, players)
+
+
+def import_job(
+    job: ImportJob, out: Path, match_id: str | None = None, players: Sequence[str] | None = None
+) -> tuple[Path, int]:
+    """Convert one job into ``out/<match id>.jsonl``; return that path and the event count."""
+    events = run_job(job, match_id, players)
+    target = out / f"{events[0]['match']}.jsonl"
+    with target.open("wb") as handle:
+        for event in events:
+            handle.write(orjson.dumps(event) + b"\n")
+    return target, len(events)
