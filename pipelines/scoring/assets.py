@@ -1,0 +1,161 @@
+"""Dagster assets of scoring.md: ``match_scores`` → standings, dan ledger, pro dan, ratings, partners.
+
+Each asset reads its inputs from the store and replaces its table (Parquet, one DuckDB view per
+table). All tables are recomputed from the replayed tables on every run: scores, dans and
+ratings depend on the order of all rounds, and recomputing is what makes "re-deriving from the
+logs gives the same ledger" hold by construction. Checks guard the invariants a referee relies
+on (one current row per player, ledger totals that add up, one standings row per team and round).
+"""
+
+from collections.abc import Iterator
+
+import polars as pl
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSpec,
+    AssetSpec,
+    Config,
+    MaterializeResult,
+    asset,
+    multi_asset,
+)
+from pydantic import Field
+
+from pipelines.resources import StoreResource
+from pipelines.store import Store
+from schemas import ALL_TABLES
+
+GROUP = "scoring"
+Results = Iterator[MaterializeResult | AssetCheckResult]
+"""What an asset with checks yields. (No ``from __future__ import annotations`` here: Dagster
+reads the config classes from the runtime annotations.)"""
+
+
+class ScoringConfig(Config):
+    """Run configuration of the scoring assets."""
+
+    overrides_file: str = Field(default="", description="per-event scoring parameters (.toml/.json), "
+                                "see pipelines.scoring.params.load_event_overrides; empty: none")
+
+
+class RatingConfig(Config):
+    """Run configuration of the ratings asset."""
+
+    update_unit: str = Field(default="round", description="'round' or 'deal' (see docs/ratings.md)")
+
+
+def _read(store: Store, name: str) -> pl.DataFrame:
+    out = pl.from_arrow(store.read_table(name))
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _write(store: Store, name: str, df: pl.DataFrame) -> dict[str, int]:
+    schema = ALL_TABLES[name]
+    store.write_table(name, df.to_arrow().cast(schema) if df.height else schema.empty_table())
+    return {"rows": df.height}
+
+
+def _check(name: str, asset_key: str, passed: bool, **meta: int | str) -> AssetCheckResult:
+    return AssetCheckResult(check_name=name, asset_key=asset_key, passed=bool(passed), metadata=meta)
+
+
+@asset(name="match_scores", group_name=GROUP, deps=["matches", "deals"],
+       check_specs=[AssetCheckSpec("two_rows_per_match", asset="match_scores")])
+def match_scores_asset(config: ScoringConfig, store: StoreResource) -> Results:
+    """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``."""
+    from pipelines.scoring.deductions import deductions
+    from pipelines.scoring.params import load_event_overrides
+    from pipelines.scoring.round_scores import score_matches
+
+    st = store.store()
+    overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
+    ded = deductions(_read(st, "rulings")) if "rulings" in ALL_TABLES and st.has_data("rulings") else None
+    scores = score_matches(_read(st, "matches"), _read(st, "deals"), ded, overrides)
+    meta = _write(st, "match_scores", scores)
+    yield MaterializeResult(metadata=meta)
+    per_match = scores.drop_nulls("match_id").group_by("match_id").len()
+    yield _check("two_rows_per_match", "match_scores", per_match.filter(pl.col("len") != 2).is_empty(),
+                 matches=per_match.height)
+
+
+@asset(name="standings", group_name=GROUP, deps=["match_scores"],
+       check_specs=[AssetCheckSpec("one_row_per_team_and_round", asset="standings")])
+def standings_asset(config: ScoringConfig, store: StoreResource) -> Results:
+    """Standings per event/stage after each round with every tie-break column (scoring.md §S7)."""
+    from pipelines.scoring.params import load_event_overrides
+    from pipelines.scoring.standings import standings
+
+    st = store.store()
+    overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
+    table = standings(_read(st, "match_scores"), overrides)
+    yield MaterializeResult(metadata=_write(st, "standings", table))
+    dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
+    yield _check("one_row_per_team_and_round", "standings", dup.is_empty(), duplicates=dup.height)
+
+
+@multi_asset(
+    specs=[AssetSpec("dan_ledger", group_name=GROUP, deps=["match_scores"]),
+           AssetSpec("dan_current", group_name=GROUP, deps=["match_scores"])],
+    check_specs=[AssetCheckSpec("running_totals_consistent", asset="dan_ledger"),
+                 AssetCheckSpec("one_row_per_player", asset="dan_current")],
+)
+def dan_assets(store: StoreResource) -> Results:
+    """The amateur dan ledger and each player's current dan (scoring.md §S5)."""
+    from pipelines.scoring.dan import dan_current, dan_ledger
+    from pipelines.scoring.dan_checks import ledger_problems
+
+    st = store.store()
+    ledger, states = dan_ledger(_read(st, "match_scores"))
+    current = dan_current(states)
+    yield MaterializeResult(asset_key="dan_ledger", metadata=_write(st, "dan_ledger", ledger))
+    yield MaterializeResult(asset_key="dan_current", metadata=_write(st, "dan_current", current))
+    problems = ledger_problems(ledger)
+    yield _check("running_totals_consistent", "dan_ledger", not problems, problems=len(problems),
+                 first=problems[0] if problems else "")
+    yield _check("one_row_per_player", "dan_current", current["player_id"].is_unique().all(),
+                 players=current.height)
+
+
+@asset(name="pro_dan", group_name=GROUP, deps=["match_scores"])
+def pro_dan_asset(store: StoreResource) -> MaterializeResult:
+    """Professional dan by win rate over the last rounds (scoring.md §S6)."""
+    from pipelines.scoring.pro_dan import pro_dan
+
+    st = store.store()
+    return MaterializeResult(metadata=_write(st, "pro_dan", pro_dan(_read(st, "match_scores"))))
+
+
+@multi_asset(
+    specs=[AssetSpec("ratings", group_name=GROUP, deps=["match_scores", "deals"]),
+           AssetSpec("rating_history", group_name=GROUP, deps=["match_scores", "deals"])],
+    check_specs=[AssetCheckSpec("one_row_per_player", asset="ratings")],
+)
+def rating_assets(config: RatingConfig, store: StoreResource) -> Results:
+    """openskill ratings (current) and their per-round history; model and version stored with them."""
+    from pipelines.scoring.params import RatingParams
+    from pipelines.scoring.ratings import rate
+
+    if config.update_unit not in ("round", "deal"):
+        raise ValueError(f"update_unit must be 'round' or 'deal', got {config.update_unit!r}")
+    st = store.store()
+    params = RatingParams(update_unit=config.update_unit)  # type: ignore[arg-type]
+    current, history = rate(_read(st, "match_scores"), _read(st, "deals"), params)
+    yield MaterializeResult(asset_key="ratings", metadata=_write(st, "ratings", current))
+    yield MaterializeResult(asset_key="rating_history", metadata=_write(st, "rating_history", history))
+    yield _check("one_row_per_player", "ratings", current["player_id"].is_unique().all(),
+                 players=current.height)
+
+
+@asset(name="partners", group_name=GROUP, deps=["match_scores", "rating_history"])
+def partners_asset(store: StoreResource) -> MaterializeResult:
+    """Per partnership: rounds together, win rate and rating gain together."""
+    from pipelines.scoring.partners import partners
+
+    st = store.store()
+    table = partners(_read(st, "match_scores"), _read(st, "rating_history"))
+    return MaterializeResult(metadata=_write(st, "partners", table))
+
+
+ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset]
+"""The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""
