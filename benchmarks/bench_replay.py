@@ -5,7 +5,8 @@ Logs come from the simulator (``simulator.api.simulate_match``) across the built
 simulator is not importable, from a random-legal-move player built on ``replay.legal_moves``.
 Times are CPU seconds of this process (``time.process_time``), best of ``--repeat`` runs, so that a
 machine shared with other work still measures one core. Replay includes grouping by match, every
-check, and all derived rows (plays, deals, starting-hand features, tributes, player rows).
+check, and all derived rows (plays, deals, starting-hand features, tributes, player rows); like
+``replay_batch``, it runs with the cyclic garbage collector paused (``replay.replayer.paused_gc``).
 Run: ``.venv/bin/python benchmarks/bench_replay.py [--matches 40] [--repeat 3]``.
 """
 
@@ -120,6 +121,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     from replay import replay_batch, replay_match
+    from replay.replayer import paused_gc
 
     lines = simulated_lines(args.matches)
     size = sum(len(x) + 1 for x in lines)
@@ -132,15 +134,16 @@ def main() -> None:
         best_parse = min(best_parse, time.process_time() - t0)
 
         t0 = time.process_time()
-        by_match: dict[str, list[dict[str, Any]]] = {}
-        for line in lines:
-            ev = orjson.loads(line)
-            by_match.setdefault(ev["match"], []).append(ev)
-        deals = 0
-        for events in by_match.values():
-            result = replay_match(events)
-            assert result.status == "valid", result.error
-            deals += len(result.rows["deals"])
+        with paused_gc():
+            by_match: dict[str, list[dict[str, Any]]] = {}
+            for line in lines:
+                ev = orjson.loads(line)
+                by_match.setdefault(ev["match"], []).append(ev)
+            deals = 0
+            for events in by_match.values():
+                result = replay_match(events)
+                assert result.status == "valid", result.error
+                deals += len(result.rows["deals"])
         best_replay = min(best_replay, time.process_time() - t0)
     table = raw_table(lines)
     best_batch = float("inf")

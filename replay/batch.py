@@ -16,7 +16,7 @@ import orjson
 import pyarrow as pa
 
 from replay.errors import ErrorCode, ReplayError
-from replay.replayer import MatchReplay, replay_match
+from replay.replayer import MatchReplay, paused_gc, replay_match
 from replay.rulesets import Ruleset
 from schemas.tables import DERIVED
 
@@ -40,53 +40,88 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
 
     Events of a match are replayed in ``seq`` order whatever their row order; a payload that
     parses to something other than an object, or lacks the row's match, is quarantined as
-    ``malformed_line`` and its seq then shows up as ``missing_seq`` in the match.
+    ``malformed_line`` and its seq then shows up as ``missing_seq`` in the match. The cyclic
+    garbage collector is paused meanwhile (see ``replay.replayer.paused_gc``).
     """
+    with paused_gc():
+        return _replay_batch(events, rulesets)
+
+
+def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in DERIVED}
+    plays: list[tuple[Any, ...]] = []
     cols = ("source_file", "line_no", "match_id", "seq", "payload", "parse_error")
     data = {
         c: events.column(c).to_pylist() if c in events.column_names else [None] * events.num_rows
         for c in cols
     }
-    by_match: dict[str, list[dict[str, Any]]] = {}
-    origin: dict[str, dict[int, dict[str, Any]]] = {}
-    for i in range(events.num_rows):
-        row = {c: data[c][i] for c in cols}
-        match_id = row["match_id"]
-        if row["parse_error"] is not None or match_id is None:
+
+    def raw_row(i: int) -> dict[str, Any]:
+        return {c: data[c][i] for c in cols}
+
+    by_match: dict[str, tuple[list[dict[str, Any]], list[int]]] = {}
+    """Per match, its parsed events and the input row index of each (for quarantine rows)."""
+    for i, (match_id, payload, parse_error) in enumerate(
+        zip(data["match_id"], data["payload"], data["parse_error"], strict=True)
+    ):
+        if parse_error is not None or match_id is None:
             out["quarantine"].append(
-                _quarantine(row, ErrorCode.MALFORMED_LINE.value, row["parse_error"] or "line has no `match`")
+                _quarantine(raw_row(i), ErrorCode.MALFORMED_LINE.value, parse_error or "line has no `match`")
             )
             continue
         try:
-            ev = orjson.loads(row["payload"])
+            ev = orjson.loads(payload)
         except orjson.JSONDecodeError as exc:
-            out["quarantine"].append(_quarantine(row, ErrorCode.MALFORMED_LINE.value, f"not JSON: {exc}"))
+            out["quarantine"].append(
+                _quarantine(raw_row(i), ErrorCode.MALFORMED_LINE.value, f"not JSON: {exc}")
+            )
             continue
         if not isinstance(ev, dict) or ev.get("match") != match_id:
             out["quarantine"].append(
                 _quarantine(
-                    row, ErrorCode.MALFORMED_LINE.value, "payload is not an event object of this match"
+                    raw_row(i), ErrorCode.MALFORMED_LINE.value, "payload is not an event object of this match"
                 )
             )
             continue
-        by_match.setdefault(match_id, []).append(ev)
-        seq = ev.get("seq")
-        if isinstance(seq, int):
-            origin.setdefault(match_id, {})[seq] = row
-    for match_id, evs in by_match.items():
+        group = by_match.get(match_id)
+        if group is None:
+            group = by_match[match_id] = ([], [])
+        group[0].append(ev)
+        group[1].append(i)
+    for match_id, (evs, where) in by_match.items():
         result = replay_match(evs, rulesets)
         err = result.error
         if err is not None:
-            at = origin.get(match_id, {}).get(err.seq) if err.seq is not None else None
-            base = {**(at or {}), "match_id": match_id}
+            at = _row_of_seq(evs, where, err.seq)
+            base = {**(raw_row(at) if at is not None else {}), "match_id": match_id}
             out["quarantine"].append(_quarantine(base, err.code.value, err.message, err.seq))
-        for name, rows in result.rows.items():
-            out[name].extend(rows)
-    return {name: _to_table(out[name], schema) for name, schema in DERIVED.items()}
+        rows = result.rows
+        plays.extend(rows.play_tuples)
+        for name in rows:
+            if name != "plays":
+                out[name].extend(rows[name])
+    tables = {name: _to_table(out[name], schema) for name, schema in DERIVED.items() if name != "plays"}
+    tables["plays"] = _tuples_to_table(plays, DERIVED["plays"])
+    return {name: tables[name] for name in DERIVED}
+
+
+def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:
+    """Input row index of the (last) event of ``seq`` among a match's events, if any."""
+    if seq is None:
+        return None
+    return next(
+        (i for ev, i in zip(reversed(evs), reversed(where), strict=True) if ev.get("seq") == seq), None
+    )
 
 
 def _to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     """Rows to a table of ``schema``, column by column (faster than ``Table.from_pylist``)."""
     columns = [pa.array([r.get(f.name) for r in rows], type=f.type) for f in schema]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _tuples_to_table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
+    """Row tuples in ``schema`` column order to a table: one transpose, then one array per column."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)

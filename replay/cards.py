@@ -134,7 +134,16 @@ def single_value(rank: str, level: str) -> int:
 
 def single_order(card: str, level: str) -> int:
     """Rank of ``card`` in the single-card order of §2 (higher is stronger; suits never matter)."""
-    return single_value(rank_of(card), level)
+    try:
+        return _SINGLE_ORDER[level][card]
+    except (KeyError, TypeError):
+        return single_value(rank_of(card), level)
+
+
+_SINGLE_ORDER: dict[str, dict[str, int]] = {
+    level: {c: single_value(rank_of(c), level) for c in CARDS} for level in RANKS
+}
+"""``single_order`` of every card at every level, looked up on the hot paths (tribute checks)."""
 
 
 def to_counter(cards: Iterable[str] | str) -> Counter[str]:

@@ -9,6 +9,7 @@ keeps the two in step through :data:`REQUIRED` and :data:`OPTIONAL`.
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 from replay.errors import ErrorCode, ReplayError
@@ -83,6 +84,11 @@ def _err(ev: dict[str, Any], code: ErrorCode, message: str) -> ReplayError:
     return ReplayError(seq if isinstance(seq, int) else None, code, message)
 
 
+def _all_str(items: list[Any]) -> bool:
+    """Whether every item is a string (``map`` keeps the loop in C: cards are checked per event)."""
+    return all(map(isinstance, items, repeat(str)))
+
+
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -144,7 +150,7 @@ def _check_deal_start(ev: dict[str, Any]) -> str | None:
         got = list(hands) if isinstance(hands, dict) else hands
         return f"`hands` must map seats E, N, W, S to card lists, got {got!r}"
     for seat, cards in hands.items():
-        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        if not isinstance(cards, list) or not _all_str(cards):
             return f"`hands.{seat}` must be a list of card strings"
     if ev.get("leader") is not None:
         return _seat_field(ev, "leader")
@@ -172,7 +178,7 @@ def _check_play(ev: dict[str, Any]) -> str | None:
     if bad:
         return bad
     cards = ev["cards"]
-    if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
+    if not isinstance(cards, list) or not cards or not _all_str(cards):
         return f"`cards` must be a non-empty list of card strings, got {cards!r}"
     combo = ev.get("combo")
     if combo is not None and not (

@@ -6,13 +6,19 @@ control for the luck of the deal.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from replay.events import LEVELS
 
 _SUITS = ("S", "H", "C", "D")
 _SEQ_RANKS = ("A", *LEVELS)
-"""Natural sequence order with A low and high (rules.md §3): A 2 3 … K A."""
+"""Natural sequence order with A low and high (rules.md §3): A 2 3 … K A, positions 0…13."""
+_CARD_INFO: dict[str, tuple[str, int, int]] = {
+    s + r: (r, i, sum(1 << p for p, x in enumerate(_SEQ_RANKS) if x == r))
+    for i, s in enumerate(_SUITS)
+    for r in LEVELS
+}
+"""Per natural card: its rank, suit index and bit mask of its sequence positions (A: 0 and 13)."""
+_WINDOWS = tuple(0b11111 << start for start in range(len(_SEQ_RANKS) - 4))
+"""Bit masks of the ten five-position windows A-2-3-4-5 … T-J-Q-K-A."""
 
 
 def hand_features(hand: list[str], level: str) -> dict[str, int]:
@@ -22,27 +28,30 @@ def hand_features(hand: list[str], level: str) -> dict[str, int]:
     - ``straight_flush_chances``: suit windows of five consecutive ranks (A low to A high)
       that the hand completes with its own wilds (each wild fills one missing card).
     """
-    counts = Counter(hand)
     wild = "H" + level
-    wilds = counts.get(wild, 0)
-    jokers = counts.get("SB", 0) + counts.get("HR", 0)
-    by_rank: Counter[str] = Counter()
-    for card, n in counts.items():
-        if card not in ("SB", "HR") and card != wild:
-            by_rank[card[1]] += n
-    level_cards = by_rank.get(level, 0) + wilds
-    natural_bombs = sum(1 for n in by_rank.values() if n >= 4) + (1 if jokers == 4 else 0)
-    chances = 0
-    for suit in _SUITS:
-        have = [suit + r in counts and suit + r != wild for r in _SEQ_RANKS]
-        for start in range(len(_SEQ_RANKS) - 4):
-            if 5 - sum(have[start : start + 5]) <= wilds:
-                chances += 1
+    wilds = small = big = 0
+    by_rank: dict[str, int] = {}
+    masks = [0, 0, 0, 0]
+    for card in hand:
+        if card == wild:
+            wilds += 1
+        elif card == "SB":
+            small += 1
+        elif card == "HR":
+            big += 1
+        else:
+            rank, suit, bits = _CARD_INFO[card]
+            by_rank[rank] = by_rank.get(rank, 0) + 1
+            masks[suit] |= bits
+    jokers = small + big
+    need = 5 - wilds
     return {
         "jokers": jokers,
-        "big_jokers": counts.get("HR", 0),
+        "big_jokers": big,
         "wilds": wilds,
-        "level_cards": level_cards,
-        "natural_bombs": natural_bombs,
-        "straight_flush_chances": chances,
+        "level_cards": by_rank.get(level, 0) + wilds,
+        "natural_bombs": sum(1 for n in by_rank.values() if n >= 4) + (jokers == 4),
+        "straight_flush_chances": sum(
+            1 for mask in masks if mask for window in _WINDOWS if (mask & window).bit_count() >= need
+        ),
     }

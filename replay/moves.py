@@ -8,7 +8,8 @@ which positions its natural cards fill, so each (cards, reading) pair is produce
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -18,6 +19,7 @@ from replay.cards import (
     RANKS,
     SMALL_JOKER_CODE,
     level_index,
+    parse_card,
     parse_cards,
 )
 from replay.combos import (
@@ -326,44 +328,79 @@ _POSITION_BITS = tuple((1 << 1) | (1 << 14) if r == 12 else 1 << (r + 2) for r i
 _FLUSH_WINDOWS = tuple((start, 0b11111 << start) for start in range(1, 11))
 
 
+_NATURAL: dict[str, tuple[int, int, int]] = {
+    CARDS[c]: (c % 13, c // 13, _POSITION_BITS[c % 13]) for c in range(SMALL_JOKER_CODE)
+}
+"""Per natural card string: rank index, suit index and sequence-position bits."""
+
+
 class _Counts:
     """What can_beat needs: natural counts per rank, per-suit position masks, wilds and jokers."""
 
     __slots__ = ("hr", "lv", "masks", "nat", "sb", "w")
 
-    def __init__(self, codes: Sequence[int], lv: int) -> None:
-        ordered = sorted(codes)
-        for i in range(len(ordered) - 2):
-            if ordered[i] == ordered[i + 2]:
-                raise ValueError(
-                    f"impossible hand: more than two copies of {CARDS[ordered[i]]} (a double deck has two)"
-                )
-        wc = 13 + lv
+    def __init__(self, counted: Iterable[tuple[str, int]], lv: int) -> None:
+        """``counted``: (card, copies) pairs of the hand, each card once."""
+        wild = CARDS[13 + lv]
         nat = [0] * 13
         masks = [0, 0, 0, 0]
         w = sb = hr = 0
-        for c in codes:
-            if c == wc:
-                w += 1
-            elif c == SMALL_JOKER_CODE:
-                sb += 1
-            elif c == BIG_JOKER_CODE:
-                hr += 1
+        for card, n in counted:
+            if not 0 < n <= 2:
+                if n > 2:
+                    raise ValueError(
+                        f"impossible hand: more than two copies of {card} (a double deck has two)"
+                    )
+                continue
+            if card == wild:
+                w += n
+            elif card == "SB":
+                sb += n
+            elif card == "HR":
+                hr += n
             else:
-                r = c % 13
-                nat[r] += 1
-                masks[c // 13] |= _POSITION_BITS[r]
+                try:
+                    r, suit, bits = _NATURAL[card]
+                except (KeyError, TypeError):
+                    parse_card(card)
+                    raise
+                nat[r] += n
+                masks[suit] |= bits
         self.lv, self.nat, self.masks, self.w, self.sb, self.hr = lv, nat, masks, w, sb, hr
+
+
+def _counted(hand: Sequence[str] | str | Mapping[str, int]) -> Iterable[tuple[str, int]]:
+    """(card, copies) pairs of a hand given as cards or as a card multiset (``Counter``)."""
+    if isinstance(hand, Mapping):
+        return hand.items()
+    if isinstance(hand, str):
+        hand = hand.replace(",", " ").split()
+    try:
+        return Counter(hand).items()
+    except TypeError:
+        parse_cards(hand)
+        raise
+
+
+_FLUSH_STARTS: dict[int, int] = {}
+"""Memo of :func:`_flush_starts` by ``mask | need << 16`` (a suit mask takes at most 2^13 values)."""
+
+
+def _flush_starts(mask: int, need: int) -> int:
+    """Bit ``s`` set for each window start ``s`` (1–10) holding ``need`` or more cards of ``mask``."""
+    key = mask | need << 16
+    starts = _FLUSH_STARTS.get(key)
+    if starts is None:
+        starts = _FLUSH_STARTS[key] = sum(
+            1 << start for start, window in _FLUSH_WINDOWS if (mask & window).bit_count() >= need
+        )
+    return starts
 
 
 def _has_flush(h: _Counts, above: int) -> bool:
     need = 5 - h.w
-    for start, window in _FLUSH_WINDOWS:
-        if start > above:
-            for mask in h.masks:
-                if (mask & window).bit_count() >= need:
-                    return True
-    return False
+    shift = above + 1
+    return any(_flush_starts(m, need) >> shift for m in h.masks)
 
 
 def _has_group_sequence(h: _Counts, width: int, length: int, above: int) -> bool:
@@ -406,36 +443,67 @@ def _has_same_type(h: _Counts, t: str, v: int, joker_pair: bool) -> bool:
     return _has_group_sequence(h, 3, 2, v)
 
 
+class BeatProbe:
+    """A hand prepared once for many "can it beat this table?" questions (§4), from counts alone.
+
+    The counts and the facts that do not depend on the table (its bombs, the joker bomb, whether
+    it holds any straight flush) are worked out once, so the replayer, which asks at every pass
+    of a seat until the seat plays again, pays only the comparison with each table.
+    """
+
+    __slots__ = ("_big_bomb", "_bombs", "_flush", "_h", "_joker_bomb", "_joker_pair", "_level")
+
+    def __init__(
+        self, hand: Sequence[str] | str | Mapping[str, int], level: str, *, full_house_joker_pair: bool = True
+    ) -> None:
+        """``hand``: cards as in :func:`can_beat`, or a card multiset such as a ``Counter``."""
+        lv = level_index(level)
+        h = self._h = _Counts(_counted(hand), lv)
+        self._level = level
+        self._joker_pair = full_house_joker_pair
+        self._joker_bomb = h.sb == 2 and h.hr == 2
+        w = h.w
+        self._bombs = [(n + w, 13 if r == lv else r) for r, n in enumerate(h.nat) if n >= 2 and n + w >= 4]
+        """(largest bomb size, rank value) per rank that can bomb: two naturals at least, 4+ cards."""
+        self._big_bomb = any(size >= 6 for size, _ in self._bombs)
+        self._flush: bool | None = None
+        """Whether any straight flush can be formed; computed on first need."""
+
+    def beats(self, table: Combo) -> bool:
+        """Whether some play from the hand beats ``table`` (§4)."""
+        cls = strength_class(table)
+        if cls == 5:
+            return False
+        if self._joker_bomb:
+            return True
+        h = self._h
+        v = rank_value(table, self._level)
+        bombs = self._bombs
+        if cls == 4:
+            return any(size > table.size or (size == table.size and bv > v) for size, bv in bombs)
+        if self._big_bomb:
+            return True
+        if cls == 3:
+            return _has_flush(h, v)
+        if self._flush is None:
+            self._flush = _has_flush(h, 0)
+        if self._flush:
+            return True
+        if cls == 2:
+            return any(size == 5 and bv > v for size, bv in bombs)
+        if cls == 1:
+            return any(size == 5 or bv > v for size, bv in bombs)
+        if bombs:
+            return True
+        return _has_same_type(h, table.type, v, self._joker_pair)
+
+
 def can_beat(
     hand: Sequence[str] | str, level: str, table: Combo, *, full_house_joker_pair: bool = True
 ) -> bool:
     """Whether some play from ``hand`` beats ``table`` (§4), from rank counts only.
 
-    Agrees with ``bool(legal_moves(hand, level, table))`` without enumerating the moves.
+    Agrees with ``bool(legal_moves(hand, level, table))`` without enumerating the moves. For many
+    tables against one hand, build a :class:`BeatProbe` once instead.
     """
-    lv = level_index(level)
-    h = _Counts(parse_cards(hand), lv)
-    cls = strength_class(table)
-    if cls == 5:
-        return False
-    if h.sb == 2 and h.hr == 2:
-        return True
-    v = rank_value(table, level)
-    w = h.w
-    # (largest bomb size, rank value) per rank that can bomb: two naturals at least, 4+ cards
-    bombs = [(n + w, 13 if r == lv else r) for r, n in enumerate(h.nat) if n >= 2 and n + w >= 4]
-    if cls == 4:
-        return any(size > table.size or (size == table.size and bv > v) for size, bv in bombs)
-    if any(size >= 6 for size, _ in bombs):
-        return True
-    if cls == 3:
-        return _has_flush(h, v)
-    if _has_flush(h, 0):
-        return True
-    if cls == 2:
-        return any(size == 5 and bv > v for size, bv in bombs)
-    if cls == 1:
-        return any(size == 5 or bv > v for size, bv in bombs)
-    if bombs:
-        return True
-    return _has_same_type(h, table.type, v, full_house_joker_pair)
+    return BeatProbe(hand, level, full_house_joker_pair=full_house_joker_pair).beats(table)

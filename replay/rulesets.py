@@ -1,4 +1,4 @@
-"""Rulesets as data: every rule parameter that differs between rule books (rules.md §6, §7, §10).
+"""Rulesets as data: every rule parameter that differs between rule books (rules.md §6–§8, §10).
 
 A ruleset is a frozen dataclass; the engine reads its fields and never branches on its id.
 The four built-in rulesets restate the rule books; a club or platform variant is a TOML or
@@ -22,6 +22,7 @@ PassARule = Literal["first_and_partner_not_last", "first_and_second"]
 AFailureCounts = Literal["any_unpassed", "one_four_only"]
 AFailureAction = Literal["none", "lose_round", "back_to_two"]
 DrawBreaker = Literal["none", "declarers", "extra_deal"]
+RedCardEffect = Literal["lose_deal", "lose_round"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,27 @@ class ARule:
 
 
 @dataclass(frozen=True, slots=True)
+class CardPenalty:
+    """Referee yellow and red cards (rules.md §8; BCTA rule book, 裁判員紅黃牌的使用規則).
+
+    The BCTA rule book: three yellow cards for one player in one deal (一局) make a red card, which
+    ends that deal and loses it (當局判負); the side of a player shown two red cards in one round
+    (一輪) loses the round (判本輪次為負). rules.md §8 says "three yellow cards in a round → the
+    round is lost"; the rule book wins. The national, Huai'an and Jiangsu rule books have no card
+    system: their rulesets take these defaults, which read a logged card the BCTA way for one deal
+    (three yellows make a red, a red loses the deal) but never lose the round for reds.
+    """
+
+    yellows_per_red: int | None = 3
+    """Yellow cards for one player within one deal that make a red card (``None``: never)."""
+    red_effect: RedCardEffect = "lose_deal"
+    """``lose_deal``: scored like a foul, the deal forfeited as a double win for the other team and
+    the next deal without tribute; ``lose_round``: the player's side loses the round at once."""
+    reds_per_round_loss: int | None = None
+    """Red cards for one player within the round that lose it for the player's side (``None``: never)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Ruleset:
     """All parameters of one ruleset. Build variants with :func:`load_ruleset` or ``replace``."""
 
@@ -78,6 +100,8 @@ class Ruleset:
     full_house_joker_pair: bool = True
     """A full house may carry a pair of jokers (rule books: allowed)."""
     max_level: str = "A"
+    card_penalty: CardPenalty = field(default_factory=CardPenalty)
+    """Yellow and red cards (rules.md §8); defaults documented on :class:`CardPenalty`."""
 
 
 NATIONAL = Ruleset(
@@ -107,6 +131,7 @@ BCTA = Ruleset(
     a=ARule(failure_limit=3, failure_action="lose_round"),
     default_format=RoundFormat(kind="timed_deals", deals=11, minutes=60),
     draw_breaker="declarers",
+    card_penalty=CardPenalty(yellows_per_red=3, red_effect="lose_deal", reds_per_round_loss=2),
 )
 
 JIANGSU = Ruleset(
@@ -131,7 +156,7 @@ NJUPT = Ruleset(
 
 BUILTIN: dict[str, Ruleset] = {r.id: r for r in (NATIONAL, HUAIAN, BCTA, JIANGSU, NJUPT)}
 
-_NESTED = {"returns": ReturnRule, "a": ARule, "default_format": RoundFormat}
+_NESTED = {"returns": ReturnRule, "a": ARule, "default_format": RoundFormat, "card_penalty": CardPenalty}
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:

@@ -66,6 +66,8 @@ class DealState:
     claimed_leader: str | None
     started_at: datetime | None
     levels_before: dict[str, str]
+    wild: str = ""
+    """The deal's wild card, the heart level card (rules.md §2)."""
     tribute_kind: str = "none"
     leader: str | None = None
     turn: str | None = None

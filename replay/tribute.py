@@ -160,7 +160,7 @@ class TributePhase:
                 return self._error(
                     seq, ErrorCode.CARD_NOT_IN_HAND, f"tribute card {card} is not in {giver}'s hand"
                 )
-            allowed = tribute_candidates(hand.elements(), level)
+            allowed = tribute_candidates(list(hand), level)
             if card not in allowed:
                 return self._error(
                     seq,

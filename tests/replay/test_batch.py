@@ -3,15 +3,18 @@ invalid matches quarantined (contract in schemas/tables.py and the issue)."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import pyarrow as pa
+import pytest
 from replay_builder import Log
 
-from replay import replay_batch
+from replay import replay_batch, replay_match
+from replay.replayer import PLAY_COLUMNS, TABLES
 from schemas.tables import DERIVED, RAW_EVENTS
 
 
@@ -90,3 +93,47 @@ def test_rows_in_any_order_and_missing_seq_from_bad_line() -> None:
 def test_empty_batch() -> None:
     out = replay_batch(raw_rows([]))
     assert all(t.num_rows == 0 for t in out.values())
+
+
+def test_play_tuples_follow_the_plays_schema() -> None:
+    """``plays`` rows travel as tuples (replay.replayer.PLAY_COLUMNS) into ``replay_batch``'s Arrow
+    columns: their order must be the schema's, or columns would be silently swapped."""
+    assert tuple(DERIVED["plays"].names) == PLAY_COLUMNS
+
+
+def test_batch_plays_equal_the_replayed_rows() -> None:
+    """The Arrow ``plays`` table of ``replay_batch`` holds exactly the rows ``replay_match`` derives."""
+    log = valid_log()
+    out = replay_batch(raw_rows(log.events))
+    assert out["plays"].to_pylist() == log.replay().rows["plays"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_replay_leaves_the_garbage_collector_as_it_was(enabled: bool) -> None:
+    """``paused_gc`` pauses the collector during a replay and restores the caller's setting."""
+    log = valid_log()
+    was = gc.isenabled()
+    try:
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
+        replay_match(log.events)
+        replay_batch(raw_rows(log.events))
+        assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_row_tables_of_valid_and_invalid_matches() -> None:
+    """A valid match holds every derived table (``plays`` included); an invalid one only ``matches``."""
+    log = valid_log()
+    rows = replay_match(log.events).rows
+    assert sorted(rows) == sorted(TABLES) and len(rows) == len(TABLES)
+    assert len(rows["plays"]) == len(rows.play_tuples) > 0
+    log.events[5]["seat"] = "S" if log.events[5]["seat"] != "S" else "N"
+    bad = replay_match(log.events).rows
+    assert list(bad) == ["matches"] and bad.play_tuples == []
+    with pytest.raises(KeyError):
+        bad["plays"]

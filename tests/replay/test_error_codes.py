@@ -347,3 +347,16 @@ def test_the_valid_bases_are_valid() -> None:
 
     assert replay_match(_one_deal().events).status == "valid"
     assert replay_match(_finish(_tribute(_two_deals())).events).status == "valid"
+
+
+def test_three_copies_from_a_hidden_hand_are_no_combination() -> None:
+    """rules.md §1: two decks hold every card twice, so three copies played from a hand the log
+    does not show are ``not_a_combination`` at that play (not an exception of the replayer)."""
+    from replay import replay_match
+
+    log = Log()
+    log.deal(leader="E", seed=1, hide=("E",))
+    log.play("E", ["S3", "S3", "S3"])
+    result = replay_match(log.events)
+    assert result.error is not None
+    assert (result.error.code, result.error.seq) == (ErrorCode.NOT_A_COMBINATION, 2)

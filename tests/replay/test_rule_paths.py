@@ -347,13 +347,13 @@ def test_level_adjust_sets_levels() -> None:
     assert r.status == "valid", r.error
 
 
-@pytest.mark.parametrize("kind", ["forfeit_match", "red_card"])
-def test_forfeit_and_red_card_lose_the_round(kind: str) -> None:
-    """rules.md §8: a forfeit (or a bcta red card) ends the match for the other team, mid-deal too."""
+def test_forfeit_loses_the_round() -> None:
+    """rules.md §8: a forfeit ends the match for the other team, mid-deal too (red cards:
+    ``test_card_penalties.py``)."""
     log = Log("bcta")
     log.deal(leader="E", seed=1)
     log.play("E", [log.highest("E")])
-    log.ruling(kind, seat="N")
+    log.ruling("forfeit_match", seat="N")
     log.end("forfeit", "EW")
     r = log.replay()
     assert r.status == "valid", r.error
@@ -372,19 +372,3 @@ def test_partial_match_without_a_hand() -> None:
     assert hands["S"]["hand"] is None and hands["S"]["jokers"] is None
     s_passes = [p for p in r.rows["plays"] if p["seat"] == "S" and p["action"] == "pass"]
     assert s_passes and all(p["could_beat"] is None for p in s_passes)
-
-
-def test_third_yellow_card_is_a_red_card() -> None:
-    """rules.md §8 bcta: three yellow cards for a player in a round → red card, the round is lost."""
-    log = Log("bcta")
-    log.ruling("yellow_card", seat="S")
-    log.ruling("yellow_card", seat="N")
-    first_deal(log, ["E", "W"], {"EW": "5", "NS": "2"})
-    log.ruling("yellow_card", seat="S")
-    log.deal("5", "EW", seed=2, give={"N": ["HR"], "S": ["HR"]})
-    log.ruling("yellow_card", seat="S")
-    log.end("forfeit", "EW")
-    r = log.replay()
-    assert r.status == "valid", r.error
-    assert [x["kind"] for x in r.rows["rulings"]] == ["yellow_card"] * 4
-    assert r.rows["matches"][0]["winner"] == "EW"
