@@ -33,7 +33,9 @@ class Runner:
 
     def __enter__(self) -> Runner:
         if self.workers > 1:
-            self._pool = multiprocessing.get_context("fork").Pool(self.workers)
+            # spawn, not fork: forking a process that runs threads (a test runner, a UI) can copy
+            # a held lock into the child and hang it.
+            self._pool = multiprocessing.get_context("spawn").Pool(self.workers)
         return self
 
     def __exit__(

@@ -125,8 +125,10 @@ def test_bad_arguments_are_named(tmp_path: Path, kwargs: dict[str, Any], message
 
 
 def test_league_skill_wins(tmp_path: Path) -> None:
-    """In a league, higher true skill wins more rounds (Spearman > 0.2, p < 0.05; halves ≥ 5 points apart)."""
-    simulate_to_dir(tmp_path, "league", players=48, rounds=12, format="deals:3", seed=3)
+    """In a league (bcta's 60-minute / 11-deal rounds), higher true skill wins clearly more rounds:
+    Spearman > 0.3 (p < 0.01) and the more skilled half wins ≥ 59 % (halves ≥ 18 points apart; the
+    first bots managed 55–60 % on such leagues, the issue 4 follow-up aims at 60–65 %)."""
+    simulate_to_dir(tmp_path, "league", players=48, rounds=12, seed=3)
     skill = {p["id"]: p["skill"] for p in orjson.loads((tmp_path / "players.json").read_bytes())}
     wins: Counter[str] = Counter()
     games: Counter[str] = Counter()
@@ -143,13 +145,13 @@ def test_league_skill_wins(tmp_path: Path) -> None:
     ids = sorted(games, key=lambda p: skill[p])
     rate = {p: wins[p] / games[p] for p in ids}
     rho, p_value = spearmanr([skill[p] for p in ids], [rate[p] for p in ids])
-    assert rho > 0.2 and p_value < 0.05
+    assert rho > 0.3 and p_value < 0.01
     low, high = ids[: len(ids) // 2], ids[len(ids) // 2 :]
 
     def pooled(group: list[str]) -> float:
         return sum(wins[p] for p in group) / sum(games[p] for p in group)
 
-    assert pooled(high) - pooled(low) >= 0.05
+    assert pooled(high) - pooled(low) >= 0.18
 
 
 def test_league_varies_partners_over_months(tmp_path: Path) -> None:
