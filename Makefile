@@ -2,8 +2,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo
+.PHONY: test lint demo dagster bench screenshots
 
+# Create .venv when missing and (re)install from pyproject.toml when it changed.
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
@@ -15,3 +16,18 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 -m "not slow"
+
+# Sample tournament + league into an empty store (./data or $$GDAN_STORE), pipeline, dashboards.
+demo: $(STAMP)
+	$(VENV)/bin/gdan demo
+
+# The Dagster UI over the same store.
+dagster: $(STAMP)
+	$(VENV)/bin/dagster dev -m pipelines.definitions
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_pipeline.py
+
+# Refresh docs/screenshots/*.png (the README's pictures) with the browser test.
+screenshots: $(STAMP)
+	GDAN_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/dashboards/test_dash_browser.py -p no:xdist

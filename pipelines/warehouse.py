@@ -42,28 +42,74 @@ def _empty_view_sql(schema: pa.Schema) -> str:
     return f"SELECT {cols} WHERE FALSE"
 
 
+def view_statements(store: str | Path) -> dict[str, str]:
+    """The ``CREATE OR REPLACE VIEW`` statement of every known table, by name.
+
+    Each view selects exactly the schema's columns: the store's own partition folders
+    (``batch=``, ``bucket=``) are storage detail, not data. A table with no files yet is a
+    typed empty view. Paths are absolute, so a database file holding these views works from
+    any directory.
+    """
+    out = {}
+    for name, schema in ALL_TABLES.items():
+        folder = table_dir(Path(store).absolute(), name)
+        if any(folder.rglob("*.parquet")):
+            pattern = (folder / "**" / "*.parquet").as_posix().replace("'", "''")
+            cols = ", ".join(f'"{f.name}"' for f in schema)
+            body = (f"SELECT {cols} FROM read_parquet('{pattern}', hive_partitioning = true, "
+                    "union_by_name = true)")
+        else:
+            body = _empty_view_sql(schema)
+        out[name] = f'CREATE OR REPLACE VIEW "{name}" AS {body}'
+    return out
+
+
 def create_views(con: duckdb.DuckDBPyConnection, store: str | Path) -> list[str]:
-    """Create or replace one view per known table; a table with no files yet is an empty view.
+    """Create or replace one view per known table (see :func:`view_statements`).
 
     Returns the names of the tables that have data.
     """
     with_data = []
-    for name, schema in ALL_TABLES.items():
-        folder = table_dir(store, name)
-        if any(folder.rglob("*.parquet")):
-            pattern = (folder / "**" / "*.parquet").as_posix()
-            con.execute(
-                f"CREATE OR REPLACE VIEW \"{name}\" AS SELECT * FROM read_parquet("
-                f"'{pattern}', hive_partitioning = true, union_by_name = true)"
-            )
+    for name, statement in view_statements(store).items():
+        con.execute(statement)
+        if "read_parquet(" in statement:
             with_data.append(name)
-        else:
-            con.execute(f"CREATE OR REPLACE VIEW \"{name}\" AS {_empty_view_sql(schema)}")
     return with_data
 
 
-def connect(store: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with a view per table of the store (read-only use)."""
-    con = duckdb.connect(":memory:")
+def write_warehouse(store: str | Path) -> Path:
+    """(Re)build ``<store>/warehouse.duckdb``, a file of views for SQL users, atomically.
+
+    Built in a temp file and renamed over the old one, so an open reader keeps a consistent
+    file; left untouched when its views would not change (a rerun with nothing new writes
+    nothing). Only the pipeline's ``warehouse`` asset calls this; readers use :func:`connect`.
+    """
+    root = Path(store).absolute()
+    target = root / "warehouse.duckdb"
+    script = ";\n".join(view_statements(root).values()) + ";\n"
+    record = root / "state" / "warehouse.sql"
+    if target.exists() and record.exists() and record.read_text() == script:
+        return target
+    tmp = target.with_name(f".warehouse-{os.getpid()}.duckdb")
+    tmp.unlink(missing_ok=True)
+    con = duckdb.connect(str(tmp))
+    try:
+        con.execute(script)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    os.replace(tmp, target)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(script)
+    return target
+
+
+def connect(store: str | Path | None = None, *, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a view per table of the store (read-only use).
+
+    ``memory_limit`` (e.g. ``"512MB"``) caps DuckDB's memory; larger work spills to disk.
+    """
+    config = {"memory_limit": memory_limit} if memory_limit else {}
+    con = duckdb.connect(":memory:", config=config)
     create_views(con, store_path(store))
     return con

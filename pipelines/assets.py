@@ -1,0 +1,141 @@
+"""The pipeline's Dagster assets and asset checks (issue 5): ingest -> replay -> (scoring) -> warehouse.
+
+The assets write the store themselves (append batches, see ``pipelines.steps``) and return
+metadata only, so no IO manager is involved. Asset keys of the replayed tables are the table
+names, which the scoring assets depend on. (No ``from __future__ import annotations``: Dagster
+checks the ``context`` annotation at runtime.)
+"""
+
+from collections.abc import Iterator
+
+import duckdb
+from dagster import (
+    AssetCheckResult,
+    AssetChecksDefinition,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AssetSpec,
+    MaterializeResult,
+    asset,
+    asset_check,
+    multi_asset,
+)
+
+from pipelines import checks
+from pipelines.resources import StoreResource
+from pipelines.scoring.assets import ASSETS as SCORING_ASSETS
+from pipelines.state import load_last_run, load_state, save_last_run
+from pipelines.steps import ingest_step, replay_step
+from pipelines.store import Store
+from pipelines.warehouse import connect, write_warehouse
+from schemas import ALL_TABLES
+from schemas.tables import DERIVED, RAW_EVENTS
+
+
+def _doc(schema_doc: bytes | None, fallback: str) -> str:
+    return schema_doc.decode() if schema_doc else fallback
+
+
+@asset(
+    key="raw_events",
+    group_name="ingest",
+    description="Ingest new *.jsonl / *.jsonl.gz (and importable foreign) files from <store>/inbox: "
+    "each file read once (content hash), every line kept as received. "
+    + _doc((RAW_EVENTS.metadata or {}).get(b"doc"), ""),
+)
+def raw_events(store: StoreResource) -> MaterializeResult:
+    report = ingest_step(store.store(), workers=store.replay_workers or None)
+    return MaterializeResult(metadata=report.as_metadata())
+
+
+@multi_asset(
+    specs=[
+        AssetSpec(name, deps=["raw_events"], group_name="replay", skippable=True,
+                  description=_doc((schema.metadata or {}).get(b"doc"), name))
+        for name, schema in DERIVED.items()
+    ],
+    can_subset=False,
+)
+def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Iterator[MaterializeResult]:
+    """Replay every complete, not yet replayed match (``replay.replay_batch``) into the derived tables.
+
+    When nothing was committed since the last complete run (and every downstream table
+    exists), it reports no materialization, so Dagster skips the downstream assets: a rerun
+    with nothing new recomputes nothing. ``StoreResource.refresh`` forces the downstream run.
+    """
+    the_store = store.store()
+    report = replay_step(the_store, workers=store.replay_workers or None)
+    if not (store.refresh or _changed_since_last_run(the_store)):
+        context.log.info("nothing new since the last complete run: downstream assets skipped")
+        return
+    summary = report.as_metadata()
+    for name in DERIVED:
+        yield MaterializeResult(asset_key=name, metadata={"rows_added": report.rows_written[name], **summary})
+
+
+SCORING_KEYS: list[AssetKey] = [
+    key for defn in SCORING_ASSETS if isinstance(defn, AssetsDefinition) for key in defn.keys
+]
+TABLE_KEYS: list[AssetKey] = [AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED), *SCORING_KEYS]
+
+
+def _changed_since_last_run(store: Store) -> bool:
+    """New batches since the warehouse asset last finished, or a downstream table never written."""
+    if load_state(store.state_dir).committed != load_last_run(store.state_dir):
+        return True
+    stored = [k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES]
+    return not all(store.table_path(name).exists() for name in stored)
+
+
+@asset(deps=TABLE_KEYS, group_name="warehouse")
+def warehouse(store: StoreResource) -> MaterializeResult:
+    """DuckDB views over every Parquet table in <store>/warehouse.duckdb (for dagster/SQL users).
+
+    Runs last, so it also records the committed batches as those of the last complete run.
+    """
+    the_store = store.store()
+    path = write_warehouse(the_store.root)
+    save_last_run(the_store.state_dir, load_state(the_store.state_dir).committed)
+    return MaterializeResult(metadata={"path": str(path)})
+
+
+CHECK_MEMORY = "512MB"
+"""DuckDB memory cap of the asset checks (they scan whole tables; DuckDB spills beyond it)."""
+
+
+def _con(store: Store) -> duckdb.DuckDBPyConnection:
+    return connect(store.root, memory_limit=CHECK_MEMORY)
+
+
+@asset_check(asset="matches", description="every ingested match is exactly one of "
+             "valid / partial / invalid / incomplete, and every raw row is accounted for")
+def match_statuses_check(store: StoreResource) -> AssetCheckResult:
+    the_store = store.store()
+    passed, meta = checks.memoized(
+        the_store, "match_statuses", ["raw_events", "matches"],
+        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)))
+    return AssetCheckResult(passed=passed, metadata=meta)
+
+
+@asset_check(asset="matches", description="no duplicate match ids in matches")
+def unique_match_ids_check(store: StoreResource) -> AssetCheckResult:
+    the_store = store.store()
+    passed, meta = checks.memoized(the_store, "unique_match_ids", ["matches"],
+                                   lambda: checks.unique_match_ids(_con(the_store)))
+    return AssetCheckResult(passed=passed, metadata=meta)
+
+
+@asset_check(asset="deals", description="card conservation: every fully known deal is two full decks "
+             "(rules.md §1), every deal of a valid match has four hands")
+def card_conservation_check(store: StoreResource) -> AssetCheckResult:
+    the_store = store.store()
+    passed, meta = checks.memoized(the_store, "card_conservation", ["deal_hands", "deals", "matches"],
+                                   lambda: checks.card_conservation(_con(the_store)))
+    return AssetCheckResult(passed=passed, metadata=meta)
+
+
+PIPELINE_ASSETS: list[AssetsDefinition] = [raw_events, replayed_tables, *SCORING_ASSETS, warehouse]
+PIPELINE_CHECKS: list[AssetChecksDefinition] = [
+    match_statuses_check, unique_match_ids_check, card_conservation_check,
+]

@@ -1,0 +1,139 @@
+"""The pipeline's data checks (issue 5 "Asset checks"), as SQL over the store's views.
+
+Each check returns ``(passed, metadata)``; the Dagster asset checks in ``pipelines.assets``
+and the tests call the same functions. :func:`memoized` skips a check whose tables have not
+changed since it last ran, so a rerun with nothing new does not rescan every deal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from pipelines.state import INCOMPLETE, StoreState
+from pipelines.store import Store
+
+CheckResult = tuple[bool, dict[str, int | str]]
+
+
+def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckResult:
+    """Every ingested match is exactly one of valid / partial / invalid / incomplete.
+
+    A match id seen in ``raw_events`` must be either in ``matches`` (with a replayed status)
+    or held as incomplete in the state, never both and never neither; and every raw row
+    belongs to such a match or is a malformed line (rows in = valid + partial + invalid +
+    incomplete + malformed).
+    """
+    incomplete = pa.table({"match_id": [m for m, i in state.matches.items() if i.status == INCOMPLETE]},
+                          schema=pa.schema([("match_id", pa.string())]))
+    con.register("_incomplete", incomplete)
+    try:
+        row = con.execute(
+            """
+            WITH r AS (SELECT match_id, count(*) AS n FROM raw_events
+                       WHERE parse_error IS NULL GROUP BY match_id),
+                 m AS (SELECT match_id, status FROM matches),
+                 i AS (SELECT match_id FROM _incomplete)
+            SELECT
+              (SELECT count(*) FROM r WHERE match_id NOT IN (SELECT match_id FROM m)
+                                        AND match_id NOT IN (SELECT match_id FROM i)) AS neither,
+              (SELECT count(*) FROM m WHERE match_id IN (SELECT match_id FROM i)) AS both,
+              (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
+              (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
+              (SELECT count(*) FROM m WHERE status NOT IN ('valid', 'partial', 'invalid')) AS bad_status,
+              (SELECT count(*) FROM raw_events) AS rows_in,
+              (SELECT count(*) FROM raw_events WHERE parse_error IS NOT NULL) AS rows_malformed,
+              (SELECT coalesce(sum(n), 0) FROM r JOIN m USING (match_id)) AS rows_replayed,
+              (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete
+            """
+        ).fetchone()
+    finally:
+        con.unregister("_incomplete")
+    assert row is not None
+    names = ["neither", "both", "replayed_not_raw", "incomplete_not_raw", "bad_status",
+             "rows_in", "rows_malformed", "rows_replayed", "rows_incomplete"]
+    meta: dict[str, int | str] = dict(zip(names, (int(v) for v in row), strict=True))
+    by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
+    meta.update({f"matches_{s}": int(n) for s, n in by_status})
+    meta[f"matches_{INCOMPLETE}"] = incomplete.num_rows
+    rows_ok = meta["rows_in"] == meta["rows_malformed"] + meta["rows_replayed"] + meta["rows_incomplete"]
+    passed = rows_ok and all(meta[k] == 0 for k in names[:5])
+    return passed, meta
+
+
+def unique_match_ids(con: duckdb.DuckDBPyConnection) -> CheckResult:
+    """No match id occurs twice in ``matches``."""
+    dupes = con.execute(
+        "SELECT match_id, count(*) AS n FROM matches GROUP BY match_id HAVING n > 1 ORDER BY match_id LIMIT 5"
+    ).fetchall()
+    total = con.execute("SELECT count(*) - count(DISTINCT match_id) FROM matches").fetchone()
+    extra = int(total[0]) if total else 0
+    return extra == 0, {"duplicate_rows": extra, "examples": ", ".join(m for m, _ in dupes)}
+
+
+def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
+    """Every deal with all four hands known was dealt exactly two full decks (rules.md §1).
+
+    108 cards, each of the 54 card codes exactly twice; and every deal of a ``valid`` match
+    has its four hands (a deal with a missing hand makes the match ``partial``, events.md).
+    """
+    row = con.execute(
+        """
+        WITH full_deals AS (
+            SELECT match_id, deal_no FROM deal_hands
+            GROUP BY match_id, deal_no HAVING count(hand) = 4),
+        cards AS (
+            SELECT match_id, deal_no, unnest(hand) AS card
+            FROM deal_hands JOIN full_deals USING (match_id, deal_no)),
+        per_card AS (
+            SELECT match_id, deal_no, card, count(*) AS c FROM cards GROUP BY ALL),
+        bad AS (
+            SELECT match_id, deal_no FROM per_card GROUP BY match_id, deal_no
+            HAVING count(*) <> 54 OR min(c) <> 2 OR max(c) <> 2),
+        valid_deals AS (
+            SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
+            WHERE m.status = 'valid')
+        SELECT
+            (SELECT count(*) FROM full_deals),
+            (SELECT count(*) FROM bad),
+            (SELECT count(*) FROM valid_deals v ANTI JOIN full_deals f USING (match_id, deal_no)),
+            (SELECT string_agg(match_id || '#' || deal_no, ', ') FROM (SELECT * FROM bad LIMIT 5))
+        """
+    ).fetchone()
+    assert row is not None
+    checked, bad, valid_without_hands, examples = row
+    meta: dict[str, int | str] = {
+        "deals_checked": int(checked),
+        "deals_not_two_decks": int(bad),
+        "valid_deals_without_four_hands": int(valid_without_hands),
+        "examples": examples or "",
+    }
+    return bad == 0 and valid_without_hands == 0, meta
+
+
+
+def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
+    """``compute()``, or its saved result when ``tables`` and the committed batches are unchanged.
+
+    The key is the list of committed batches plus the live version folder of each table:
+    appends add a batch and full replaces change the folder, so an equal key means equal data.
+    """
+    from pipelines.state import load_state
+
+    key = [load_state(store.state_dir).committed,
+           [str(store.table_path(t).resolve()) if store.table_path(t).exists() else "" for t in tables]]
+    path = store.state_dir / "checks.json"
+    saved = orjson.loads(path.read_bytes()) if path.exists() else {}
+    entry = saved.get(name)
+    if entry is not None and entry["key"] == key:
+        return bool(entry["passed"]), {**entry["metadata"], "cached": "tables unchanged since the last check"}
+    passed, meta = compute()
+    saved[name] = {"key": key, "passed": passed, "metadata": meta}
+    tmp = path.with_name(f".checks-{os.getpid()}.json")
+    tmp.write_bytes(orjson.dumps(saved))
+    os.replace(tmp, path)
+    return passed, meta

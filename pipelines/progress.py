@@ -1,0 +1,56 @@
+"""Progress reporting from inside assets, shown by ``gdan run`` as rich progress bars.
+
+Assets run in the ``gdan`` process (in-process executor), so a module-level reporter is
+enough: :func:`track` is a no-op unless :func:`show_with` installed a rich ``Progress``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rich.progress import Progress, TaskID
+
+_progress: Progress | None = None
+
+
+@dataclass(slots=True)
+class Tracker:
+    """One progress bar: set its total when known, advance it as work is done."""
+
+    _task: TaskID | None = None
+
+    def total(self, total: int) -> None:
+        if _progress is not None and self._task is not None:
+            _progress.update(self._task, total=total)
+
+    def advance(self, amount: int = 1) -> None:
+        if _progress is not None and self._task is not None:
+            _progress.advance(self._task, amount)
+
+
+@contextmanager
+def track(description: str, total: int | None = None) -> Iterator[Tracker]:
+    """A progress bar for one stage (shown only under :func:`show_with`); completes it on exit."""
+    if _progress is None:
+        yield Tracker()
+        return
+    task = _progress.add_task(description, total=total)
+    try:
+        yield Tracker(task)
+    finally:
+        done = next(t for t in _progress.tasks if t.id == task)
+        _progress.update(task, total=done.total or 1, completed=done.total or 1)
+
+
+@contextmanager
+def show_with(progress: Progress) -> Iterator[None]:
+    """Route every :func:`track` inside this block to ``progress``."""
+    global _progress
+    previous, _progress = _progress, progress
+    try:
+        yield
+    finally:
+        _progress = previous
+

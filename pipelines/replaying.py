@@ -1,0 +1,317 @@
+"""Replay step: complete matches -> derived tables, in parallel processes (issue 5, step 2).
+
+A match is replayed once, when its ``match_end`` has arrived (until then it is held as
+``incomplete``). Its events are gathered from every raw batch that holds some of them, and an
+event delivered again by another file (same match, seq and content hash as an event of an
+earlier file) is dropped. A line repeated *within* one file is kept: that log itself is faulty,
+and the replay reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
+Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool. Raw rows are
+read in slices of whole matches of one hash bucket and results are written as they come, so
+memory stays bounded however large the input.
+
+Nothing is lost: malformed lines become ``quarantine`` rows (``malformed_line``), and rows
+that arrive after their match was replayed are dropped when they repeat an event of it, else
+quarantined (``duplicate_seq`` when the seq exists with other content, else
+``event_out_of_place``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipelines.ingest import MALFORMED_BUCKET
+from pipelines.pool import ordered_map
+from pipelines.state import MatchInfo, StoreState
+from pipelines.store import BATCH_PREFIX, Store
+from replay.errors import ErrorCode
+from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS
+
+ReplayFn = Callable[[pa.Table], dict[str, pa.Table]]
+CHUNK_EVENTS = 20_000
+"""Events per task sent to a worker: whole matches, about 150 deals."""
+SLICE_EVENTS = 100_000
+"""Raw rows read into memory at once (whole matches of one bucket)."""
+
+
+def default_replay_fn() -> ReplayFn:
+    """``replay.replay_batch`` (imported late: the replayer is a separate part)."""
+    from replay import replay_batch
+
+    return replay_batch
+
+
+@dataclass(slots=True)
+class ReplayReport:
+    """What one replay run did (asset metadata, CLI summary)."""
+
+    batch_id: str
+    matches: int = 0
+    events: int = 0
+    duplicates: int = 0
+    late_rows: int = 0
+    malformed_quarantined: int = 0
+    rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DERIVED, 0))
+    statuses: dict[str, int] = field(default_factory=dict)
+    missing_from_replay: list[str] = field(default_factory=list)
+
+    def as_metadata(self) -> dict[str, int | str]:
+        return {
+            "batch": self.batch_id,
+            "matches_replayed": self.matches,
+            "events_replayed": self.events,
+            "duplicates_dropped": self.duplicates,
+            "late_rows": self.late_rows,
+            "malformed_quarantined": self.malformed_quarantined,
+            **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
+        }
+
+
+class _TableWriters:
+    """One Parquet file per derived table in the staged batch, appended chunk by chunk."""
+
+    def __init__(self, store: Store, batch_id: str, report: ReplayReport) -> None:
+        self.store = store
+        self.batch_id = batch_id
+        self.report = report
+        self.writers: dict[str, pq.ParquetWriter] = {}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        schema = DERIVED[name]
+        data = table.select(schema.names).cast(schema)
+        writer = self.writers.get(name)
+        if writer is None:
+            path = self.store.stage_dir(self.batch_id, name) / "part-0.parquet"
+            writer = self.writers[name] = pq.ParquetWriter(path, schema, compression="zstd")
+        writer.write_table(data)
+        self.report.rows_written[name] += data.num_rows
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+
+
+def replay_ready(
+    store: Store,
+    state: StoreState,
+    batch_id: str,
+    *,
+    replay_fn: ReplayFn | None = None,
+    workers: int | None = None,
+    on_total: Callable[[int], None] | None = None,
+    advance: Callable[[int], None] | None = None,
+) -> ReplayReport:
+    """Replay every ready match into staged batch ``batch_id`` and update ``state``.
+
+    The caller publishes the batch and saves ``state`` (the commit). ``on_total`` gets the
+    number of events to replay, ``advance`` the events done per finished chunk.
+    """
+    fn = replay_fn or default_replay_fn()
+    workers = workers or os.cpu_count() or 1
+    report = ReplayReport(batch_id)
+    writers = _TableWriters(store, batch_id, report)
+    ready = {m: i for m, i in state.matches.items() if i.ready}
+    late = {m: i for m, i in state.matches.items() if i.late_batches}
+    if on_total:
+        on_total(sum(i.rows for i in ready.values()))
+    try:
+        _quarantine_malformed(store, state, writers, report)
+        chunks = ((fn, ids, table) for ids, table in _ready_chunks(store, ready, late, writers, report))
+        pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
+        with ordered_map(_replay_task, pool_size) as run:
+            for match_ids, rows, out in run(chunks):
+                for name in DERIVED:
+                    if name in out:
+                        writers.write(name, out[name])
+                _record_statuses(state, match_ids, out.get("matches"), report)
+                if advance:
+                    advance(rows)
+    finally:
+        writers.close()
+    report.matches = len(ready)
+    return report
+
+
+def _quarantine_malformed(store: Store, state: StoreState, writers: _TableWriters,
+                          report: ReplayReport) -> None:
+    for batch in state.unquarantined:
+        files = _raw_files(store, [batch], MALFORMED_BUCKET)
+        if not files:
+            continue
+        raw = store.read_files(files, columns=["source_file", "line_no", "parse_error", "payload"])
+        writers.write("quarantine", pa.table({
+            "source_file": raw["source_file"],
+            "line_no": raw["line_no"],
+            "match_id": pa.nulls(raw.num_rows, pa.string()),
+            "seq": pa.nulls(raw.num_rows, pa.int64()),
+            "code": pa.array([ErrorCode.MALFORMED_LINE.value] * raw.num_rows, pa.string()),
+            "message": raw["parse_error"],
+            "payload": raw["payload"],
+        }, schema=QUARANTINE))
+        report.malformed_quarantined += raw.num_rows
+    state.unquarantined = []
+
+
+def _raw_files(store: Store, batches: list[str], bucket: int) -> list[Path]:
+    root = store.table_path("raw_events")
+    files: list[Path] = []
+    for batch in batches:
+        files.extend(sorted((root / f"{BATCH_PREFIX}{batch}" / f"bucket={bucket}").glob("*.parquet")))
+    return files
+
+
+def _ready_chunks(store: Store, ready: dict[str, MatchInfo], late: dict[str, MatchInfo],
+                  writers: _TableWriters, report: ReplayReport) -> Iterator[tuple[list[str], pa.Table]]:
+    """Yield (match ids, events) chunks of whole, deduplicated ready matches, slice by slice.
+
+    A slice is a set of matches of one bucket holding at most ``SLICE_EVENTS`` raw rows (by
+    the state's counts), so the rows in memory are bounded however large a bucket grows.
+    """
+    for b_ready, b_late in _slices(ready, late):
+        batches = _ordered_union(
+            [i.batches for i in b_ready.values()]
+            + [i.batches + i.late_batches for i in b_late.values()]
+        )
+        bucket = next(iter({**b_ready, **b_late}.values())).bucket
+        wanted = pa.array(sorted(b_ready) + sorted(b_late), pa.string())
+        frame = _read_bucket(store, batches, bucket, wanted).with_row_index("_arrival")
+        if b_late:
+            _handle_late(frame, b_late, writers, report)
+        if b_ready:
+            yield from _chunk_matches(frame.filter(pl.col("match_id").is_in(list(b_ready))), b_ready, report)
+        del frame
+        pa.default_memory_pool().release_unused()
+
+
+def _slices(ready: dict[str, MatchInfo], late: dict[str, MatchInfo]
+            ) -> Iterator[tuple[dict[str, MatchInfo], dict[str, MatchInfo]]]:
+    """Group ready and late matches by bucket, then into slices of at most ``SLICE_EVENTS`` rows."""
+    by_bucket: dict[int, list[tuple[str, MatchInfo, bool]]] = {}
+    for group, is_late in ((ready, False), (late, True)):
+        for match_id, info in group.items():
+            by_bucket.setdefault(info.bucket, []).append((match_id, info, is_late))
+    for bucket in sorted(by_bucket):
+        b_ready: dict[str, MatchInfo] = {}
+        b_late: dict[str, MatchInfo] = {}
+        rows = 0
+        for match_id, info, is_late in sorted(by_bucket[bucket], key=lambda x: x[0]):
+            if rows and rows + info.rows > SLICE_EVENTS:
+                yield b_ready, b_late
+                b_ready, b_late, rows = {}, {}, 0
+            (b_late if is_late else b_ready)[match_id] = info
+            rows += info.rows
+        yield b_ready, b_late
+
+
+def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: pa.Array) -> pl.DataFrame:
+    """The raw rows of the ``wanted`` matches in one bucket, in arrival order, with their ``_batch``."""
+    parts = []
+    for batch in batches:
+        files = _raw_files(store, [batch], bucket)
+        if files:
+            part = store.read_files(files, where=pc.field("match_id").isin(wanted)).cast(RAW_EVENTS)
+            parts.append(pl.from_arrow(part).with_columns(_batch=pl.lit(batch)))
+    if not parts:
+        return pl.from_arrow(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))
+    return pl.concat(parts)
+
+
+def _ordered_union(lists: list[list[str]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for items in lists:
+        seen.update(dict.fromkeys(items))
+    return list(seen)
+
+
+def _chunk_matches(frame: pl.DataFrame, infos: dict[str, MatchInfo],
+                   report: ReplayReport) -> Iterator[tuple[list[str], pa.Table]]:
+    before = frame.group_by("match_id").len()
+    first_file = pl.col("source_file").first().over(["match_id", "seq", "content_hash"])
+    unique = frame.filter(pl.col("source_file") == first_file)
+    unique = unique.sort(["match_id", "seq", "_arrival"], nulls_last=True)
+    sizes = unique.group_by("match_id", maintain_order=True).len()
+    kept = dict(zip(sizes["match_id"].to_list(), sizes["len"].to_list(), strict=True))
+    for match_id, n in zip(before["match_id"].to_list(), before["len"].to_list(), strict=True):
+        dropped = n - kept[match_id]
+        infos[match_id].duplicates += dropped
+        report.duplicates += dropped
+    table = unique.drop("_arrival", "_batch").to_arrow().cast(RAW_EVENTS)
+    start = 0
+    ids: list[str] = []
+    size = 0
+    offset = 0
+    for match_id, n in kept.items():
+        ids.append(match_id)
+        size += n
+        offset += n
+        if size >= CHUNK_EVENTS:
+            yield ids, table.slice(start, offset - start)
+            start, ids, size = offset, [], 0
+    if ids:
+        yield ids, table.slice(start, offset - start)
+    report.events += table.num_rows
+
+
+def _handle_late(frame: pl.DataFrame, infos: dict[str, MatchInfo], writers: _TableWriters,
+                 report: ReplayReport) -> None:
+    """Drop late rows that repeat an event of their replayed match; quarantine the others."""
+    for match_id, info in infos.items():
+        rows = frame.filter(pl.col("match_id") == match_id)
+        late_set = set(info.late_batches)
+        old_keys: set[tuple[int | None, str]] = set()
+        old_seqs: set[int | None] = set()
+        quarantined: list[dict[str, object]] = []
+        for row in rows.iter_rows(named=True):
+            key = (row["seq"], row["content_hash"])
+            if row["_batch"] not in late_set:
+                old_keys.add(key)
+                old_seqs.add(row["seq"])
+                continue
+            if key in old_keys:
+                info.duplicates += 1
+                report.duplicates += 1
+                continue
+            code = ErrorCode.DUPLICATE_SEQ if row["seq"] in old_seqs else ErrorCode.EVENT_OUT_OF_PLACE
+            quarantined.append({
+                "source_file": row["source_file"], "line_no": row["line_no"], "match_id": match_id,
+                "seq": row["seq"], "code": code.value,
+                "message": f"arrived after match {match_id!r} was complete and replayed "
+                           f"(status {info.status}); kept here, the match is not replayed again",
+                "payload": row["payload"],
+            })
+            old_keys.add(key)
+            old_seqs.add(row["seq"])
+        if quarantined:
+            writers.write("quarantine", pa.Table.from_pylist(quarantined, schema=QUARANTINE))
+        info.late_rows += len(quarantined)
+        report.late_rows += len(quarantined)
+        info.batches.extend(b for b in info.late_batches if b not in info.batches)
+        info.late_batches = []
+
+
+def _replay_task(fn: ReplayFn, ids: list[str], table: pa.Table) -> tuple[list[str], int, dict[str, pa.Table]]:
+    """One worker task: replay a chunk of whole matches (module level, so it can be pickled)."""
+    return ids, table.num_rows, fn(table)
+
+
+def _record_statuses(state: StoreState, match_ids: list[str], matches: pa.Table | None,
+                     report: ReplayReport) -> None:
+    got: dict[str, str] = {}
+    if matches is not None and matches.num_rows:
+        got = dict(zip(matches["match_id"].to_pylist(), matches["status"].to_pylist(), strict=True))
+    for match_id in match_ids:
+        status = got.get(match_id)
+        if status is None:
+            report.missing_from_replay.append(match_id)
+            status = "invalid"
+        state.matches[match_id].status = status
+        report.statuses[status] = report.statuses.get(status, 0) + 1

@@ -1,0 +1,27 @@
+"""The Dagster resource through which every asset reaches the store."""
+
+from __future__ import annotations
+
+from dagster import ConfigurableResource
+from pydantic import Field
+
+from pipelines.store import Store
+from pipelines.warehouse import store_path
+
+
+def default_root() -> str:
+    """``$GDAN_STORE`` when set, else ``./data`` (resolved when the resource is built)."""
+    return str(store_path())
+
+
+class StoreResource(ConfigurableResource):
+    """The store folder the assets read and write; ``root`` defaults to ``$GDAN_STORE`` or ``./data``."""
+
+    root: str = Field(default_factory=default_root, description="store folder (inbox, tables, state)")
+    replay_workers: int = Field(default=0, description="parsing and replay processes; 0 = one per CPU core")
+    refresh: bool = Field(default=False, description="recompute the downstream assets (scoring, warehouse) "
+                          "even when no new batch was committed since the last complete run")
+
+    def store(self) -> Store:
+        """The :class:`~pipelines.store.Store` over ``root``."""
+        return Store(self.root)

@@ -1,0 +1,44 @@
+"""Run the whole pipeline in-process (``gdan run``, ``gdan demo``, tests): Dagster ``materialize``.
+
+Uses an ephemeral Dagster instance (no run history on disk) and quiet Dagster logging; the
+stages report progress through ``pipelines.progress``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dagster import DagsterInstance, ExecuteInProcessResult, materialize
+
+from pipelines.assets import PIPELINE_ASSETS, PIPELINE_CHECKS
+from pipelines.resources import StoreResource
+
+
+class PipelineFailedError(RuntimeError):
+    """A step raised or an asset check failed."""
+
+
+def run_pipeline(root: str | Path, *, workers: int = 0, refresh: bool = False,
+                 log_level: str = "WARNING") -> ExecuteInProcessResult:
+    """Materialize every asset and run every asset check over the store at ``root``.
+
+    Downstream assets are skipped when nothing new was committed since the last complete run,
+    unless ``refresh``.
+
+    Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
+    """
+    result = materialize(
+        [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
+        resources={"store": StoreResource(root=str(Path(root).absolute()), replay_workers=workers,
+                                          refresh=refresh)},
+        instance=DagsterInstance.ephemeral(),
+        run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+    )
+    failed = [
+        f"{e.asset_check_key.asset_key.to_user_string()}:{e.asset_check_key.name} {e.metadata}"
+        for e in result.get_asset_check_evaluations()
+        if not e.passed
+    ]
+    if failed:
+        raise PipelineFailedError("asset checks failed: " + "; ".join(failed))
+    return result

@@ -1,0 +1,60 @@
+"""The pipeline's writing steps, each one transaction on the store: lock, recover, stage, commit.
+
+Every step takes the store's writer lock, first undoes any debris of a crashed run
+(``Store.recover``), stages its output as one append batch, then publishes the batch and saves
+the state (the commit point). A step with nothing to do writes nothing, so a rerun with no new
+input changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pipelines.ingest import IngestReport, ingest_inbox
+from pipelines.progress import track
+from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
+from pipelines.state import StoreState, load_state, save_state
+from pipelines.store import Store, new_id
+
+
+def _commit(store: Store, state: StoreState, batch_id: str) -> None:
+    if store.publish_batch(batch_id):
+        state.committed.append(batch_id)
+    save_state(store.state_dir, state)
+
+
+def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
+    """Read every new inbox file into one ``raw_events`` batch (see ``pipelines.ingest``).
+
+    ``workers``: parsing processes (default: one per CPU core).
+    """
+    with store.writer_lock():
+        state = load_state(store.state_dir)
+        store.recover(state.committed_set)
+        fingerprints = {k: list(v) for k, v in state.fingerprints.items()}
+        batch_id = new_id()
+        with track("ingest files") as bar:
+            report = ingest_inbox(store, state, batch_id, workers=workers or os.cpu_count() or 1,
+                                  advance=bar.advance, on_files=bar.total)
+        if report.files_read or state.fingerprints != fingerprints:
+            _commit(store, state, batch_id)
+        else:
+            store.discard_batch(batch_id)
+        return report
+
+
+def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
+                workers: int | None = None) -> ReplayReport:
+    """Replay every complete, not yet replayed match into one batch of the derived tables."""
+    with store.writer_lock():
+        state = load_state(store.state_dir)
+        store.recover(state.committed_set)
+        if not any(i.ready or i.late_batches for i in state.matches.values()) and not state.unquarantined:
+            return ReplayReport(batch_id="")
+        batch_id = new_id()
+        with track("replay events") as bar:
+            report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
+                                  on_total=bar.total, advance=bar.advance)
+        _commit(store, state, batch_id)
+        return report
+

@@ -1,0 +1,94 @@
+"""Hand-written event streams and a stand-in replayer for the pipeline's own tests.
+
+The stand-in is not a rules engine: it only judges the framing (events.md "Framing": seq
+0, 1, 2, … without gaps or repeats), which is all the pipeline's bookkeeping depends on. The
+end-to-end tests use the real ``replay.replay_batch``.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+from replay.errors import ErrorCode
+from schemas.tables import DEAL_HANDS, DEALS, MATCHES, QUARANTINE
+
+SUITS = "SHCD"
+RANKS = "23456789TJQKA"
+DECK = [s + r for s in SUITS for r in RANKS] + ["SB", "HR"]
+SEATS = "ENWS"
+
+
+def hands() -> dict[str, list[str]]:
+    """Two full decks dealt 27 cards to each seat (rules.md §1)."""
+    cards = sorted(DECK * 2)
+    return {seat: cards[i::4] for i, seat in enumerate(SEATS)}
+
+
+def match_events(match_id: str, deals: int = 1, end: bool = True) -> list[dict[str, Any]]:
+    """A framing-correct event stream: match_start, per deal deal_start/play/deal_end, match_end."""
+    out: list[dict[str, Any]] = [{"type": "match_start", "rules": "national",
+                                  "format": {"kind": "deals", "deals": deals},
+                                  "seats": {s: f"{match_id}-p{s}" for s in SEATS}}]
+    for deal in range(1, deals + 1):
+        out.append({"type": "deal_start", "deal": deal, "level": "2", "declarers": None, "leader": "E",
+                    "hands": hands()})
+        out.append({"type": "play", "seat": "E", "cards": ["S2"]})
+        out.append({"type": "deal_end", "order": ["E", "W"]})
+    if end:
+        out.append({"type": "match_end", "reason": "deals", "winner": "EW"})
+    return [{"v": 1, "match": match_id, "seq": i, **e} for i, e in enumerate(out)]
+
+
+def write_jsonl(path: Path, events: list[dict[str, Any]], extra_lines: tuple[str, ...] = ()) -> Path:
+    """Write events (and raw extra lines) as JSON Lines; ``.gz`` suffix compresses."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = b"".join(orjson.dumps(e) + b"\n" for e in events)
+    text += b"".join(x.encode() + b"\n" for x in extra_lines)
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text))
+    else:
+        path.write_bytes(text)
+    return path
+
+
+def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
+    """Judge each match by its framing only; emit matches, deals, deal_hands and quarantine rows."""
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    for row in events.to_pylist():
+        by_match.setdefault(row["match_id"], []).append(row)
+    matches, deals, deal_hands, quarantine = [], [], [], []
+    for match_id, rows in by_match.items():
+        seqs = [r["seq"] for r in rows]
+        fault = None
+        for i, seq in enumerate(seqs):
+            if seq != i:
+                code = ErrorCode.DUPLICATE_SEQ if seq == i - 1 else ErrorCode.MISSING_SEQ
+                fault = (rows[i], code, i if code is ErrorCode.MISSING_SEQ else seq)
+                break
+        status = "invalid" if fault else "valid"
+        matches.append({"match_id": match_id, "status": status, "n_events": len(rows),
+                        "error_code": fault[1].value if fault else None})
+        if fault:
+            row, code, seq = fault
+            quarantine.append({"source_file": row["source_file"], "line_no": row["line_no"],
+                               "match_id": match_id, "seq": seq, "code": code.value,
+                               "message": "framing", "payload": row["payload"]})
+            continue
+        for row in rows:
+            if row["type"] == "deal_start":
+                payload = orjson.loads(row["payload"])
+                deals.append({"match_id": match_id, "deal_no": payload["deal"]})
+                for seat, hand in payload["hands"].items():
+                    deal_hands.append({"match_id": match_id, "deal_no": payload["deal"], "seat": seat,
+                                       "hand": hand})
+    return {
+        "matches": pa.Table.from_pylist(matches, schema=MATCHES),
+        "deals": pa.Table.from_pylist(deals, schema=DEALS),
+        "deal_hands": pa.Table.from_pylist(deal_hands, schema=DEAL_HANDS),
+        "quarantine": pa.Table.from_pylist(quarantine, schema=QUARANTINE),
+    }

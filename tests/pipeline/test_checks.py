@@ -1,0 +1,90 @@
+"""The asset checks' SQL (issue 5 "Asset checks") on hand-made tables, and their memo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
+
+from pipelines import checks
+from pipelines.state import MatchInfo, StoreState
+from pipelines.steps import ingest_step, replay_step
+from pipelines.store import Store
+from pipelines.warehouse import connect
+from schemas.tables import DEAL_HANDS, DEALS, MATCHES
+
+
+def _deal(hand_of: dict[str, list[str] | None], status: str = "valid") -> dict[str, pa.Table]:
+    rows = [{"match_id": "m", "deal_no": 1, "seat": s, "hand": h} for s, h in hand_of.items()]
+    return {
+        "deal_hands": pa.Table.from_pylist(rows, schema=DEAL_HANDS),
+        "deals": pa.Table.from_pylist([{"match_id": "m", "deal_no": 1}], schema=DEALS),
+        "matches": pa.Table.from_pylist([{"match_id": "m", "status": status}], schema=MATCHES),
+    }
+
+
+def _swap(card: str, by: str) -> dict[str, list[str] | None]:
+    out: dict[str, list[str] | None] = dict(hands())
+    east = list(out["E"] or [])
+    east[east.index(card)] = by
+    out["E"] = east
+    return out
+
+
+# rules.md §1: two 54-card decks, 108 cards, every card exactly twice, 27 to each seat.
+CARD_CASES = [
+    ("two full decks", hands(), "valid", True),
+    ("a third copy of one card", _swap("S2", "HR"), "valid", False),
+    ("a card that does not exist", _swap("S2", "X9"), "valid", False),
+    ("a missing hand in a valid match", {**hands(), "N": None}, "valid", False),
+    ("a missing hand in a partial match", {**hands(), "N": None}, "partial", True),
+]
+
+
+@pytest.mark.parametrize(("case", "hand_of", "status", "expected"), CARD_CASES,
+                         ids=[c[0] for c in CARD_CASES])
+def test_card_conservation(tmp_path: Path, case: str, hand_of: dict[str, list[str] | None], status: str,
+                           expected: bool) -> None:
+    store = Store(tmp_path)
+    for name, table in _deal(hand_of, status).items():
+        store.write_table(name, table)
+    passed, meta = checks.card_conservation(connect(tmp_path))
+    assert passed is expected, (case, meta)
+
+
+def test_unique_match_ids_finds_duplicates(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    rows = [{"match_id": m, "status": "valid"} for m in ("a", "b", "a")]
+    store.write_table("matches", pa.Table.from_pylist(rows, schema=MATCHES))
+    assert checks.unique_match_ids(connect(tmp_path)) == (False, {"duplicate_rows": 1, "examples": "a"})
+
+
+def test_match_statuses_flags_a_match_both_replayed_and_incomplete(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
+    ingest_step(store)
+    replay_step(store, replay_fn=fake_replay, workers=1)
+    state = StoreState(matches={"m1": MatchInfo(bucket=0)})
+    passed, meta = checks.match_statuses(connect(tmp_path), state)
+    assert not passed
+    assert meta["both"] == 1
+
+
+def test_memo_reuses_a_result_until_a_batch_is_committed(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    calls: list[int] = []
+
+    def compute() -> checks.CheckResult:
+        calls.append(1)
+        return True, {"n": len(calls)}
+
+    write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
+    ingest_step(store)
+    assert checks.memoized(store, "c", ["raw_events"], compute) == (True, {"n": 1})
+    passed, meta = checks.memoized(store, "c", ["raw_events"], compute)
+    assert (passed, meta["n"], len(calls)) == (True, 1, 1)
+    write_jsonl(store.inbox / "b.jsonl", match_events("m2"))
+    ingest_step(store)
+    assert checks.memoized(store, "c", ["raw_events"], compute) == (True, {"n": 2})
