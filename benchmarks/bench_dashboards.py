@@ -1,0 +1,225 @@
+"""Benchmark of the dashboards (issue 7 "Speed"): render time of every page on a large store.
+
+Two steps, both optional:
+
+1. ``--build N`` makes a store of at least N deals at ``--out``: a base store is simulated
+   (a bcta league and a national Swiss tournament, with a little corrupt input) and run through
+   the whole pipeline, then every table is replicated with DuckDB, each copy with its own match,
+   event and player ids (``id~k``), until the deal count reaches N. The copies are whole
+   universes (players only meet players of their copy), so every table stays consistent.
+2. Each page is rendered with ``streamlit.testing.v1.AppTest`` (the script run the server does,
+   without the browser's drawing) in three cache states, see :func:`measure`.
+
+Run: ``.venv/bin/python benchmarks/bench_dashboards.py --build 100000 --out /tmp/gdan_bench``
+(then ``--store /tmp/gdan_bench`` to measure again without building).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from schemas import ALL_TABLES
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "dashboards" / "app.py"
+PAGES = ["overview", "leaderboard", "player", "dan", "tributes", "bombs", "tournament", "replayer", "quality"]
+
+_PLAYER_COLUMNS = {
+    "player_id",
+    "player_E",
+    "player_N",
+    "player_W",
+    "player_S",
+    "partner_id",
+    "giver_player",
+    "receiver_player",
+    "player_1",
+    "player_2",
+}
+_ID_COLUMNS = {"match_id", "event_id", "team_id", "opp_team_id", "source_file"}
+_LIST_COLUMNS = {"opponent_ids"}
+
+
+def build_base(out: Path) -> Path:
+    """Simulate a league and a tournament into ``out/inbox`` and run the pipeline over ``out``."""
+    from pipelines.runner import run_pipeline
+    from pipelines.store import Store
+    from simulator import simulate_to_dir
+
+    store = Store(out)
+    simulate_to_dir(
+        store.inbox / "league", "league", players=240, rounds=8, seed=7, corrupt=0.01, progress=True
+    )
+    simulate_to_dir(store.inbox / "swiss", "tournament", pairs=32, rounds=6, seed=8, progress=True)
+    run_pipeline(out, workers=1)
+    return out
+
+
+def _select(name: str, present: set[str]) -> str:
+    """The SELECT list of table ``name`` with its id columns made unique per copy ``k``.
+
+    Columns of the current schema that the base store lacks (an older base) are typed nulls.
+    """
+    cols = []
+    for field in ALL_TABLES[name]:
+        quoted = f'"{field.name}"'
+        if field.name not in present:
+            cols.append(f"NULL AS {quoted}")
+        elif field.name in _PLAYER_COLUMNS or field.name in _ID_COLUMNS:
+            cols.append(f"CASE WHEN {quoted} IS NULL THEN NULL ELSE {quoted} || '~' || k END AS {quoted}")
+        elif field.name in _LIST_COLUMNS:
+            cols.append(f"list_transform({quoted}, x -> x || '~' || k) AS {quoted}")
+        elif field.name == "payload" and name == "raw_events":
+            cols.append(
+                "CASE WHEN type = 'match_start' AND json_valid(payload) THEN CAST(json_merge_patch("
+                "payload, json_object('players', (SELECT json_group_object(key || '~' || k, value) FROM "
+                "json_each(CASE WHEN type = 'match_start' AND json_valid(payload) THEN payload "
+                "ELSE '{}' END, '$.players')))) AS VARCHAR) ELSE payload END AS payload"
+            )
+        else:
+            cols.append(quoted)
+    return ", ".join(cols)
+
+
+def scale(base: Path, out: Path, deals: int) -> int:
+    """Write ``out``: copies of every table of ``base`` until at least ``deals`` deals; returns copies."""
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = false")
+    base_deals = con.execute(
+        f"SELECT count(*) FROM read_parquet('{(base / 'tables' / 'deals').as_posix()}/**/*.parquet')"
+    ).fetchone()[0]
+    copies = max(1, -(-deals // base_deals))
+    with Progress() as bar:
+        task = bar.add_task(f"replicating {base_deals} deals x {copies}", total=len(ALL_TABLES))
+        for name in ALL_TABLES:
+            src = base / "tables" / name
+            dst = out / "tables" / name
+            dst.mkdir(parents=True, exist_ok=True)
+            if any(src.rglob("*.parquet")):
+                source = f"read_parquet('{src.as_posix()}/**/*.parquet', union_by_name = true)"
+                present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+                con.execute(
+                    f"COPY (SELECT {_select(name, present)} FROM {source}, range({copies}) AS r(k)) "
+                    f"TO '{(dst / 'part-0.parquet').as_posix()}' (FORMAT parquet, ROW_GROUP_SIZE 122880)"
+                )
+            bar.advance(task)
+    return copies
+
+
+def _wait_for_warm_up() -> float:
+    """Wait for the app's background warm-up thread (``dashboards.ui.warm_up``); seconds waited."""
+    start = time.perf_counter()
+    for thread in threading.enumerate():
+        if thread.name.startswith("gdan-warm-up:"):
+            thread.join()
+    return time.perf_counter() - start
+
+
+def measure(store: Path, repeat: int) -> dict[str, dict[str, float]]:
+    """Render seconds of every page (median of ``repeat``), in three states of the caches.
+
+    - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet;
+    - ``first``: the first visit of the page after the app's start-up warm-up has finished
+      (store-wide statistics cached, the page's own queries not);
+    - ``warm``: the page again, every result cached.
+    """
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["GDAN_STORE"] = str(store)
+    out: dict[str, dict[str, float]] = {}
+    for page in PAGES:
+        runs: dict[str, list[float]] = {"cold_s": [], "first_s": [], "warm_s": [], "warm_up_s": []}
+        for _ in range(repeat):
+            for state in ("cold", "first"):
+                os.environ["GDAN_WARM_UP"] = "0" if state == "cold" else "1"
+                st.cache_resource.clear()
+                st.cache_data.clear()
+                at = AppTest.from_file(str(APP), default_timeout=300)
+                at.run()
+                if state == "cold":
+                    st.cache_data.clear()
+                else:
+                    runs["warm_up_s"].append(_wait_for_warm_up())
+                start = time.perf_counter()
+                at.switch_page(f"views/{page}.py").run()
+                runs[f"{state}_s"].append(time.perf_counter() - start)
+                if at.exception:
+                    raise RuntimeError(f"{page}: {[e.message for e in at.exception]}")
+            start = time.perf_counter()
+            at.run()
+            runs["warm_s"].append(time.perf_counter() - start)
+        out[page] = {key: statistics.median(values) for key, values in runs.items()}
+    return out
+
+
+def store_size(store: Path) -> dict[str, int]:
+    """Deals, plays, matches and players of the store."""
+    from pipelines.warehouse import connect
+
+    con = connect(store)
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM deals), (SELECT count(*) FROM plays), (SELECT count(*) FROM matches), "
+        "(SELECT count(DISTINCT player_id) FROM player_matches)"
+    ).fetchone()
+    return dict(zip(("deals", "plays", "matches", "players"), row, strict=True))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Build (optionally) and measure; print a table and a JSON line."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--store", type=Path, help="measure this existing store")
+    parser.add_argument("--build", type=int, metavar="DEALS", help="build a store of at least DEALS deals")
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "gdan_bench_store")
+    parser.add_argument("--repeat", type=int, default=1, help="cold runs per page (median)")
+    args = parser.parse_args(argv)
+    console = Console()
+    store = args.store
+    if args.build:
+        base = args.out.with_name(args.out.name + "_base")
+        if not (base / "tables" / "deals").exists():
+            shutil.rmtree(base, ignore_errors=True)
+            build_base(base)
+        shutil.rmtree(args.out, ignore_errors=True)
+        copies = scale(base, args.out, args.build)
+        console.print(f"built {args.out} from {copies} copies of {base}")
+        store = args.out
+    if store is None:
+        parser.error("give --store or --build")
+    size = store_size(store)
+    console.print(f"store {store}: {size}")
+    results = measure(store, args.repeat)
+    table = Table(
+        "page",
+        "cold (s)",
+        "first after warm-up (s)",
+        "warm (s)",
+        "warm-up (s)",
+        title="Dashboard page render time (AppTest script run)",
+    )
+    for page, r in results.items():
+        table.add_row(
+            page, f"{r['cold_s']:.2f}", f"{r['first_s']:.2f}", f"{r['warm_s']:.3f}", f"{r['warm_up_s']:.1f}"
+        )
+    console.print(table)
+    print(json.dumps({"store": str(store), **size, "pages": results}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

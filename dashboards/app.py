@@ -1,0 +1,47 @@
+"""Guandan Lens dashboards: the Streamlit entry point (``streamlit run dashboards/app.py``).
+
+Builds the navigation over the pages in ``dashboards/views/`` (not ``pages/``: Streamlit would also
+serve that folder as legacy file-based pages that bypass this entry point), the language switch
+and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``), read only;
+store-wide statistics are computed in the background at start (``GDAN_WARM_UP=0`` turns that off).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards.i18n import LANGS
+from dashboards.ui import current_store, reload_data, tr, warm_up
+
+# (file, label key, URL path, icon) of every page, in menu order.
+PAGES: list[tuple[str, str, str, str]] = [
+    ("views/overview.py", "page_overview", "overview", ":material/dashboard:"),
+    ("views/leaderboard.py", "page_leaderboard", "leaderboard", ":material/leaderboard:"),
+    ("views/player.py", "page_player", "player", ":material/person:"),
+    ("views/dan.py", "page_dan", "dan", ":material/military_tech:"),
+    ("views/tributes.py", "page_tributes", "tributes", ":material/swap_horiz:"),
+    ("views/bombs.py", "page_bombs", "bombs", ":material/local_fire_department:"),
+    ("views/tournament.py", "page_tournament", "tournament", ":material/emoji_events:"),
+    ("views/replayer.py", "page_replayer", "replayer", ":material/play_circle:"),
+    ("views/quality.py", "page_quality", "quality", ":material/rule:"),
+]
+
+st.set_page_config(page_title="Guandan Lens · 掼蛋", page_icon="🃏", layout="wide")
+
+if "lang" not in st.session_state and st.query_params.get("lang") in LANGS:
+    st.session_state["lang"] = st.query_params["lang"]  # a shared link may open in 中文: ?lang=zh
+
+with st.sidebar:
+    st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
+    st.caption(f"{tr('store')}: `{current_store()}`")
+    if st.button(tr("reload"), key="reload"):
+        reload_data()
+
+warm_up()
+navigation = st.navigation(
+    [
+        st.Page(path, title=tr(label), url_path=url, icon=icon, default=(i == 0))
+        for i, (path, label, url, icon) in enumerate(PAGES)
+    ]
+)
+navigation.run()

@@ -1,0 +1,345 @@
+"""Every Plotly figure of the dashboards.
+
+Each function takes the DataFrame of one query (``dashboards.queries``) and the language, and
+returns a figure whose axes carry titles with units. No figure function queries the store.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboards.i18n import Lang, t
+from dashboards.queries import RANK_ORDER
+
+_COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
+_BOMB_CLASSES = ["bomb4", "bomb5", "straight_flush", "bomb6plus", "joker_bomb"]
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, *, percent: bool = False) -> go.Figure:
+    """Common look: title, axis titles (with units), compact margins, legend on top."""
+    fig.update_layout(
+        title=title,
+        xaxis_title=x,
+        yaxis_title=y,
+        template="plotly_white",
+        colorway=_COLORS,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        height=360,
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
+    )
+    if percent:
+        fig.update_yaxes(tickformat=".0%")
+    return fig
+
+
+def _unit(label: str, unit: str, lang: Lang) -> str:
+    """An axis title with its unit, e.g. "Deals (count)" / "副数（个）"."""
+    return f"{label}（{t('unit_' + unit, lang)}）" if lang == "zh" else f"{label} ({t('unit_' + unit, lang)})"
+
+
+def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Matches by validation status."""
+    labels = [t(f"status_{s}", lang) if s in ("valid", "partial", "invalid") else s for s in df["status"]]
+    fig = go.Figure(go.Bar(x=labels, y=df["n"], marker_color=_COLORS[2]))
+    return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
+
+
+def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Stacked matches per day, one colour per ruleset."""
+    fig = go.Figure()
+    for rules, part in df.groupby("rules", sort=True):
+        fig.add_bar(x=part["day"], y=part["n"], name=str(rules))
+    fig.update_layout(barmode="stack")
+    return _layout(
+        fig,
+        t("matches_per_day", lang),
+        _unit(t("day", lang), "utc", lang),
+        _unit(t("matches", lang), "count", lang),
+    )
+
+
+def matches_by_ruleset(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Matches per ruleset, stacked by status."""
+    fig = go.Figure()
+    for status, part in df.groupby("status", sort=True):
+        fig.add_bar(
+            x=part["rules"],
+            y=part["n"],
+            name=t(f"status_{status}", lang) if status in ("valid", "partial", "invalid") else str(status),
+        )
+    fig.update_layout(barmode="stack")
+    return _layout(
+        fig, t("matches_by_ruleset", lang), t("ruleset", lang), _unit(t("matches", lang), "count", lang)
+    )
+
+
+def ratings(df: pd.DataFrame, lang: Lang, *, rating: str, sigma: str | None) -> go.Figure:
+    """Ratings of the listed players (best first) with ±σ error bars; provisional ones hollow."""
+    top = df.sort_values(rating, ascending=False).head(50)
+    provisional = top["provisional"].fillna(False).astype(bool) if "provisional" in top else None
+    symbols = ["circle-open" if p else "circle" for p in provisional] if provisional is not None else "circle"
+    fig = go.Figure(
+        go.Scatter(
+            x=top["player_id"],
+            y=top[rating],
+            mode="markers",
+            marker={"size": 9, "symbol": symbols, "color": _COLORS[0]},
+            error_y={"type": "data", "array": top[sigma]} if sigma else None,
+        )
+    )
+    return _layout(fig, t("rating_dist", lang), t("player", lang), _unit(t("rating", lang), "points", lang))
+
+
+def rating_history(df: pd.DataFrame, lang: Lang, *, x: str, rating: str, sigma: str | None) -> go.Figure:
+    """A player's rating after each rated round, with a ±σ band."""
+    df = df.sort_values(x)
+    fig = go.Figure()
+    if sigma:
+        fig.add_scatter(
+            x=df[x],
+            y=df[rating] + df[sigma],
+            mode="lines",
+            line={"width": 0},
+            showlegend=False,
+            hoverinfo="skip",
+        )
+        fig.add_scatter(
+            x=df[x],
+            y=df[rating] - df[sigma],
+            mode="lines",
+            line={"width": 0},
+            fill="tonexty",
+            fillcolor="rgba(192,57,43,0.15)",
+            name="±σ",
+            hoverinfo="skip",
+        )
+    fig.add_scatter(
+        x=df[x], y=df[rating], mode="lines+markers", name=t("rating", lang), line={"color": _COLORS[0]}
+    )
+    return _layout(
+        fig,
+        t("rating_history", lang),
+        t("time", lang) if x != "round_index" else t("round_no", lang),
+        _unit(t("rating", lang), "points", lang),
+    )
+
+
+def dan_ledger(
+    df: pd.DataFrame, lang: Lang, *, x: str, points: str, threshold: str | None, window: str | None
+) -> go.Figure:
+    """Dan points after each round against the next dan's threshold; rounds of the window used."""
+    fig = go.Figure()
+    if window:
+        fig.add_bar(
+            x=df[x], y=df[window], name=t("window_used", lang), yaxis="y2", marker_color="rgba(44,62,80,0.25)"
+        )
+    fig.add_scatter(
+        x=df[x], y=df[points], mode="lines+markers", name=t("dan_points", lang), line={"color": _COLORS[0]}
+    )
+    if threshold:
+        fig.add_scatter(
+            x=df[x],
+            y=df[threshold],
+            mode="lines+markers",
+            name=t("next_threshold", lang),
+            line={"dash": "dash", "shape": "hv", "color": _COLORS[1]},
+        )
+    top = max(float(df[window].max()) * 3, 3.0) if window and len(df) else 3.0
+    fig.update_xaxes(dtick=max(1, math.ceil(len(df) / 10)))
+    fig.update_layout(
+        yaxis2={
+            "title": _unit(t("window_used", lang), "rounds", lang),
+            "overlaying": "y",
+            "side": "right",
+            "showgrid": False,
+            "rangemode": "tozero",
+            "range": [0, top],
+            "dtick": max(1, math.ceil(top / 5)),
+        }
+    )
+    return _layout(
+        fig, t("dan_ledger", lang), t("round_no", lang), _unit(t("dan_points", lang), "points", lang)
+    )
+
+
+def compare_shares(
+    df: pd.DataFrame,
+    lang: Lang,
+    *,
+    category: str,
+    title_key: str,
+    x_key: str,
+    order: list[str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> go.Figure:
+    """This player's share of each category next to the population's (``player_n``/``population_n``)."""
+    df = df.copy()
+    if order is not None:
+        df["_o"] = df[category].map({v: i for i, v in enumerate(order)}).fillna(len(order))
+        df = df.sort_values("_o")
+    names = [labels.get(str(v), str(v)) if labels else str(v) for v in df[category]]
+    fig = go.Figure()
+    for column, key in (("player_n", "this_player"), ("population_n", "population")):
+        total = df[column].sum()
+        share = df[column] / total if total else df[column] * 0.0
+        fig.add_bar(
+            x=names,
+            y=share,
+            name=f"{t(key, lang)} (n={int(total)})",
+            customdata=df[column],
+            hovertemplate="%{y:.1%} (n=%{customdata})<extra></extra>",
+        )
+    fig.update_layout(barmode="group")
+    return _layout(
+        fig, t(title_key, lang), t(x_key, lang), _unit(t("share", lang), "pct", lang), percent=True
+    )
+
+
+def tribute_kinds(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Deals by tribute kind, as a share of deals after the first."""
+    total = df["n"].sum()
+    names = [t(f"kind_{k}", lang) if f"kind_{k}" in _KIND_KEYS else str(k) for k in df["kind"]]
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=df["n"] / total if total else df["n"],
+            customdata=df["n"],
+            hovertemplate="%{y:.1%} (n=%{customdata})<extra></extra>",
+            marker_color=_COLORS[0],
+        )
+    )
+    return _layout(
+        fig,
+        t("tribute_freq", lang),
+        t("tribute_kind", lang),
+        _unit(t("share_deals", lang), "pct", lang),
+        percent=True,
+    )
+
+
+_KIND_KEYS = {"kind_none", "kind_single", "kind_double", "kind_anti"}
+
+
+def tribute_cards(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Cards paid and returned, by rank (2 … A, small and big joker)."""
+    df = df.set_index("rank").reindex([r for r in RANK_ORDER if r in set(df["rank"])]).reset_index()
+    fig = go.Figure()
+    fig.add_bar(x=df["rank"], y=df["paid"], name=t("cards_paid", lang))
+    fig.add_bar(x=df["rank"], y=df["returned"], name=t("cards_returned", lang))
+    fig.update_layout(barmode="group")
+    return _layout(
+        fig,
+        f"{t('cards_paid', lang)} / {t('cards_returned', lang)}",
+        t("rank", lang),
+        _unit(t("cards", lang), "count", lang),
+    )
+
+
+def level_gain(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Level-gain distribution of the paying and the receiving team in the deal after tribute."""
+    fig = go.Figure()
+    for side in ("payer", "receiver"):
+        part = df[df["side"] == side]
+        total = part["n"].sum()
+        fig.add_bar(
+            x=part["gain"].astype(str),
+            y=part["n"] / total if total else part["n"],
+            name=f"{t(side, lang)} (n={int(total)})",
+            customdata=part["n"],
+            hovertemplate="%{y:.1%} (n=%{customdata})<extra></extra>",
+        )
+    fig.update_layout(barmode="group")
+    return _layout(
+        fig,
+        t("after_tribute", lang),
+        _unit(t("level_gain", lang), "levels", lang),
+        _unit(t("share_deals", lang), "pct", lang),
+        percent=True,
+    )
+
+
+def bombs_per_deal(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Deals by number of bombs played in them."""
+    fig = go.Figure(go.Bar(x=df["bombs"], y=df["n"], marker_color=_COLORS[0]))
+    return _layout(
+        fig,
+        t("bombs_dist", lang),
+        _unit(t("bombs_n", lang), "bombs_per_deal", lang),
+        _unit(t("deals", lang), "count", lang),
+    )
+
+
+def bombs_by_class(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Bombs by size, stacked by class (4/5-card bombs, straight flushes, 6+ bombs, joker bombs)."""
+    fig = go.Figure()
+    classes = [c for c in _BOMB_CLASSES if c in set(df["bomb_class"])]
+    classes += sorted(set(df["bomb_class"]) - set(classes))
+    for cls in classes:
+        part = df[df["bomb_class"] == cls]
+        fig.add_bar(x=part["size"], y=part["n"], name=t(cls, lang) if cls in _BOMB_CLASSES else cls)
+    fig.update_layout(barmode="stack")
+    return _layout(
+        fig,
+        t("bombs_by_class", lang),
+        _unit(t("bomb_size", lang), "cards", lang),
+        _unit(t("bombs_total", lang), "count", lang),
+    )
+
+
+def bomb_timing(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Bombs by the opponents' fewest cards left at the moment of the bomb."""
+    fig = go.Figure(go.Bar(x=df["opp_min_left"], y=df["n"], marker_color=_COLORS[1]))
+    return _layout(
+        fig, t("bomb_timing", lang), t("opp_cards_left", lang), _unit(t("bombs_total", lang), "count", lang)
+    )
+
+
+def win_by_bombs(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Deal win rate against bombs held (dealt) and bombs used (played); 4 means 4 or more."""
+    fig = go.Figure()
+    for kind in ("held", "used"):
+        part = df[df["kind"] == kind]
+        fig.add_scatter(
+            x=part["bombs"],
+            y=part["win_rate"],
+            mode="lines+markers",
+            name=t(kind, lang),
+            customdata=part["n"],
+            hovertemplate="%{y:.1%} (n=%{customdata})<extra></extra>",
+        )
+    fig.update_xaxes(tickvals=[0, 1, 2, 3, 4], ticktext=["0", "1", "2", "3", "4+"])
+    return _layout(
+        fig,
+        t("win_by_bombs", lang),
+        _unit(t("bombs_n", lang), "bombs_per_seat", lang),
+        t("deal_win_rate", lang),
+        percent=True,
+    )
+
+
+def dan_distribution(df: pd.DataFrame, lang: Lang, *, dan: str) -> go.Figure:
+    """Players per dan."""
+    fig = go.Figure(go.Bar(x=df[dan].astype(str), y=df["n"], marker_color=_COLORS[3]))
+    return _layout(
+        fig, t("dan_distribution", lang), t("dan", lang), _unit(t("players_count", lang), "count", lang)
+    )
+
+
+def standings_points(df: pd.DataFrame, lang: Lang, *, team: str, points: str) -> go.Figure:
+    """The ranking key of each team (match points, or the BCTA round score), best on top, top 40."""
+    df = df.sort_values("rank", ascending=False).tail(40)
+    fig = go.Figure(go.Bar(x=df[points], y=df[team].astype(str), orientation="h", marker_color=_COLORS[2]))
+    fig.update_layout(height=max(300, 22 * len(df) + 100))
+    label = t("match_points", lang) if points == "match_points" else t("bcta_round_score", lang)
+    return _layout(fig, t("match_points_chart", lang), _unit(label, "points", lang), t("team", lang))
+
+
+def quarantine_codes(df: pd.DataFrame, lang: Lang) -> go.Figure:
+    """Quarantined rows per error code."""
+    df = df.sort_values("n")
+    fig = go.Figure(go.Bar(x=df["n"], y=df["code"], orientation="h", marker_color=_COLORS[0]))
+    fig.update_layout(height=max(260, 26 * len(df) + 100))
+    return _layout(fig, t("by_code", lang), _unit(t("rows", lang), "count", lang), t("code", lang))

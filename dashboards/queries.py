@@ -1,0 +1,756 @@
+"""Every SQL query of the dashboards, over the read-only views of ``pipelines.warehouse``.
+
+Each function takes a DuckDB connection (or cursor) and keyword parameters and returns a pandas
+DataFrame. User input only ever reaches DuckDB as bound ``$name`` parameters, never through
+string formatting. A filter parameter of ``None`` means "all". Table and column meanings are
+those of ``schemas/tables.py`` and ``schemas/scoring.py``; seats and teams follow rules.md §1
+(partners sit opposite: E–W, N–S).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+Con = duckdb.DuckDBPyConnection
+
+RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "B", "R"]
+"""Card ranks low to high as written in logs (events.md "Cards"); B/R are the small/big joker."""
+
+_PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
+_TEAM = "CASE WHEN {s} IN ('E', 'W') THEN 'EW' ELSE 'NS' END"
+_RANK = "CASE WHEN {c} = 'SB' THEN 'B' WHEN {c} = 'HR' THEN 'R' ELSE substr({c}, 2, 1) END"
+_RULES_MATCH = "($rules IS NULL OR match_id IN (SELECT match_id FROM matches WHERE rules = $rules))"
+
+
+def _df(con: Con, sql: str, params: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Run one parameterized query and return its rows as a DataFrame."""
+    return con.execute(sql, params or {}).df()
+
+
+# --- overview -------------------------------------------------------------------------------
+
+
+def overview_totals(con: Con) -> pd.DataFrame:
+    """One row: matches, deals, players, events, log events and the date range of the store."""
+    return _df(
+        con,
+        """
+        SELECT
+            (SELECT count(*) FROM matches) AS matches,
+            (SELECT count(*) FROM deals) AS deals,
+            (SELECT count(DISTINCT player_id) FROM player_matches) AS players,
+            (SELECT count(DISTINCT event_id) FROM matches WHERE event_id IS NOT NULL) AS events,
+            (SELECT count(*) FROM raw_events) AS raw_events,
+            (SELECT min(started_at) FROM matches) AS first_start,
+            (SELECT max(coalesce(ended_at, started_at)) FROM matches) AS last_end
+        """,
+    )
+
+
+def status_counts(con: Con) -> pd.DataFrame:
+    """Matches by validation status (events.md "Validation"): valid, partial, invalid."""
+    return _df(con, "SELECT status, count(*) AS n FROM matches GROUP BY status ORDER BY status")
+
+
+def matches_per_day(con: Con) -> pd.DataFrame:
+    """Matches started per UTC day and ruleset."""
+    return _df(
+        con,
+        """
+        SELECT CAST(started_at AS DATE) AS day, coalesce(rules, '?') AS rules, count(*) AS n
+        FROM matches WHERE started_at IS NOT NULL
+        GROUP BY ALL ORDER BY day, rules
+        """,
+    )
+
+
+def matches_by_ruleset(con: Con) -> pd.DataFrame:
+    """Matches per ruleset and status."""
+    return _df(
+        con,
+        """
+        SELECT coalesce(rules, '?') AS rules, status, count(*) AS n
+        FROM matches GROUP BY ALL ORDER BY rules, status
+        """,
+    )
+
+
+# --- players and filters --------------------------------------------------------------------
+
+_PLAYERS_CTE = """
+    players AS (
+        SELECT e.key AS player_id, any_value(e.value.name) AS name, any_value(e.value.club) AS club
+        FROM (
+            SELECT unnest(map_entries(json_transform(
+                json_extract(payload, '$.players'),
+                '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
+            FROM raw_events
+            WHERE type = 'match_start' AND parse_error IS NULL
+        )
+        GROUP BY e.key
+    )
+"""
+"""Player names and clubs as declared in ``match_start.players`` (events.md)."""
+
+
+def players(con: Con) -> pd.DataFrame:
+    """Every player who played a valid or partial match: id, name, club, rounds played."""
+    return _df(
+        con,
+        f"""
+        WITH {_PLAYERS_CTE}
+        SELECT pm.player_id, any_value(p.name) AS name, any_value(p.club) AS club, count(*) AS rounds
+        FROM player_matches pm LEFT JOIN players p USING (player_id)
+        GROUP BY pm.player_id ORDER BY pm.player_id
+        """,
+    )
+
+
+def filter_options(con: Con) -> dict[str, list[str]]:
+    """Values offered by the page filters: events and rulesets (clubs come from :func:`players`)."""
+    events = _df(con, "SELECT DISTINCT event_id FROM matches WHERE event_id IS NOT NULL ORDER BY 1")
+    rules = _df(con, "SELECT DISTINCT rules FROM matches WHERE rules IS NOT NULL ORDER BY 1")
+    return {"event": events["event_id"].tolist(), "rules": rules["rules"].tolist()}
+
+
+_BOARD_SELECT = """
+    SELECT res.player_id, r.rating, r.mu, r.sigma, r.provisional, dc.dan, pd.pro_dan, res.rounds,
+           res.wins, res.draws, res.losses, res.win_rate, res.levels_gained
+    FROM res
+    LEFT JOIN ratings r USING (player_id)
+    LEFT JOIN dan_current dc USING (player_id)
+    LEFT JOIN pro_dan pd USING (player_id)
+"""
+"""Rating, dan and results of the players in ``res`` (a CTE of per-player result counts)."""
+
+_RESULTS = """
+    count(*) AS rounds,
+    count(*) FILTER (WHERE result = 'win') AS wins,
+    count(*) FILTER (WHERE result = 'draw') AS draws,
+    count(*) FILTER (WHERE result = 'loss') AS losses,
+    (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
+        / count(*) AS win_rate,
+    sum(levels_gained) AS levels_gained
+"""
+"""Per-player result columns over ``player_matches`` rows; a draw counts half a win."""
+
+
+def leaderboard(
+    con: Con, *, event: str | None = None, rules: str | None = None, min_rounds: int = 0
+) -> pd.DataFrame:
+    """Per player: rating ± sigma (provisional marked), dan, and the filtered results.
+
+    Rounds, wins, draws, losses, win rate (draw = ½) and levels gained count only the rounds
+    that pass the filters; rating and dan are the player's current ones (``ratings``,
+    ``dan_current``, ``pro_dan``). Best rating first; unrated players after, by win rate.
+    Names and clubs are joined by the page from :func:`players` (computed once per store).
+    """
+    return _df(
+        con,
+        f"""
+        WITH res AS (
+            SELECT player_id, {_RESULTS}
+            FROM player_matches
+            WHERE ($event IS NULL OR event_id = $event) AND ($rules IS NULL OR rules = $rules)
+            GROUP BY player_id
+            HAVING count(*) >= $min_rounds
+        )
+        {_BOARD_SELECT}
+        ORDER BY r.rating DESC NULLS LAST, res.win_rate DESC, res.rounds DESC, res.player_id
+        """,
+        {"event": event, "rules": rules, "min_rounds": min_rounds},
+    )
+
+
+def player_summary(con: Con, *, player: str) -> pd.DataFrame:
+    """One player's rating, dan and results over all rounds (zero or one row)."""
+    return _df(
+        con,
+        f"""
+        WITH res AS (SELECT player_id, {_RESULTS} FROM player_matches WHERE player_id = $player
+                     GROUP BY player_id)
+        {_BOARD_SELECT}
+        """,
+        {"player": player},
+    )
+
+
+def rating_history(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's rating after each rated round (``rating_history``), in time order."""
+    return _df(
+        con,
+        """
+        SELECT row_number() OVER (ORDER BY started_at, match_id) AS round_index, started_at, match_id,
+               event_id, round, partner_id, result, win_probability, mu_after, sigma_after, rating_after
+        FROM rating_history WHERE player_id = $player ORDER BY started_at, match_id
+        """,
+        {"player": player},
+    )
+
+
+def dan_ledger(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's amateur dan ledger (scoring.md §S5), one row per BCTA round in time order."""
+    return _df(
+        con,
+        """
+        SELECT seq, started_at, match_id, event_id, round, opponent_dans, counted, round_points,
+               points_earned, dan_before, dan_after, total_before, total_after, window_no,
+               window_rounds_used, window_size, event
+        FROM dan_ledger WHERE player_id = $player ORDER BY seq
+        """,
+        {"player": player},
+    )
+
+
+def player_dan(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's current amateur dan and professional dan (zero or one row)."""
+    return _df(
+        con,
+        """
+        SELECT dc.dan, dc.points, dc.next_dan, dc.next_threshold, dc.points_to_next, dc.progress,
+               dc.window_rounds_used, dc.rounds_left, pd.pro_dan, pd.win_rate AS pro_win_rate,
+               pd.rounds AS pro_rounds
+        FROM (SELECT CAST($player AS VARCHAR) AS player_id) x
+        LEFT JOIN dan_current dc USING (player_id) LEFT JOIN pro_dan pd USING (player_id)
+        WHERE dc.player_id IS NOT NULL OR pd.player_id IS NOT NULL
+        """,
+        {"player": player},
+    )
+
+
+# --- dan promotion --------------------------------------------------------------------------
+
+
+def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
+    """Players nearest to their next dan (scoring.md §S5): fewest points to go first."""
+    return _df(
+        con,
+        """
+        SELECT player_id, dan, next_dan, points, next_threshold, points_to_next, progress,
+               window_rounds_used, rounds_left, last_played
+        FROM dan_current WHERE next_dan IS NOT NULL AND points_to_next IS NOT NULL
+        ORDER BY points_to_next, rounds_left DESC, player_id LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+
+
+def dan_events(con: Con, *, limit: int = 100) -> pd.DataFrame:
+    """The latest promotions and window resets (``dan_ledger.event``), newest first."""
+    return _df(
+        con,
+        """
+        SELECT started_at, player_id, event, dan_before, dan_after, total_before, total_after,
+               window_no, window_rounds_used, window_size, match_id
+        FROM dan_ledger WHERE event IS NOT NULL
+        ORDER BY started_at DESC, player_id LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+
+
+def dan_distribution(con: Con) -> pd.DataFrame:
+    """Players per current amateur dan (0 = none)."""
+    return _df(con, "SELECT dan, count(*) AS n FROM dan_current GROUP BY dan ORDER BY dan")
+
+
+# --- one player -----------------------------------------------------------------------------
+
+
+def results_by_partner(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's rounds, wins, draws, losses and levels gained with each partner."""
+    return _df(
+        con,
+        """
+        SELECT partner_id AS partner, count(*) AS rounds,
+               count(*) FILTER (WHERE result = 'win') AS wins,
+               count(*) FILTER (WHERE result = 'draw') AS draws,
+               count(*) FILTER (WHERE result = 'loss') AS losses,
+               (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
+                   / count(*) AS win_rate,
+               sum(levels_gained) AS levels_gained
+        FROM player_matches WHERE player_id = $player
+        GROUP BY partner_id ORDER BY rounds DESC, partner
+        """,
+        {"player": player},
+    )
+
+
+def results_by_opponent(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's results against each opponent met (each round counts for both opponents)."""
+    return _df(
+        con,
+        """
+        SELECT opponent, count(*) AS rounds,
+               count(*) FILTER (WHERE result = 'win') AS wins,
+               count(*) FILTER (WHERE result = 'draw') AS draws,
+               count(*) FILTER (WHERE result = 'loss') AS losses,
+               (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
+                   / count(*) AS win_rate
+        FROM (SELECT unnest(opponent_ids) AS opponent, result FROM player_matches WHERE player_id = $player)
+        GROUP BY opponent ORDER BY rounds DESC, opponent
+        """,
+        {"player": player},
+    )
+
+
+def finish_positions(con: Con, *, player: str) -> pd.DataFrame:
+    """Finishing positions (1 上游 … 4 下游, rules.md §5.5): the player's counts and the population's."""
+    return _df(
+        con,
+        """
+        SELECT finish_position AS position,
+               count(*) FILTER (WHERE player_id = $player) AS player_n,
+               count(*) AS population_n
+        FROM deal_hands WHERE finish_position IS NOT NULL
+        GROUP BY finish_position ORDER BY finish_position
+        """,
+        {"player": player},
+    )
+
+
+def lead_types(con: Con, *, player: str) -> pd.DataFrame:
+    """Combination types of the player's leads and of all leads (rules.md §3 type ids)."""
+    return _df(
+        con,
+        """
+        SELECT coalesce(combo_type, '?') AS combo_type,
+               count(*) FILTER (WHERE player_id = $player) AS player_n,
+               count(*) AS population_n
+        FROM plays WHERE is_lead AND action = 'play'
+        GROUP BY ALL ORDER BY population_n DESC
+        """,
+        {"player": player},
+    )
+
+
+def play_stats(con: Con, *, player: str | None) -> pd.DataFrame:
+    """Play-pattern counts of one player (or everyone with ``player=None``), with denominators.
+
+    - pass when able to beat: passes with ``could_beat`` over all turns where the seat could beat
+      (every following play, plus passes with ``could_beat``); only known hands count;
+    - overtaking the partner: plays over the partner's table card, over every turn facing it;
+    - bombs: bomb plays and the deals played; ``bomb_opp_left`` is the mean of ``opp_min_left``;
+    - tribute returns: mean natural rank (2 = 2 … A = 14) of the return cards given.
+    """
+    return _df(
+        con,
+        f"""
+        WITH p AS (SELECT * FROM plays WHERE ($player IS NULL OR player_id = $player)),
+        a AS (
+            SELECT
+                count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
+                count(*) FILTER (WHERE (action = 'pass' AND could_beat)
+                                 OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
+                count(*) FILTER (WHERE overtook_partner) AS overtakes,
+                count(*) FILTER (WHERE NOT is_lead AND table_seat = {_PARTNER.format(s="seat")})
+                    AS facing_partner,
+                count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
+                avg(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left
+            FROM p
+        ),
+        d AS (SELECT count(*) AS deals FROM deal_hands WHERE ($player IS NULL OR player_id = $player)),
+        r AS (
+            SELECT count(return_card) AS returns,
+                   avg(list_position({RANK_ORDER[:13]!r}, {_RANK.format(c="return_card")}) + 1)
+                       AS return_rank
+            FROM tributes
+            WHERE kind IN ('single', 'double') AND ($player IS NULL OR receiver_player = $player)
+        )
+        SELECT * FROM a, d, r
+        """,
+        {"player": player},
+    )
+
+
+def jie_feng_received(con: Con, *, player: str | None) -> pd.DataFrame:
+    """接风 (rules.md §5.6) received and deals played, by one player or by everyone.
+
+    A lead is a jie feng when the last play before it was the partner's final card. For the
+    population each jie feng of ``deals.jie_feng`` is received by one of the four seats.
+    """
+    if player is None:
+        return _df(
+            con,
+            "SELECT coalesce(sum(jie_feng), 0) AS jie_feng, 4 * count(*) AS deals FROM deals",
+        )
+    return _df(
+        con,
+        f"""
+        WITH mine AS (SELECT match_id, deal_no FROM deal_hands WHERE player_id = $player),
+        p AS (
+            SELECT pl.*,
+                   last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER w AS prev_seat,
+                   last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER w AS prev_out
+            FROM plays pl SEMI JOIN mine USING (match_id, deal_no)
+            WINDOW w AS (PARTITION BY match_id, deal_no ORDER BY seq
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        )
+        SELECT count(*) FILTER (WHERE is_lead AND player_id = $player AND prev_out
+                                AND prev_seat = {_PARTNER.format(s="seat")}) AS jie_feng,
+               (SELECT count(*) FROM mine) AS deals
+        FROM p
+        """,
+        {"player": player},
+    )
+
+
+def return_ranks(con: Con, *, player: str) -> pd.DataFrame:
+    """Ranks of the return cards (还贡, rules.md §6) given by the player and by everyone."""
+    return _df(
+        con,
+        f"""
+        SELECT {_RANK.format(c="return_card")} AS rank,
+               count(*) FILTER (WHERE receiver_player = $player) AS player_n,
+               count(*) AS population_n
+        FROM tributes WHERE return_card IS NOT NULL
+        GROUP BY ALL
+        """,
+        {"player": player},
+    )
+
+
+# --- tributes -------------------------------------------------------------------------------
+
+
+def tribute_kinds(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Deals after the first by tribute kind (rules.md §6): none, single, double, anti."""
+    return _df(
+        con,
+        """
+        SELECT coalesce(tribute_kind, 'none') AS kind, count(*) AS n
+        FROM deals WHERE deal_no > 1 AND ($rules IS NULL OR rules = $rules)
+        GROUP BY ALL ORDER BY n DESC
+        """,
+        {"rules": rules},
+    )
+
+
+def tribute_card_ranks(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Ranks of the cards paid (进贡) and returned (还贡), rules.md §6."""
+    return _df(
+        con,
+        f"""
+        WITH t AS (SELECT * FROM tributes WHERE kind IN ('single', 'double') AND {_RULES_MATCH}),
+        paid AS (SELECT {_RANK.format(c="card")} AS rank, count(*) AS paid FROM t
+                 WHERE card IS NOT NULL GROUP BY 1),
+        ret AS (SELECT {_RANK.format(c="return_card")} AS rank, count(*) AS returned FROM t
+                WHERE return_card IS NOT NULL GROUP BY 1)
+        SELECT rank, coalesce(paid, 0) AS paid, coalesce(returned, 0) AS returned
+        FROM paid FULL OUTER JOIN ret USING (rank)
+        """,
+        {"rules": rules},
+    )
+
+
+def level_gain_after_tribute(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Level gain in the deal (rules.md §5.8) of the team that paid tribute and of its receivers.
+
+    Rows: ``side`` (payer|receiver), ``gain`` (0 when the other team won the deal), ``n`` deals.
+    """
+    return _df(
+        con,
+        f"""
+        WITH payers AS (
+            SELECT DISTINCT match_id, deal_no, {_TEAM.format(s="giver")} AS team
+            FROM tributes WHERE kind IN ('single', 'double') AND giver IS NOT NULL
+        ),
+        sides AS (
+            SELECT d.match_id, d.deal_no, d.winning_team, d.level_gain, p.team AS payer_team,
+                   CASE p.team WHEN 'EW' THEN 'NS' ELSE 'EW' END AS receiver_team
+            FROM deals d JOIN payers p USING (match_id, deal_no)
+            WHERE ($rules IS NULL OR d.rules = $rules) AND d.winning_team IS NOT NULL
+        )
+        SELECT 'payer' AS side, CASE WHEN winning_team = payer_team THEN level_gain ELSE 0 END AS gain,
+               count(*) AS n
+        FROM sides GROUP BY ALL
+        UNION ALL
+        SELECT 'receiver', CASE WHEN winning_team = receiver_team THEN level_gain ELSE 0 END, count(*)
+        FROM sides GROUP BY ALL
+        ORDER BY side, gain
+        """,
+        {"rules": rules},
+    )
+
+
+# --- bombs ----------------------------------------------------------------------------------
+
+
+def bombs_per_deal(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Deals by the number of bombs played in them (both teams)."""
+    return _df(
+        con,
+        """
+        SELECT coalesce(bombs_EW, 0) + coalesce(bombs_NS, 0) AS bombs, count(*) AS n
+        FROM deals WHERE ($rules IS NULL OR rules = $rules)
+        GROUP BY ALL ORDER BY bombs
+        """,
+        {"rules": rules},
+    )
+
+
+def bombs_by_class(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Bomb plays by class (rules.md §4 strength classes) and number of cards."""
+    return _df(
+        con,
+        f"""
+        SELECT bomb_class, combo_size AS size, count(*) AS n
+        FROM plays WHERE bomb_class IS NOT NULL AND {_RULES_MATCH}
+        GROUP BY ALL ORDER BY bomb_class, size
+        """,
+        {"rules": rules},
+    )
+
+
+def bomb_timing(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Bomb plays by the opponents' fewest cards left before the bomb (``opp_min_left``)."""
+    return _df(
+        con,
+        f"""
+        SELECT opp_min_left, count(*) AS n
+        FROM plays WHERE bomb_class IS NOT NULL AND opp_min_left IS NOT NULL AND {_RULES_MATCH}
+        GROUP BY ALL ORDER BY opp_min_left
+        """,
+        {"rules": rules},
+    )
+
+
+def bomb_summary(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """One row: bombs played, bombs on the partner's play, 四大天王, 同花顺, and deals."""
+    return _df(
+        con,
+        f"""
+        SELECT count(*) AS bombs,
+               count(*) FILTER (WHERE table_seat = {_PARTNER.format(s="seat")}) AS on_partner,
+               count(*) FILTER (WHERE bomb_class = 'joker_bomb') AS joker_bombs,
+               count(*) FILTER (WHERE bomb_class = 'straight_flush') AS straight_flushes,
+               (SELECT count(*) FROM deals WHERE ($rules IS NULL OR rules = $rules)) AS deals
+        FROM plays WHERE bomb_class IS NOT NULL AND {_RULES_MATCH}
+        """,
+        {"rules": rules},
+    )
+
+
+def win_by_bombs(con: Con, *, rules: str | None = None) -> pd.DataFrame:
+    """Deal win rate of a seat's team by natural bombs held (dealt) and by bombs it played.
+
+    ``bombs`` is capped at 4 (meaning 4 or more). A seat "wins" when its team won the deal.
+    """
+    return _df(
+        con,
+        """
+        WITH h AS (
+            SELECT least(dh.natural_bombs, 4) AS held, least(dh.bombs_played, 4) AS used,
+                   (d.winning_team = dh.team) AS won
+            FROM deal_hands dh JOIN deals d USING (match_id, deal_no)
+            WHERE d.winning_team IS NOT NULL AND ($rules IS NULL OR d.rules = $rules)
+        )
+        SELECT 'held' AS kind, held AS bombs, count(*) AS n, avg(CAST(won AS DOUBLE)) AS win_rate
+        FROM h WHERE held IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT 'used', used, count(*), avg(CAST(won AS DOUBLE))
+        FROM h WHERE used IS NOT NULL GROUP BY ALL
+        ORDER BY kind, bombs
+        """,
+        {"rules": rules},
+    )
+
+
+# --- tournament -----------------------------------------------------------------------------
+
+
+def events(con: Con) -> pd.DataFrame:
+    """Events with their name, rounds and matches (from matches, and from standings for byes)."""
+    return _df(
+        con,
+        """
+        SELECT event_id, any_value(event_name) AS event_name, max(round) AS rounds, count(*) AS matches
+        FROM matches WHERE event_id IS NOT NULL
+        GROUP BY event_id ORDER BY event_id
+        """,
+    )
+
+
+def event_rounds(con: Con, *, event: str) -> pd.DataFrame:
+    """The rounds of an event that have matches or standings."""
+    return _df(
+        con,
+        """
+        SELECT DISTINCT round FROM (
+            SELECT round FROM matches WHERE event_id = $event AND round IS NOT NULL
+            UNION SELECT after_round FROM standings WHERE event_id = $event
+        ) ORDER BY round
+        """,
+        {"event": event},
+    )
+
+
+_LEVEL_NO = (
+    "list_position(['2','3','4','5','6','7','8','9','T','J','Q','K','A'], final_level_{s})"
+    " + CASE WHEN passed_a = '{s}' THEN 1 ELSE 0 END"
+)
+"""A side's final level as a number, 2 = 1 … A = 13, 14 after passing A (scoring.md §S1)."""
+
+
+def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFrame:
+    """The matches (and byes) of an event, one round or all: teams, final levels, 级差, winner,
+    and each side's match points and level-difference points (scoring.md §S1–§S3) when scored.
+    """
+    return _df(
+        con,
+        f"""
+        WITH m AS (
+            SELECT *,
+                   {_LEVEL_NO.format(s="EW")} AS lv_ew,
+                   {_LEVEL_NO.format(s="NS")} AS lv_ns
+            FROM matches WHERE event_id = $event AND ($round IS NULL OR round = $round)
+        )
+        SELECT * FROM (
+        SELECT m.round, m."table", m.stage, m.match_id,
+               m.player_E || ' / ' || m.player_W AS team_EW, m.player_N || ' / ' || m.player_S AS team_NS,
+               m.final_level_EW, m.final_level_NS, abs(m.lv_ew - m.lv_ns) AS level_diff,
+               m.winner, ew.match_points AS match_points_EW, ns.match_points AS match_points_NS,
+               ew.level_points AS level_points_EW, ns.level_points AS level_points_NS,
+               m.end_reason, m.deals_played, m.status
+        FROM m
+        LEFT JOIN match_scores ew ON ew.match_id = m.match_id AND ew.side = 'EW'
+        LEFT JOIN match_scores ns ON ns.match_id = m.match_id AND ns.side = 'NS'
+        UNION ALL
+        SELECT round, NULL, stage, NULL, coalesce(player_1 || ' / ' || player_2, team_id), NULL,
+               NULL, NULL, NULL, 'bye', match_points, NULL, level_points, NULL, 'bye', 0, NULL
+        FROM match_scores
+        WHERE outcome = 'bye' AND event_id = $event AND ($round IS NULL OR round = $round)
+        ) ORDER BY round, try_cast("table" AS INTEGER), "table", match_id
+        """,
+        {"event": event, "round": round_no},
+    )
+
+
+def standings(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFrame:
+    """Standings of an event after a round (default: the latest), with every tie-break column
+    (scoring.md §S7) and ``decided_by``, the step that separated a team from the one above."""
+    return _df(
+        con,
+        """
+        SELECT stage, after_round, rank, entry, team_id, player_1, player_2, rounds, match_points,
+               bcta_round_score, level_points, head_to_head, wins, draws, losses, byes, raw_level_diff,
+               opponents_score, previous_rank, tied_level_points, opponents_level_points, levels_gained,
+               deducted_match_points, deducted_level_points, primary_key, decided_by
+        FROM standings
+        WHERE event_id = $event
+          AND after_round = coalesce($round, (SELECT max(after_round) FROM standings WHERE event_id = $event))
+        ORDER BY stage, rank, team_id
+        """,
+        {"event": event, "round": round_no},
+    )
+
+
+# --- hand replayer --------------------------------------------------------------------------
+
+
+def find_matches(con: Con, *, search: str = "", limit: int = 500) -> pd.DataFrame:
+    """Matches with deals whose id, event or players contain ``search`` (case-insensitive)."""
+    return _df(
+        con,
+        """
+        SELECT match_id, event_id, round, "table", rules, status, deals_played
+        FROM matches
+        WHERE coalesce(deals_played, 0) > 0
+          AND ($q = '' OR concat_ws(' ', match_id, event_id, player_E, player_N, player_W, player_S)
+                          ILIKE '%' || $q || '%')
+        ORDER BY started_at, match_id LIMIT $limit
+        """,
+        {"q": search, "limit": limit},
+    )
+
+
+def match_deals(con: Con, *, match: str) -> pd.DataFrame:
+    """The deals of one match with their level, declarers, tribute kind and result."""
+    return _df(
+        con,
+        """
+        SELECT deal_no, level, declarers, tribute_kind, leader, finish_order, winning_team, level_gain,
+               double_win, jie_feng, bombs_EW, bombs_NS
+        FROM deals WHERE match_id = $match ORDER BY deal_no
+        """,
+        {"match": match},
+    )
+
+
+def deal_hands(con: Con, *, match: str, deal: int) -> pd.DataFrame:
+    """The four dealt hands of one deal (null ``hand`` when unknown)."""
+    return _df(
+        con,
+        """
+        SELECT seat, player_id, team, hand, finish_position, bombs_played
+        FROM deal_hands WHERE match_id = $match AND deal_no = $deal ORDER BY seat
+        """,
+        {"match": match, "deal": deal},
+    )
+
+
+def deal_tributes(con: Con, *, match: str, deal: int) -> pd.DataFrame:
+    """Tributes, returns and resisted tributes of one deal."""
+    return _df(
+        con,
+        """
+        SELECT kind, giver, receiver, card, return_card, equal_double, anti_seats
+        FROM tributes WHERE match_id = $match AND deal_no = $deal ORDER BY giver
+        """,
+        {"match": match, "deal": deal},
+    )
+
+
+def deal_plays(con: Con, *, match: str, deal: int) -> pd.DataFrame:
+    """Every play and pass of one deal, in order, with its derived flags."""
+    return _df(
+        con,
+        """
+        SELECT seq, trick_no, pos_in_trick, is_lead, seat, player_id, action, cards, combo_type,
+               combo_rank, bomb_class, reading_inferred, overtook_partner, could_beat, went_out,
+               left_after
+        FROM plays WHERE match_id = $match AND deal_no = $deal ORDER BY seq
+        """,
+        {"match": match, "deal": deal},
+    )
+
+
+# --- data quality ---------------------------------------------------------------------------
+
+
+def quarantine_by_code(con: Con) -> pd.DataFrame:
+    """Quarantined rows per error code (replay/errors.py vocabulary)."""
+    return _df(con, "SELECT code, count(*) AS n FROM quarantine GROUP BY code ORDER BY n DESC, code")
+
+
+def quarantine_rows(con: Con, *, code: str | None = None, limit: int = 1000) -> pd.DataFrame:
+    """Quarantined rows with file, line, match, seq, code and message (most recent files first)."""
+    return _df(
+        con,
+        """
+        SELECT source_file, line_no, match_id, seq, code, message
+        FROM quarantine WHERE ($code IS NULL OR code = $code)
+        ORDER BY source_file, line_no LIMIT $limit
+        """,
+        {"code": code, "limit": limit},
+    )
+
+
+def incomplete_matches(con: Con) -> pd.DataFrame:
+    """Matches that are not valid or did not reach ``match_end``, with the first error."""
+    return _df(
+        con,
+        """
+        SELECT match_id, status, error_code, error_seq, error_message, deals_played, end_reason, rules
+        FROM matches WHERE status <> 'valid' OR end_reason IS NULL
+        ORDER BY status, match_id LIMIT 5000
+        """,
+    )
+
+
+def parse_error_count(con: Con) -> pd.DataFrame:
+    """One row: malformed input lines kept in ``raw_events`` (with ``parse_error``)."""
+    return _df(con, "SELECT count(*) AS n FROM raw_events WHERE parse_error IS NOT NULL")

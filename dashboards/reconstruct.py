@@ -1,0 +1,140 @@
+"""Rebuild the four hands of a deal step by step, for the hand replayer page.
+
+Pure functions, no Streamlit: the dealt hands (``deal_hands.hand``), then the tribute and return
+moves (``tributes``: rules.md §6), then each play in ``seq`` order removes its cards from the
+player's hand (rules.md §5). Hands are multisets (rules.md §1): a play removes one copy per card.
+A seat whose hand is unknown stays ``None`` throughout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+SEATS = ("E", "N", "W", "S")
+_RANKS = "23456789TJQKABR"
+_SUITS = "SHCD"
+
+Hands = dict[str, list[str] | None]
+
+
+def card_key(card: str) -> tuple[int, int]:
+    """Sort key of a card: rank 2 … A, small joker ``SB``, big joker ``HR``; then suit."""
+    if card == "SB":
+        return (_RANKS.index("B"), 0)
+    if card == "HR":
+        return (_RANKS.index("R"), 0)
+    return (_RANKS.index(card[1]), _SUITS.index(card[0]))
+
+
+def sort_cards(cards: Iterable[str]) -> list[str]:
+    """Cards low to high, as a hand is shown."""
+    return sorted(cards, key=card_key)
+
+
+def _remove(hand: list[str] | None, cards: Iterable[str]) -> list[str] | None:
+    """``hand`` without one copy of each card (cards not held are ignored: the log was validated)."""
+    if hand is None:
+        return None
+    rest = list(hand)
+    for card in cards:
+        if card in rest:
+            rest.remove(card)
+    return rest
+
+
+def _cards(value: Any) -> list[str]:
+    """The cards of a ``cards`` cell: a list, tuple or array of cards; nothing for null or a pass."""
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        return []
+    return [str(c) for c in value]
+
+
+def _known(value: Any) -> bool:
+    """Whether a ``hand`` cell holds cards (null, NaN or pandas NA mean the hand is unknown)."""
+    return isinstance(value, Iterable) and not isinstance(value, str)
+
+
+def _card(value: Any) -> str | None:
+    """A single-card cell (``card``, ``return_card``): the card, or ``None`` for null/NaN."""
+    return value if isinstance(value, str) and value else None
+
+
+def _add(hand: list[str] | None, cards: Iterable[str]) -> list[str] | None:
+    return None if hand is None else sort_cards([*hand, *cards])
+
+
+@dataclass(frozen=True)
+class Step:
+    """The state after one step: hands, the combination on the table and the current trick."""
+
+    index: int
+    label: str
+    trick_no: int
+    hands: Hands
+    table: Mapping[str, Any] | None = None
+    """The last play (not pass) of the current trick: its row from ``plays``."""
+    trick: tuple[Mapping[str, Any], ...] = ()
+    """Every play and pass of the current trick so far."""
+    action: Mapping[str, Any] | None = None
+    """The play or pass of this step, with its derived flags."""
+    last_of_trick: bool = field(default=False)
+
+
+def apply_tributes(hands: Hands, tributes: Sequence[Mapping[str, Any]]) -> Hands:
+    """Hands after the tribute (giver → receiver) and return (receiver → giver) moves.
+
+    Anti-tribute rows (抗贡) and rows without a card move nothing.
+    """
+    out: Hands = {seat: hands.get(seat) for seat in SEATS}
+    for row in tributes:
+        giver, receiver = row.get("giver"), row.get("receiver")
+        if row.get("kind") == "anti" or giver not in out or receiver not in out:
+            continue
+        card, back = _card(row.get("card")), _card(row.get("return_card"))
+        if card:
+            out[giver] = _remove(out[giver], [card])
+            out[receiver] = _add(out[receiver], [card])
+        if back:
+            out[receiver] = _remove(out[receiver], [back])
+            out[giver] = _add(out[giver], [back])
+    return out
+
+
+def reconstruct(
+    hands: Mapping[str, Sequence[str] | None],
+    tributes: Sequence[Mapping[str, Any]],
+    plays: Sequence[Mapping[str, Any]],
+) -> list[Step]:
+    """Every state of a deal: dealt, after tribute, then one step per play or pass in ``seq`` order."""
+    dealt: Hands = {s: sort_cards(_cards(hands[s])) if _known(hands.get(s)) else None for s in SEATS}
+    steps = [Step(0, "dealt", 0, dealt)]
+    current = apply_tributes(dealt, tributes)
+    steps.append(Step(1, "tribute", 0, current))
+    ordered = sorted(plays, key=lambda row: row["seq"])
+    trick: list[Mapping[str, Any]] = []
+    table: Mapping[str, Any] | None = None
+    trick_no = None
+    for i, row in enumerate(ordered):
+        if row["trick_no"] != trick_no:
+            trick_no, trick, table = row["trick_no"], [], None
+        trick.append(row)
+        if row["action"] == "play":
+            table = row
+            seat = row["seat"]
+            current = {**current, seat: _remove(current.get(seat), _cards(row.get("cards")))}
+        is_last = i + 1 == len(ordered) or ordered[i + 1]["trick_no"] != trick_no
+        steps.append(
+            Step(
+                index=len(steps),
+                label=f"{row['seat']} {row['action']}",
+                trick_no=int(row["trick_no"]),
+                hands=current,
+                table=table,
+                trick=tuple(trick),
+                action=row,
+                last_of_trick=is_last,
+            )
+        )
+    return steps

@@ -1,0 +1,153 @@
+"""Shared Streamlit plumbing of the pages: the cached store connection, cached queries, the
+language, the "no data yet" state and downloadable tables.
+
+The connection is one in-memory DuckDB per store path (``st.cache_resource``); each query runs on
+its own cursor (DuckDB connections are not shared between Streamlit's script threads) and its
+result is cached by store path, query name and parameters (``st.cache_data``). Dashboards never
+write to the store.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import duckdb
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboards import queries
+from dashboards.i18n import LABELS, Lang, t
+from pipelines.warehouse import connect, store_path
+
+
+def lang() -> Lang:
+    """The language chosen in the sidebar (English by default)."""
+    return "zh" if st.session_state.get("lang") == "zh" else "en"
+
+
+def tr(key: str) -> str:
+    """The label ``key`` in the current language."""
+    return t(key, lang())
+
+
+def current_store() -> str:
+    """The store folder as a string: ``$GDAN_STORE`` or ``./data``."""
+    return str(store_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _connection(store: str) -> duckdb.DuckDBPyConnection:
+    """One DuckDB connection with a view per table of ``store``."""
+    return connect(store)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _cached(store: str, name: str, params: tuple[tuple[str, Any], ...]) -> Any:
+    """Run ``queries.<name>(**params)`` on a fresh cursor of the store's connection."""
+    cursor = _connection(store).cursor()
+    try:
+        return getattr(queries, name)(cursor, **dict(params))
+    finally:
+        cursor.close()
+
+
+def q(name: str, **params: Any) -> Any:
+    """The (cached) result of the query function ``name`` of :mod:`dashboards.queries`."""
+    return _cached(current_store(), name, tuple(sorted(params.items())))
+
+
+WARM_QUERIES: list[tuple[str, dict[str, Any]]] = [
+    ("overview_totals", {}),
+    ("status_counts", {}),
+    ("filter_options", {}),
+    ("players", {}),
+    ("leaderboard", {"event": None, "rules": None, "min_rounds": 0}),
+    ("play_stats", {"player": None}),
+    ("jie_feng_received", {"player": None}),
+    ("bomb_summary", {"rules": None}),
+    ("bombs_per_deal", {"rules": None}),
+    ("bombs_by_class", {"rules": None}),
+    ("bomb_timing", {"rules": None}),
+    ("win_by_bombs", {"rules": None}),
+    ("tribute_kinds", {"rules": None}),
+    ("tribute_card_ranks", {"rules": None}),
+    ("level_gain_after_tribute", {"rules": None}),
+    ("quarantine_by_code", {}),
+    ("events", {}),
+]
+"""Store-wide queries (same parameters as the pages' defaults) computed in the background at start."""
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up(store: str) -> threading.Thread:
+    """Fill the query cache with :data:`WARM_QUERIES` in a daemon thread, once per store and process.
+
+    The population statistics scan every play of the store; computing them while the user looks
+    at the first page makes the other pages' first render fast. The cache locks per key, so a page
+    asking for a query being warmed waits for that one result instead of computing it again.
+    """
+
+    def run() -> None:
+        for name, params in WARM_QUERIES:
+            _cached(store, name, tuple(sorted(params.items())))
+
+    thread = threading.Thread(target=run, name=f"gdan-warm-up:{store}", daemon=True)
+    thread.start()
+    return thread
+
+
+def warm_up() -> None:
+    """Start the background warm-up of the current store unless ``GDAN_WARM_UP=0``."""
+    if os.environ.get("GDAN_WARM_UP", "1") != "0":
+        _warm_up(current_store())
+
+
+def reload_data() -> None:
+    """Forget cached connections and results, e.g. after the pipeline wrote new files."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def no_data(key: str = "no_data") -> None:
+    """The friendly empty state of a page or a section."""
+    st.info(tr(key), icon="ℹ️")
+
+
+def show_table(
+    df: pd.DataFrame, key: str, column_config: dict[str, Any] | None = None, **kwargs: Any
+) -> None:
+    """A table with a CSV download button under it; an empty table shows the empty state.
+
+    Columns named like a label of :mod:`dashboards.i18n` get that label in the current language
+    unless ``column_config`` sets them.
+    """
+    if df.empty:
+        no_data("no_data_table")
+        return
+    config = {c: tr(c) for c in df.columns if c in LABELS}
+    config.update(column_config or {})
+    st.dataframe(df, hide_index=True, column_config=config, **kwargs)
+    st.download_button(
+        tr("download_csv"),
+        df.to_csv(index=False).encode("utf-8"),
+        file_name=f"{key}.csv",
+        mime="text/csv",
+        key=f"dl_{key}",
+    )
+
+
+def show_chart(fig: go.Figure, key: str) -> None:
+    """A Plotly figure across the page width."""
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+
+
+def choice(label_key: str, options: list[str], key: str, all_option: bool = True) -> str | None:
+    """A select box over ``options``; ``None`` when "All" is chosen."""
+    values: list[str | None] = [None, *options] if all_option else list(options)
+    picked = st.selectbox(
+        tr(label_key), values, key=key, format_func=lambda v: tr("all") if v is None else str(v)
+    )
+    return picked

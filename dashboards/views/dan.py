@@ -1,0 +1,62 @@
+"""Dan promotion: players close to their next dan, recent promotions and window resets, the dan
+distribution and the rules in force (BCTA Appendix A, scoring.md §S5)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import charts
+from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from pipelines.scoring.params import BCTA_DAN, DanParams
+
+st.title(tr("page_dan"))
+
+distribution = q("dan_distribution")
+if distribution.empty:
+    no_data()
+else:
+    left, right = st.columns([2, 3])
+    with left:
+        show_chart(charts.dan_distribution(distribution, lang(), dan="dan"), "dan_distribution")
+    with right:
+        st.subheader(tr("close_to_promotion"))
+        show_table(
+            q("close_to_promotion"),
+            "close_to_promotion",
+            column_config={
+                "player_id": tr("player"),
+                "dan": tr("dan"),
+                "points": tr("dan_points"),
+                "next_threshold": tr("next_threshold"),
+                "points_to_next": tr("points_to_next"),
+                "progress": st.column_config.ProgressColumn(
+                    tr("progress"), format="percent", min_value=0, max_value=1
+                ),
+                "window_rounds_used": tr("window_used"),
+                "rounds_left": tr("rounds_left"),
+            },
+        )
+    st.subheader(tr("recent_changes"))
+    show_table(
+        q("dan_events"), "dan_events", column_config={"event": tr("dan_change"), "player_id": tr("player")}
+    )
+
+st.subheader(tr("rules_in_force"))
+params = DanParams()
+rules = pd.DataFrame(
+    {
+        tr("dan"): list(range(1, params.max_dan + 1)),
+        tr("points_from"): list(params.thresholds),
+        tr("window"): list(params.windows),
+    }
+)
+show_table(rules, "dan_rules")
+st.markdown(
+    f"- {tr('round_points')}: {BCTA_DAN.win} / {BCTA_DAN.draw} / {BCTA_DAN.loss}\n"
+    f"- {tr('deal_points')}: " + " / ".join(f"+{p}" for p in BCTA_DAN.per_deal_gain) + "\n"
+    f"- {tr('a_fail_points')}: "
+    + " / ".join(f"+{p}" for p in BCTA_DAN.a_failure_points)
+    + f" / {tr('a_fail_third')}\n"
+    f"- {tr('same_dan_note')} ({params.same_dan})"
+)

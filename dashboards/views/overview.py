@@ -1,0 +1,42 @@
+"""Overview: size and time span of the store and the validation status of its matches."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import charts
+from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+
+st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
+
+totals = q("overview_totals").iloc[0]
+if totals["matches"] == 0 and totals["raw_events"] == 0:
+    no_data()
+    st.stop()
+
+cols = st.columns(5)
+for col, key in zip(cols, ("matches", "deals", "players", "events", "raw_events"), strict=True):
+    col.metric(tr(key), f"{int(totals[key]):,}")
+
+first, last = totals["first_start"], totals["last_end"]
+if first is not None and str(first) != "NaT":
+    st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d}")
+
+status = q("status_counts")
+counts = dict(zip(status["status"], status["n"], strict=True))
+cols = st.columns(3)
+for col, key in zip(cols, ("valid", "partial", "invalid"), strict=True):
+    col.metric(tr(f"status_{key}"), f"{int(counts.get(key, 0)):,}")
+
+left, right = st.columns(2)
+with left:
+    per_day = q("matches_per_day")
+    if per_day.empty:
+        no_data("no_data_table")
+    else:
+        show_chart(charts.matches_per_day(per_day, lang()), "per_day")
+with right:
+    by_rules = q("matches_by_ruleset")
+    if not by_rules.empty:
+        show_chart(charts.matches_by_ruleset(by_rules, lang()), "by_ruleset")
+show_table(by_rules, "matches_by_ruleset")

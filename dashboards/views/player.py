@@ -1,0 +1,157 @@
+"""Player: rating history, dan ledger, results by partner and opponent, finishing positions and
+play-pattern statistics next to the population's, each with its sample size."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import charts
+from dashboards.patterns import pattern_table
+from dashboards.queries import RANK_ORDER
+from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from pipelines.scoring.params import DanParams
+
+st.title(tr("page_player"))
+
+roster = q("players")
+if roster.empty:
+    no_data()
+    st.stop()
+
+ids = roster["player_id"].tolist()
+names = dict(zip(roster["player_id"], roster["name"], strict=True))
+wanted = st.query_params.get("player")
+player = st.selectbox(
+    tr("choose_player"),
+    ids,
+    index=ids.index(wanted) if wanted in ids else 0,
+    key="player_pick",
+    format_func=lambda p: f"{p} · {names[p]}" if names.get(p) else p,
+)
+st.query_params["player"] = player
+
+row = q("player_summary", player=player).iloc[0]
+dan = q("player_dan", player=player)
+cols = st.columns(5)
+cols[0].metric(
+    tr("rating"),
+    "—" if pd.isna(row["rating"]) else f"{row['rating']:.1f}",
+    None if pd.isna(row["sigma"]) else f"± {row['sigma']:.2f}",
+    delta_color="off",
+    delta_arrow="off",
+)
+cols[1].metric(tr("dan"), "—" if dan.empty or pd.isna(dan["dan"].iloc[0]) else int(dan["dan"].iloc[0]))
+cols[2].metric(
+    f"{tr('dan')} (pro)", "—" if dan.empty or pd.isna(dan["pro_dan"].iloc[0]) else int(dan["pro_dan"].iloc[0])
+)
+cols[3].metric(tr("rounds"), int(row["rounds"]))
+cols[4].metric(tr("win_rate"), f"{row['win_rate']:.0%}")
+if pd.notna(row["provisional"]) and bool(row["provisional"]):
+    st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
+
+left, right = st.columns(2)
+with left:
+    history = q("rating_history", player=player)
+    if history.empty:
+        st.subheader(tr("rating_history"))
+        no_data("no_data_table")
+    else:
+        show_chart(
+            charts.rating_history(
+                history, lang(), x="round_index", rating="rating_after", sigma="sigma_after"
+            ),
+            "rating_history",
+        )
+with right:
+    ledger = q("dan_ledger", player=player)
+    if ledger.empty:
+        st.subheader(tr("dan_ledger"))
+        no_data("no_data_table")
+    else:
+        thresholds = DanParams().thresholds
+        ledger = ledger.assign(
+            next_threshold=[
+                thresholds[int(d)] if pd.notna(d) and int(d) < len(thresholds) else None
+                for d in ledger["dan_after"]
+            ]
+        )
+        show_chart(
+            charts.dan_ledger(
+                ledger,
+                lang(),
+                x="seq",
+                points="total_after",
+                threshold="next_threshold",
+                window="window_rounds_used",
+            ),
+            "dan_ledger",
+        )
+
+left, right = st.columns(2)
+with left:
+    st.subheader(tr("by_partner"))
+    show_table(q("results_by_partner", player=player), "by_partner")
+with right:
+    st.subheader(tr("by_opponent"))
+    show_table(q("results_by_opponent", player=player), "by_opponent")
+
+positions = q("finish_positions", player=player)
+position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)}
+st.subheader(tr("play_patterns"))
+left, right = st.columns(2)
+with left:
+    if positions.empty:
+        no_data("no_data_table")
+    else:
+        positions = positions.assign(position=positions["position"].astype(str))
+        show_chart(
+            charts.compare_shares(
+                positions,
+                lang(),
+                category="position",
+                title_key="finish_dist",
+                x_key="position",
+                labels=position_labels,
+            ),
+            "finish_positions",
+        )
+with right:
+    leads = q("lead_types", player=player)
+    if leads.empty:
+        no_data("no_data_table")
+    else:
+        show_chart(
+            charts.compare_shares(
+                leads, lang(), category="combo_type", title_key="lead_types", x_key="combo_type"
+            ),
+            "lead_types",
+        )
+
+stats = pattern_table(
+    q("play_stats", player=player),
+    q("play_stats", player=None),
+    q("jie_feng_received", player=player),
+    q("jie_feng_received", player=None),
+)
+stats = stats.assign(metric=[tr(k) for k in stats["metric"]])
+show_table(
+    stats,
+    "play_patterns",
+    column_config={
+        "metric": tr("metric"),
+        "player_value": st.column_config.NumberColumn(tr("this_player"), format="%.3f"),
+        "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('n')}"),
+        "population_value": st.column_config.NumberColumn(tr("population"), format="%.3f"),
+        "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('n')}"),
+    },
+)
+
+returns = q("return_ranks", player=player)
+if not returns.empty:
+    show_chart(
+        charts.compare_shares(
+            returns, lang(), category="rank", title_key="returns_by_rank", x_key="rank", order=RANK_ORDER
+        ),
+        "return_ranks",
+    )

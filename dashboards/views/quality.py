@@ -1,0 +1,44 @@
+"""Data quality: quarantined input with error codes, files and lines, malformed lines, and
+matches that are incomplete, partial or invalid (events.md "Validation")."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import charts
+from dashboards.ui import choice, lang, no_data, q, show_chart, show_table, tr
+
+st.title(tr("page_quality"))
+
+totals = q("overview_totals").iloc[0]
+if totals["matches"] == 0 and totals["raw_events"] == 0:
+    no_data()
+    st.stop()
+
+codes = q("quarantine_by_code")
+status = q("status_counts")
+counts = dict(zip(status["status"], status["n"], strict=True))
+cols = st.columns(4)
+cols[0].metric(tr("quarantine"), f"{int(codes['n'].sum()):,}")
+cols[1].metric(tr("parse_errors"), f"{int(q('parse_error_count')['n'].iloc[0]):,}")
+cols[2].metric(tr("status_partial"), f"{int(counts.get('partial', 0)):,}")
+cols[3].metric(tr("status_invalid"), f"{int(counts.get('invalid', 0)):,}")
+
+st.subheader(tr("quarantine"))
+if codes.empty:
+    no_data("no_data_table")
+else:
+    show_chart(charts.quarantine_codes(codes, lang()), "quarantine_codes")
+    code = choice("code", codes["code"].tolist(), "dq_code")
+    show_table(
+        q("quarantine_rows", code=code),
+        "quarantine",
+        column_config={
+            "source_file": "file",
+            "line_no": "line",
+            "code": tr("code"),
+        },
+    )
+
+st.subheader(tr("incomplete"))
+show_table(q("incomplete_matches"), "incomplete_matches")

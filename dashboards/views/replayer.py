@@ -1,0 +1,132 @@
+"""Hand replayer: pick a match and a deal, then step through it trick by trick (or play by play)
+with all four hands, the table, the tribute and return, and the derived flags of each play."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+import streamlit as st
+
+from dashboards.reconstruct import Step, reconstruct
+from dashboards.ui import no_data, q, show_table, tr
+
+_SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
+
+
+def cards_md(cards: Iterable[str] | None) -> str:
+    """Cards as Markdown: suit symbols, red hearts and diamonds, 小王/大王 for the jokers."""
+    if cards is None:
+        return f"*{tr('hand_unknown')}*"
+    out = []
+    for card in cards:
+        if card == "SB":
+            out.append("🃏B")
+        elif card == "HR":
+            out.append(":red[🃏R]")
+        else:
+            suit = _SUIT[card[0]]
+            out.append(f"{suit}{card[1]}]" if suit.startswith(":red") else f"{suit}{card[1]}")
+    return " ".join(out) if out else f"*{tr('out')}*"
+
+
+def seat_box(step: Step, seat: str, players: dict[str, str]) -> None:
+    """One seat: player, cards left and the hand."""
+    hand = step.hands.get(seat)
+    count = "?" if hand is None else len(hand)
+    marker = " ◀" if step.action is not None and step.action["seat"] == seat else ""
+    st.markdown(f"**{seat}** · {players.get(seat) or ''} · {count} {tr('cards')}{marker}")
+    st.markdown(cards_md(hand))
+
+
+st.title(tr("page_replayer"))
+
+search = st.text_input("🔎 " + tr("choose_match"), key="rp_search")
+matches = q("find_matches", search=search)
+if matches.empty:
+    no_data()
+    st.stop()
+
+c1, c2 = st.columns([3, 1])
+with c1:
+    match = st.selectbox(tr("choose_match"), matches["match_id"].tolist(), key="rp_match")
+deals = q("match_deals", match=match)
+if deals.empty:
+    no_data("no_data_table")
+    st.stop()
+with c2:
+    deal = int(st.selectbox(tr("choose_deal"), deals["deal_no"].tolist(), key="rp_deal"))
+
+info = deals.set_index("deal_no").loc[deal]
+
+
+def shown(value: object) -> str:
+    """A cell for the caption: lists joined, null as a dash."""
+    if pd.api.types.is_list_like(value):
+        return " ".join(str(v) for v in value)
+    return "—" if value is None or pd.isna(value) else str(value)
+
+
+st.caption(
+    f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {shown(info['declarers'])} · "
+    f"{tr('tribute_kind')}: {shown(info['tribute_kind'])} · {tr('position')}: {shown(info['finish_order'])}"
+)
+
+hands = q("deal_hands", match=match, deal=deal)
+tributes = q("deal_tributes", match=match, deal=deal)
+plays = q("deal_plays", match=match, deal=deal)
+players = dict(zip(hands["seat"], hands["player_id"], strict=True))
+dealt = {
+    row.seat: list(row.hand) if pd.api.types.is_list_like(row.hand) else None for row in hands.itertuples()
+}
+steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records"))
+
+by_trick = st.toggle(tr("trick"), value=True, key="rp_by_trick")
+shown = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
+labels = {
+    i: (
+        tr("start")
+        if s.index == 0
+        else tr("after_tribute_step")
+        if s.index == 1
+        else f"{tr('trick')} {s.trick_no} · {s.label}"
+    )
+    for i, s in enumerate(shown)
+}
+position = st.select_slider(tr("step"), options=list(labels), format_func=labels.__getitem__, key="rp_step")
+step = shown[position]
+
+if not tributes.empty:
+    with st.expander(tr("tribute_return"), expanded=step.index <= 1):
+        show_table(tributes, f"tributes_{match}_{deal}")
+
+north = st.columns(3)
+with north[1]:
+    seat_box(step, "N", players)
+middle = st.columns(3)
+with middle[0]:
+    seat_box(step, "W", players)
+with middle[1]:
+    st.markdown(f"**{tr('on_table')}**")
+    if step.table is not None:
+        st.markdown(f"{step.table['seat']}: {cards_md(step.table['cards'])} · `{step.table['combo_type']}`")
+    for row in step.trick:
+        text = cards_md(row["cards"]) if row["action"] == "play" else f"*{tr('pass')}*"
+        st.markdown(f"{row['seat']} → {text}")
+with middle[2]:
+    seat_box(step, "E", players)
+south = st.columns(3)
+with south[1]:
+    seat_box(step, "S", players)
+
+st.subheader(tr("flags"))
+if plays.empty:
+    no_data("no_plays")
+elif step.action is None:
+    st.caption(tr("flags_later"))
+else:
+    seen = plays[plays["seq"] <= step.action["seq"]]
+    flags = seen.assign(
+        cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else "")
+    )
+    show_table(pd.DataFrame(flags), f"plays_{match}_{deal}")

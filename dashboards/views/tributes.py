@@ -1,0 +1,47 @@
+"""Tributes (进贡, 还贡, 抗贡; rules.md §6): frequencies, cards paid and returned, and the level gain
+of the paying team in the deal that follows, by ruleset."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import charts
+from dashboards.ui import choice, lang, no_data, q, show_chart, show_table, tr
+
+st.title(tr("page_tributes"))
+
+rules = choice("ruleset", q("filter_options")["rules"], "tr_rules")
+kinds = q("tribute_kinds", rules=rules)
+if kinds.empty:
+    no_data()
+    st.stop()
+
+total = int(kinds["n"].sum())
+counts = dict(zip(kinds["kind"], kinds["n"], strict=True))
+cols = st.columns(4)
+for col, kind in zip(cols, ("single", "double", "anti", "none"), strict=True):
+    n = int(counts.get(kind, 0))
+    col.metric(
+        tr(f"kind_{kind}"),
+        f"{n:,}",
+        f"{n / total:.1%}" if total else None,
+        delta_color="off",
+        delta_arrow="off",
+    )
+
+left, right = st.columns(2)
+with left:
+    show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
+with right:
+    cards = q("tribute_card_ranks", rules=rules)
+    if cards.empty:
+        no_data("no_data_table")
+    else:
+        show_chart(charts.tribute_cards(cards, lang()), "tribute_cards")
+
+gain = q("level_gain_after_tribute", rules=rules)
+if gain.empty:
+    no_data("no_data_table")
+else:
+    show_chart(charts.level_gain(gain, lang()), "level_gain")
+show_table(gain, "level_gain_after_tribute")

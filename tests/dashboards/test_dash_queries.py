@@ -1,0 +1,119 @@
+"""The SQL of dashboards/queries.py: parameterized only, correct on the hand-made store, and
+harmless with hostile input."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from dashboards import queries
+from dashboards.roster import clubs, with_names
+from pipelines.warehouse import connect
+
+SOURCE = Path(queries.__file__)
+
+
+@pytest.fixture(scope="module")
+def con(mini_store: Path) -> duckdb.DuckDBPyConnection:
+    return connect(mini_store)
+
+
+def test_no_function_argument_is_formatted_into_sql() -> None:
+    """Every f-string interpolation uses module constants, never a query function's arguments."""
+    tree = ast.parse(SOURCE.read_text(encoding="utf-8"))
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+        args = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.FormattedValue):
+                used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+                assert not used & args, f"{fn.name} formats {used & args} into SQL"
+
+
+@pytest.mark.parametrize("hostile", ["x' OR '1'='1", "'; DROP VIEW matches; --", "%", 'p1" --'])
+def test_hostile_input_is_data(con: duckdb.DuckDBPyConnection, hostile: str) -> None:
+    assert queries.results_by_partner(con, player=hostile).empty
+    assert queries.leaderboard(con, event=hostile).empty
+    assert queries.player_summary(con, player=hostile).empty
+    assert queries.round_results(con, event=hostile).empty
+    assert queries.deal_plays(con, match=hostile, deal=1).empty
+    assert len(queries.status_counts(con)) == 3  # the views are intact
+
+
+def test_search_is_a_literal_substring(con: duckdb.DuckDBPyConnection) -> None:
+    assert list(queries.find_matches(con, search="p5")["match_id"]) == ["m2"]
+    assert queries.find_matches(con, search="' OR 1=1 --").empty
+    assert len(queries.find_matches(con, search="")) == 3  # m4 has no deals
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "column", "expected"),
+    [
+        ("tribute_kinds", {}, "kind", ["single", "double", "anti"]),
+        ("tribute_kinds", {"rules": "bcta"}, "kind", ["double"]),
+        ("bombs_per_deal", {}, "bombs", [3]),
+        ("quarantine_by_code", {}, "code", ["does_not_beat", "malformed_line"]),
+        ("results_by_partner", {"player": "p1"}, "partner", ["p3"]),
+        ("results_by_opponent", {"player": "p5"}, "opponent", ["p6", "p8"]),
+        ("event_rounds", {"event": "ev1"}, "round", [1]),
+        ("dan_distribution", {}, "dan", [1]),
+    ],
+)
+def test_query_values(
+    con: duckdb.DuckDBPyConnection, name: str, params: dict, column: str, expected: list
+) -> None:
+    assert sorted(getattr(queries, name)(con, **params)[column].tolist(), key=str) == sorted(
+        expected, key=str
+    )
+
+
+def test_level_gain_after_tribute_sides(con: duckdb.DuckDBPyConnection) -> None:
+    """rules.md §5.8/§6: in the mini store the payers (EW) won deal 2 by +2 both times."""
+    df = queries.level_gain_after_tribute(con)
+    assert df.set_index(["side", "gain"])["n"].to_dict() == {("payer", 2): 2, ("receiver", 0): 2}
+
+
+def test_win_rate_counts_draws_as_half(con: duckdb.DuckDBPyConnection) -> None:
+    board = queries.leaderboard(con).set_index("player_id")
+    assert board.loc["p1", "win_rate"] == pytest.approx(0.75)  # a win and a draw
+    assert board.loc["p1", "rounds"] == 2
+
+
+def test_every_query_runs_on_an_empty_store(empty_store: Path) -> None:
+    empty = connect(empty_store)
+    samples = {"player": "p1", "event": "ev1", "match": "m1", "deal": 1}
+    for name, fn in inspect.getmembers(queries, inspect.isfunction):
+        if name.startswith("_") or fn.__module__ != queries.__name__:
+            continue
+        params = {p: samples[p] for p in inspect.signature(fn).parameters if p in samples}
+        result = fn(empty, **params)
+        assert result is not None, name
+
+
+def test_names_and_clubs_join_the_board(con: duckdb.DuckDBPyConnection) -> None:
+    roster = queries.players(con)
+    board = with_names(queries.leaderboard(con), roster, "Blue")
+    assert list(board.columns[:3]) == ["player_id", "name", "club"]
+    assert sorted(board["player_id"]) == ["p5", "p6", "p7", "p8"]
+    assert list(board["rating"]) == sorted(board["rating"], reverse=True)  # board order kept
+    assert clubs(roster) == ["Blue", "Red"]
+
+
+def test_player_summary_matches_the_board(con: duckdb.DuckDBPyConnection) -> None:
+    row = queries.player_summary(con, player="p5").iloc[0]
+    assert row["pro_dan"] == 4 and row["dan"] == 1 and row["rounds"] == 1
+
+
+def test_jie_feng_per_player_adds_up_to_the_deals_count(sim_store: Path) -> None:
+    """rules.md §5.6: each 接风 of ``deals.jie_feng`` (replayer) is received by exactly one player."""
+    sim = connect(sim_store)
+    per_player = sum(
+        int(queries.jie_feng_received(sim, player=p).iloc[0]["jie_feng"])
+        for p in queries.players(sim)["player_id"]
+    )
+    total = int(queries.jie_feng_received(sim, player=None).iloc[0]["jie_feng"])
+    assert total > 0
+    assert per_player == total
