@@ -55,13 +55,9 @@ def test_notebook_runs_on_an_empty_store(name: str, empty_store: Path) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs_on_the_simulated_store(name: str, request: pytest.FixtureRequest) -> None:
-    """Against the pipeline's simulated store (``sim_store`` in tests/conftest.py) once it exists."""
-    try:
-        store = request.getfixturevalue("sim_store")
-    except pytest.FixtureLookupError:
-        pytest.skip("no sim_store fixture in tests/conftest.py yet")
-    nb, _ = run_notebook(name, Path(store))
+def test_notebook_runs_on_the_simulated_store(name: str, sim_store: Path) -> None:
+    """Against the pipeline's simulated store (``sim_store`` in tests/conftest.py)."""
+    nb, _ = run_notebook(name, sim_store)
     assert_clean_run(nb)
 
 

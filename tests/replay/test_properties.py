@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from replay_builder import PARTNER, SEATS, TEAM, Log
 
 from replay import DECK, MatchReplay, replay_match
-
-simulator_api = pytest.importorskip("simulator.api", reason="simulator not importable yet")
+from simulator import api as simulator_api
 
 
 def assert_conserved(events: list[dict[str, Any]], result: MatchReplay) -> None:
