@@ -9,9 +9,7 @@ from replay.cards import (
     CARDS,
     DECK,
     RANKS,
-    SEATS,
     SUITS,
-    TEAMS,
     card_list,
     has_cards,
     highest_tribute_card,
@@ -42,15 +40,21 @@ from replay.combos import (
 )
 from replay.moves import Move, can_beat, legal_moves
 from replay.rulesets import BUILTIN, Ruleset, get_ruleset, load_ruleset, ruleset_from_mapping
+from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
 
 __all__ = [
     "BUILTIN",
     "CARDS",
     "DECK",
+    "NEXT",
+    "OTHER_TEAM",
+    "PARTNER",
+    "PREV",
     "RANKS",
     "SEATS",
     "SUITS",
-    "TEAMS",
+    "TEAM",
+    "TEAM_SEATS",
     "TYPES",
     "Combo",
     "MatchReplay",

@@ -17,9 +17,6 @@ from collections.abc import Iterable, Sequence
 
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 SUITS: tuple[str, ...] = ("S", "H", "C", "D")
-SEATS: tuple[str, ...] = ("E", "N", "W", "S")
-"""Play order E → N → W → S → E (rules.md §1)."""
-TEAMS: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
 
 SMALL_JOKER = "SB"
 BIG_JOKER = "HR"

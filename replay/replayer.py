@@ -23,16 +23,13 @@ from typing import Any, NoReturn
 from replay.cards import CARDS
 from replay.combos import Combo, beats, bomb_class, readings
 from replay.errors import ErrorCode, ReplayError
-from replay.events import LEVEL_INDEX, RULING_KINDS, SEATS, TEAMS, check_event, normalise_level, parse_time
+from replay.events import LEVEL_INDEX, RULING_KINDS, TEAMS, check_event, normalise_level, parse_time
 from replay.features import hand_features
 from replay.moves import BeatProbe
 from replay.rulesets import BUILTIN, Ruleset
+from replay.seats import OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS
 from replay.state import (
     HAND_SIZE,
-    OTHER_TEAM,
-    PARTNER,
-    TEAM,
-    TEAM_SEATS,
     DealState,
     MatchState,
     Trick,

@@ -1,4 +1,4 @@
-"""Deal and match state held by the replayer (rules.md §1, §2, §5–§7), plus seat arithmetic.
+"""Deal and match state held by the replayer (rules.md §1, §2, §5–§7).
 
 Hands are multisets (``Counter``); a seat whose hand the log does not show has ``None`` as its
 hand but still a card count, so turn order, going out and card counts are always checked.
@@ -12,16 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from replay.combos import Combo
-from replay.events import LEVEL_INDEX, LEVELS, SEATS
-
-NEXT: dict[str, str] = {"E": "N", "N": "W", "W": "S", "S": "E"}
-"""The seat that plays after each seat (its 下家): play goes E → N → W → S (rules.md §1)."""
-PREV: dict[str, str] = {b: a for a, b in NEXT.items()}
-"""The seat that plays before each seat (its 上家)."""
-TEAM: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
-PARTNER: dict[str, str] = {"E": "W", "W": "E", "N": "S", "S": "N"}
-OTHER_TEAM: dict[str, str] = {"EW": "NS", "NS": "EW"}
-TEAM_SEATS: dict[str, tuple[str, str]] = {"EW": ("E", "W"), "NS": ("N", "S")}
+from replay.events import LEVEL_INDEX, LEVELS
+from replay.seats import NEXT, PARTNER, SEATS
 
 HAND_SIZE = 27
 

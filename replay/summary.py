@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from replay.errors import ReplayError
-from replay.events import LEVEL_INDEX, SEATS
-from replay.state import OTHER_TEAM, PARTNER, TEAM, MatchState
+from replay.events import LEVEL_INDEX
+from replay.seats import OTHER_TEAM, PARTNER, SEATS, TEAM
+from replay.state import MatchState
 
 
 def _int_or_none(x: Any) -> int | None:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from replay.cards import is_card, rank_of, single_order, tribute_candidates
 from replay.errors import ErrorCode, ReplayError
 from replay.rulesets import ReturnRule, Ruleset
-from replay.state import NEXT, OTHER_TEAM, PARTNER, PREV, TEAM, TEAM_SEATS, DealState
+from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, TEAM, TEAM_SEATS
+from replay.state import DealState
 
 NATURAL_RANK: dict[str, int] = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 """Natural rank of a card for the return constraint (2…10, J 11, Q 12, K 13, A 14), rules.md §6."""

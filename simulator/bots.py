@@ -20,7 +20,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from simulator.cards import PARTNER, TEAM, rank_char, single_order
+from replay.seats import PARTNER, TEAM
+from simulator.cards import rank_char, single_order
 from simulator.decompose import decompose, full_house, plays_needed
 from simulator.groups import Group, beats, make_group
 

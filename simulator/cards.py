@@ -17,17 +17,6 @@ VALUE_CHAR: dict[int, str] = {v: r for r, v in NATURAL.items()}
 
 DECK: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) * 2 + (SMALL_JOKER,) * 2 + (BIG_JOKER,) * 2
 
-SEATS: tuple[str, ...] = ("E", "N", "W", "S")
-"""Seats in playing order: play goes E → N → W → S → E (rules.md §1)."""
-NEXT: dict[str, str] = {"E": "N", "N": "W", "W": "S", "S": "E"}
-"""A seat's 下家 (the seat that plays after it)."""
-PREV: dict[str, str] = {v: k for k, v in NEXT.items()}
-"""A seat's 上家 (the seat that plays before it)."""
-PARTNER: dict[str, str] = {"E": "W", "W": "E", "N": "S", "S": "N"}
-TEAM: dict[str, str] = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
-OTHER_TEAM: dict[str, str] = {"EW": "NS", "NS": "EW"}
-TEAM_SEATS: dict[str, tuple[str, str]] = {"EW": ("E", "W"), "NS": ("N", "S")}
-
 LEVELS = RANKS
 """Team levels 2 … A in order (rules.md §2); a level is stored as its index 0 … 12."""
 LEVEL_A = len(LEVELS) - 1

@@ -13,21 +13,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from replay.rulesets import RoundFormat, Ruleset
+from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
 from simulator.bots import Bot
-from simulator.cards import (
-    BIG_JOKER,
-    DECK,
-    LEVELS,
-    NEXT,
-    OTHER_TEAM,
-    PARTNER,
-    PREV,
-    SEATS,
-    TEAM,
-    TEAM_SEATS,
-    single_order,
-    sort_cards,
-)
+from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order, sort_cards
 from simulator.returns import legal_returns
 
 Event = dict[str, Any]
