@@ -3,7 +3,8 @@
 ``check_event`` validates the envelope and the field types of one parsed event, without any game
 state, and returns the first fault as a :class:`ReplayError`. The JSON Schema
 ``schemas/events.schema.json`` states the same contract for other tools; ``tests/test_schemas.py``
-keeps the two in step through :data:`REQUIRED` and :data:`OPTIONAL`.
+keeps the two in step through :data:`REQUIRED` and :data:`OPTIONAL`. ``match_start.start_state``
+is an extension to v1 (docs/event-extensions.md): a match that starts mid-match.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from itertools import repeat
 from typing import Any
 
 from replay.errors import ErrorCode, ReplayError
-from replay.seats import SEATS
+from replay.seats import SEATS, TEAM
 
 FORMAT_VERSION = 1
 
@@ -43,7 +44,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 """Payload fields each event type must carry (besides the envelope ``v``, ``match``, ``seq``, ``type``)."""
 
 OPTIONAL: dict[str, tuple[str, ...]] = {
-    "match_start": ("format", "event", "players", "start_levels", "duplicate"),
+    "match_start": ("format", "event", "players", "start_levels", "duplicate", "start_state"),
     "deal_start": ("leader",),
     "tribute": (),
     "anti_tribute": (),
@@ -134,7 +135,56 @@ def _check_match_start(ev: dict[str, Any]) -> str | None:
         if ev.get(key) is not None and not isinstance(ev[key], dict):
             return f"`{key}` must be an object, got {ev[key]!r}"
     if ev.get("start_levels") is not None:
-        return _levels_field(ev["start_levels"], "start_levels")
+        bad = _levels_field(ev["start_levels"], "start_levels")
+        if bad:
+            return bad
+    if ev.get("start_state") is not None:
+        if ev.get("start_levels") is not None:
+            return "give the levels in `start_state.levels` only, not also in `start_levels`"
+        return _check_start_state(ev["start_state"])
+    return None
+
+
+START_STATE_KEYS = frozenset({"levels", "declarers", "previous_order"})
+"""Fields of ``match_start.start_state`` (docs/event-extensions.md)."""
+
+
+def _check_start_state(state: Any) -> str | None:
+    """``start_state``: the match as it stands before deal 1 (docs/event-extensions.md).
+
+    ``levels`` (both teams) is required; ``declarers`` and ``previous_order`` (the previous deal's
+    finishing order, 2–4 distinct seats as in ``deal_end.order``) are optional, and when both are
+    given the declarers must be the previous 1st's team (rules.md §2).
+    """
+    if not isinstance(state, dict):
+        return f"`start_state` must be an object, got {state!r}"
+    unknown = sorted(set(state) - START_STATE_KEYS)
+    if unknown:
+        return f"`start_state` has unknown field(s) {', '.join(unknown)}; expected {sorted(START_STATE_KEYS)}"
+    levels = state.get("levels")
+    bad = _levels_field(levels, "start_state.levels")
+    if bad or set(levels) != set(TEAMS):
+        return bad or f"`start_state.levels` must give the levels of both teams EW and NS, got {levels!r}"
+    declarers = state.get("declarers")
+    if declarers is not None and declarers not in TEAMS:
+        return f"`start_state.declarers` must be EW, NS or null, got {declarers!r}"
+    order = state.get("previous_order")
+    if order is None:
+        return None
+    if (
+        not isinstance(order, list)
+        or not 2 <= len(order) <= 4
+        or not all(s in SEATS for s in order)
+        or len(set(order)) != len(order)
+    ):
+        return f"`start_state.previous_order` must be a list of 2 to 4 distinct seats, got {order!r}"
+    if len(order) == 2 and TEAM[order[0]] != TEAM[order[1]]:
+        return f"`start_state.previous_order` {order}: two seats only after a double win (rules.md §5.7)"
+    if declarers is not None and TEAM[order[0]] != declarers:
+        return (
+            f"`start_state.declarers` {declarers} but the previous 1st is {order[0]} "
+            f"of {TEAM[order[0]]}: the declarers are the previous 1st's team (rules.md §2)"
+        )
     return None
 
 

@@ -254,8 +254,9 @@ class _Replayer:
             raise self._fail(ErrorCode.MALFORMED_FIELD, f"format {kind} needs `deals`")
         if kind in ("timed", "timed_deals") and minutes is None:
             raise self._fail(ErrorCode.MALFORMED_FIELD, f"format {kind} needs `minutes`")
+        state = ev.get("start_state") or {}
         levels = {"EW": "2", "NS": "2"}
-        for team, lv in (ev.get("start_levels") or {}).items():
+        for team, lv in (state.get("levels") or ev.get("start_levels") or {}).items():
             levels[team] = normalise_level(lv) or "2"
         self.m = MatchState(
             match_id=ev["match"],
@@ -269,7 +270,21 @@ class _Replayer:
             format_deals=deals,
             format_minutes=minutes,
         )
+        if state:
+            self._resume(self.m, state)
         self.phase = "between"
+
+    @staticmethod
+    def _resume(m: MatchState, state: dict[str, Any]) -> None:
+        """Set the match up as it stands before deal 1 from ``match_start.start_state``
+        (docs/event-extensions.md): deal 1 is then checked like a later deal — declarers and
+        level (rules.md §2), and the tribute ``previous_order`` implies (rules.md §6)."""
+        order = state.get("previous_order")
+        if order:
+            m.prev_order = list(order)
+            m.prev_double_win = TEAM[order[0]] == TEAM[order[1]]
+            m.prev_winner = TEAM[order[0]]
+        m.next_declarers = state.get("declarers") or m.prev_winner
 
     # ---- deals ------------------------------------------------------------------------------------
 
@@ -365,8 +380,11 @@ class _Replayer:
                 "every card twice (rules.md §1)",
             )
         leader = ev.get("leader")
-        if no == 1 and leader is None:
-            raise self._fail(ErrorCode.MALFORMED_FIELD, "deal_start of the first deal needs `leader`")
+        if no == 1 and m.prev_order is None and leader is None:
+            raise self._fail(
+                ErrorCode.MALFORMED_FIELD,
+                "deal_start of the first deal needs `leader` (unless `start_state.previous_order` sets it)",
+            )
         self.deal = DealState(
             no=no,
             level=level,
@@ -380,7 +398,7 @@ class _Replayer:
             levels_before=dict(m.levels),
             wild="H" + level,
         )
-        due = "none" if no == 1 or m.prev_foul else "double" if m.prev_double_win else "single"
+        due = "none" if m.prev_order is None or m.prev_foul else "double" if m.prev_double_win else "single"
         self.tribute = TributePhase(self.ruleset, self.deal, due, m.prev_order)
         self.probes = {}
         self.yellow = {}
@@ -424,7 +442,7 @@ class _Replayer:
         self._check(tp.check_complete(self.seq))
         allowed = tp.leaders()
         if not allowed:
-            allowed = (d.claimed_leader,) if d.no == 1 else TEAM_SEATS[m.prev_winner or "EW"]
+            allowed = (d.claimed_leader,) if m.prev_winner is None else TEAM_SEATS[m.prev_winner]
         claimed = d.claimed_leader
         if claimed is not None and claimed not in allowed:
             raise _fail(

@@ -22,11 +22,22 @@ Seats 0–3 play in increasing order and map to E, N, W, S (``common``).
 
 A log may hold several deals in sequence (each begins with ``deal`` requests); they form one
 match under the ``national`` ruleset with the ``deals`` format (N = the deals in the log), ended
-by ``match_end`` when the judge's ``finish`` entry is present. Botzone's own judge plays single
-deals that start from a drawn level and tribute set-up; event v1 can only start a match at
-level 2 without tribute (rules.md §2, §6), so such a deal converts faithfully but replays ``invalid`` at its
-``deal_start``/first tribute. The tribute route follows rules.md §6 (1st takes the higher card;
-equal cards go to each payer's 上家), since the log does not record it.
+by ``match_end`` when the judge's ``finish`` entry is present. The tribute route follows rules.md
+§6 (1st takes the higher card; equal cards go to each payer's 上家), since the log does not record it.
+
+**Starting mid-match.** Botzone's own judge plays single deals that start from a drawn level and
+tribute set-up. When the first deal's ``global`` names a previous deal (``first``) or a level
+other than 2, ``match_start`` carries ``start_state`` (docs/event-extensions.md), so the replay
+checks that deal like a later one. What the log does not say is filled in as follows:
+
+- ``levels``: the log gives only the deal's level; both teams are stated at it (so the match
+  winner is the deal's winner, as for a level-2 start);
+- ``declarers``: the team of ``first``;
+- ``previous_order``: for a double tribute ``[first, first's partner]`` (a double win); for a single
+  tribute ``[first, ·, ·, last]`` — with ``last`` an opponent, the 1st's partner was 3rd (2nd would
+  have been a double win); with ``last`` the partner (a 1-4 finish) the opponents' 2nd/3rd places
+  are unknown and listed in play order after ``first``, which no rule depends on; with no tribute
+  due it is left out.
 """
 
 from __future__ import annotations
@@ -115,8 +126,10 @@ class _Log:
             raise self.fail(f"{where}.global.tribute", "0, 1 or 2", payers)
         first = self.seat_or_none(block.get("first"), f"{where}.global.first")
         last = self.seat_or_none(block.get("last"), f"{where}.global.last")
-        if payers and (first is None or last is None):
-            raise self.fail(f"{where}.global", "first and last seats when a tribute is due", block)
+        if payers and (first is None or last is None or first == last):
+            raise self.fail(f"{where}.global", "distinct first and last seats when a tribute is due", block)
+        if payers == 2 and first is not None and last is not None and team_of(first) == team_of(last):
+            raise self.fail(f"{where}.global.last", "an opponent of first for a double tribute", last)
         return level, payers, first, last
 
 
@@ -146,17 +159,49 @@ def convert_botzone(
     name = path.name.split(".")[0]
     ident = match_id or f"botzone-{name}-{digest}"
     writer = EventWriter(ident)
+    head = deals[0]
+    state = start_state(head.level, head.tribute, head.first, head.last)
     writer.emit(
         "match_start",
         rules=RULESET,
         format={"kind": "deals", "deals": len(deals)},
         seats=seats_payload(players or [f"{ident}/{k}" for k in range(4)]),
         source={"format": "botzone", "clients": sorted(deals[0].hands)},
+        **({"start_state": state} if state else {}),
     )
     orders = [_deal_events(writer, log, number, deal) for number, deal in enumerate(deals, start=1)]
     if finished and all(orders):
-        _match_end(writer, orders)
+        _match_end(writer, orders, state)
     return writer.events
+
+
+def start_state(level: str, payers: int, first: int | None, last: int | None) -> dict[str, Any] | None:
+    """``match_start.start_state`` for a log whose first deal (its ``global`` block: level, payers,
+    first, last) starts mid-match (module docs), or None for a first deal at level 2 with no
+    previous deal (plain event v1)."""
+    if first is None and level == "2":
+        return None
+    state: dict[str, Any] = {"levels": {"EW": level, "NS": level}}
+    if first is None:
+        return state
+    state["declarers"] = team_of(first)
+    order = _previous_order(payers, first, last)
+    if order:
+        state["previous_order"] = [SEATS[s] for s in order]
+    return state
+
+
+def _previous_order(payers: int, first: int, last: int | None) -> list[int]:
+    """The previous deal's finishing order as far as the tribute set-up tells it (module docs)."""
+    partner = (first + 2) % 4
+    if payers == 2:
+        return [first, partner]
+    if payers == 0 or last is None:
+        return []
+    middle = sorted(
+        (s for s in range(4) if s not in (first, last)), key=lambda s: (s == partner, (s - first) % 4)
+    )
+    return [first, *middle, last]
 
 
 def _collect(log: _Log) -> tuple[list[_Deal], bool]:
@@ -321,12 +366,19 @@ def _deal_events(writer: EventWriter, log: _Log, number: int, deal: _Deal) -> li
     return []
 
 
-def _match_end(writer: EventWriter, orders: list[list[int]]) -> None:
-    """match_end of a ``deals`` match: levels climb by rules.md §5.8; the higher level wins (§7)."""
-    levels = {"EW": 0, "NS": 0}
+def _match_end(writer: EventWriter, orders: list[list[int]], state: dict[str, Any] | None) -> None:
+    """match_end of a ``deals`` match: levels climb by rules.md §5.8 from the start levels; the
+    declarers pass A by finishing 1st with the partner not 4th (§7); else the higher level wins."""
+    top = len(RANKS) - 1
+    levels = {team: RANKS.index(state["levels"][team]) if state else 0 for team in ("EW", "NS")}
+    declarers = state.get("declarers") if state else None
     for order in orders:
         team = team_of(order[0])
         partner_place = 1 if len(order) == 2 else order.index((order[0] + 2) % 4)
-        levels[team] = min(levels[team] + {1: 3, 2: 2, 3: 1}[partner_place], len(RANKS) - 1)
+        if team == declarers and levels[team] == top and partner_place != 3:
+            writer.emit("match_end", reason="passed_a", winner=team)
+            return
+        levels[team] = min(levels[team] + {1: 3, 2: 2, 3: 1}[partner_place], top)
+        declarers = team
     winner = None if levels["EW"] == levels["NS"] else max(levels, key=lambda t: levels[t])
     writer.emit("match_end", reason="deals", winner=winner)

@@ -18,6 +18,10 @@ EXCERPT = FIXTURES / "njupt-excerpt"
 EXCERPT_FILES = [EXCERPT / f"client-{k}.jsonl" for k in range(4)]
 BOTZONE_4DEALS = FIXTURES / "game1-4deals.botzone.json"
 BOTZONE_DEAL1 = FIXTURES / "game1-deal1.botzone.json"
+BOTZONE_DEAL2 = FIXTURES / "game1-deal2.botzone.json"
+"""Deal 2 of game-1 alone: level 4, EW declare, S pays E a single tribute (starts mid-match)."""
+BOTZONE_DEAL4 = FIXTURES / "game1-deal4.botzone.json"
+"""Deal 4 of game-1 alone: level 7, NS declare after a double win, W and E pay (starts mid-match)."""
 REPO = Path(__file__).resolve().parents[2]
 SHARED_NJUPT = REPO / ".." / "shared" / "fixtures" / "njupt"
 

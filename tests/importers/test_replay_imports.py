@@ -1,7 +1,8 @@
 """Converted logs replay under the rules engine (events.md "Validation").
 
 Full NJUPT games replay ``valid`` under the ``njupt`` ruleset (rules.md §10) and one client's
-recording ``partial``; the Botzone fixtures replay ``valid`` under ``national``. A fault the
+recording ``partial``; the Botzone fixtures replay ``valid`` under ``national``, the single deals
+that start mid-match too (``match_start.start_state``, docs/event-extensions.md). A fault the
 converter cannot see (a card the player does not hold) is kept and located by the replay.
 """
 
@@ -15,6 +16,8 @@ import pytest
 from importer_fixtures import (
     BOTZONE_4DEALS,
     BOTZONE_DEAL1,
+    BOTZONE_DEAL2,
+    BOTZONE_DEAL4,
     EXCERPT,
     EXCERPT_FILES,
     SHARED_NJUPT,
@@ -35,7 +38,9 @@ def test_excerpt_is_valid_up_to_its_cut() -> None:
         assert (result.error.code, result.error.seq) == (ErrorCode.INCOMPLETE_MATCH, len(events))
 
 
-@pytest.mark.parametrize("fixture", [BOTZONE_4DEALS, BOTZONE_DEAL1], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "fixture", [BOTZONE_4DEALS, BOTZONE_DEAL1, BOTZONE_DEAL2, BOTZONE_DEAL4], ids=lambda p: p.name
+)
 def test_botzone_fixtures_replay_valid(fixture: Path) -> None:
     result = replay_match(convert_botzone(fixture))
     assert (result.status, result.error) == ("valid", None)
@@ -80,19 +85,16 @@ def test_the_njupt_ruleset_is_what_makes_game_0_valid() -> None:
     assert events[result.error.seq]["type"] == "tribute"
 
 
-def test_a_botzone_deal_drawn_at_another_level_converts_but_cannot_open_a_match(tmp_path: Path) -> None:
-    """Botzone's judge draws each deal's level; event v1 opens every match at 2 (rules.md §2).
-
-    The deal is converted faithfully (its level kept) and the replay reports the mismatch at
-    the deal_start, which is the documented limit of the format, not a conversion fault.
-    """
-    log = json.loads(BOTZONE_DEAL1.read_text())
-    for request in log[0]["output"]["content"].values():
-        request["global"]["level"] = "7"
-    path = tmp_path / "level7.botzone.json"
-    path.write_text(json.dumps(log))
-    events = convert_botzone(path)
-    assert events[1]["level"] == "7"
+def test_without_start_state_a_deal_drawn_at_another_level_cannot_open_a_match() -> None:
+    """Plain event v1 opens every match at 2 (rules.md §2): the same Botzone deal at level 4,
+    stripped of its ``start_state`` extension, is reported at its deal_start as before."""
+    events = convert_botzone(BOTZONE_DEAL2)
+    del events[0]["start_state"]
+    assert events[1]["level"] == "4"
+    result = replay_match(events)
+    assert result.error is not None
+    assert (result.error.code, result.error.seq) == (ErrorCode.WRONG_DECLARERS, 1)
+    events[1]["declarers"] = None
     result = replay_match(events)
     assert result.error is not None
     assert (result.error.code, result.error.seq) == (ErrorCode.WRONG_LEVEL, 1)
