@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import importer, rules, simulate, store, validate
+from pipelines.cli import importer, rules, simulate, standings, store, validate
 
 app = typer.Typer(
     name="gdan",
@@ -13,7 +13,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for module in (rules, validate, simulate, store, importer):
+for module in (rules, validate, simulate, store, standings, importer):
     module.register(app)
 
 

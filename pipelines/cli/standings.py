@@ -1,0 +1,413 @@
+"""`gdan` commands of the association: standings, amateur dan and the ratings leaderboard.
+
+They read the scoring tables (``schemas/scoring.py``, spec ``scoring.md`` §S5–§S7) read-only
+through :func:`pipelines.warehouse.connect` (in-memory views over the Parquet files; the
+pipeline's ``warehouse.duckdb`` is never opened), with parameterized SQL only. DuckDB and the
+scoring parameters are imported inside the commands so that ``gdan --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from pipelines.cli.store import DEFAULT_STORE, OutputFormat, StoreOption
+
+if TYPE_CHECKING:
+    import duckdb
+
+console = Console(stderr=True)
+
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+
+_ROSTER = """
+    roster AS (
+        SELECT e.key AS player_id,
+               last(e.value.name ORDER BY m.started_at NULLS FIRST, s.match_id) AS name,
+               last(e.value.club ORDER BY m.started_at NULLS FIRST, s.match_id) AS club
+        FROM (
+            SELECT match_id, unnest(map_entries(json_transform(json_extract(payload, '$.players'),
+                   '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
+            FROM raw_events
+            WHERE type = 'match_start' AND parse_error IS NULL
+        ) s LEFT JOIN matches m USING (match_id)
+        GROUP BY e.key
+    )
+"""
+"""Player names and clubs as declared in ``match_start.players`` (events.md); the latest match wins."""
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A query result: column names and row tuples."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dicts by column name."""
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
+
+    def without(self, names: Sequence[str]) -> Rows:
+        """The same rows without the named columns."""
+        keep = [i for i, c in enumerate(self.columns) if c not in names]
+        return Rows([self.columns[i] for i in keep], [tuple(r[i] for i in keep) for r in self.rows])
+
+    def all_zero(self, name: str) -> bool:
+        """Whether column ``name`` holds only zeros and nulls."""
+        i = self.columns.index(name)
+        return not any(r[i] for r in self.rows)
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print ``message`` in red on stderr; the caller raises the returned exit 1."""
+    console.print(f"[red]{message}[/]")
+    return typer.Exit(1)
+
+
+def _connect(store: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only view connection over the store, or exit 1 when the folder holds no tables."""
+    from pipelines.warehouse import connect
+
+    if not (store / "tables").is_dir():
+        raise _fail(f"no store at {store} (no tables/ folder): run `gdan run` first or pass --store")
+    return connect(store)
+
+
+def _query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> Rows:
+    """Run a parameterized query."""
+    result = con.execute(sql, list(params))
+    return Rows([d[0] for d in result.description or []], result.fetchall())
+
+
+def _suggest(wanted: str, known: Sequence[str], what: str) -> str:
+    """``unknown <what> 'x'`` with the closest known values (substring or similar spelling)."""
+    lowered = wanted.lower()
+    close = [k for k in known if lowered in k.lower()]
+    close += [k for k in difflib.get_close_matches(wanted, known, n=5, cutoff=0.5) if k not in close]
+    if close:
+        return f"unknown {what} {wanted!r}; did you mean: {', '.join(close[:5])}?"
+    shown = ", ".join(known[:10]) + (" …" if len(known) > 10 else "")
+    return f"unknown {what} {wanted!r}; known: {shown or 'none'}"
+
+
+_LABELS = {
+    "match_points": "MP", "level_points": "LP", "bcta_round_score": "BCTA score", "head_to_head": "H2H",
+    "raw_level_diff": "level diff", "opponents_score": "opp score", "previous_rank": "prev rank",
+    "tied_level_points": "LP among tied", "opponents_level_points": "opp LP",
+    "levels_gained": "levels gained", "deducted_match_points": "MP deducted",
+    "deducted_level_points": "LP deducted", "decided_by": "decided by", "next_dan": "next",
+    "points_to_next": "to next", "window_rounds_used": "window used", "rounds_left": "rounds left",
+    "counted_rounds": "counted", "needed_per_round": "per round needed", "opponent_dans": "opp dans",
+    "round_points": "round pts", "points_earned": "earned", "dan_after": "dan", "total_after": "total",
+    "window_size": "window", "started_at": "date", "last_played": "last played",
+}
+"""Short headers of the rich tables (csv and json keep the table's column names)."""
+
+
+def _cell(column: str, value: Any) -> str:
+    """A value as shown in a rich table: floats rounded, progress in %, nulls as a dash, dates."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if column == "progress":
+        return f"{value:.1%}"
+    if column == "decided_by":
+        return _LABELS.get(value, value)
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.0f}"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _emit(result: Rows, output: OutputFormat, title: str = "") -> None:
+    """Write ``result`` to stdout as a rich table, csv (with a header) or a json list of objects."""
+    if output is OutputFormat.csv:
+        import csv
+
+        writer = csv.writer(sys.stdout)
+        writer.writerow(result.columns)
+        writer.writerows(result.rows)
+    elif output is OutputFormat.json:
+        _write_json(result.records())
+    else:
+        from rich.table import Table
+
+        table = Table(*(_LABELS.get(c, c) for c in result.columns), title=title or None)
+        for row in result.rows:
+            table.add_row(*(_cell(c, v) for c, v in zip(result.columns, row, strict=True)))
+        Console().print(table)
+        if not result.rows:
+            console.print("no rows: has `gdan run` scored this store, and do the filters match anything?")
+
+
+def _write_json(data: object) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(data, default=str, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+# --- standings (§S7) ---------------------------------------------------------------------------
+
+_EVENTS_SQL = """
+    SELECT s.event_id, s.stage, any_value(s.entry) AS entry,
+           (SELECT string_agg(DISTINCT m.rules, ',' ORDER BY m.rules) FROM match_scores m
+            WHERE m.event_id = s.event_id AND m.stage IS NOT DISTINCT FROM s.stage) AS rules,
+           max(s.after_round) AS rounds, count(DISTINCT s.team_id) AS entries
+    FROM standings s
+    GROUP BY s.event_id, s.stage
+    ORDER BY s.event_id, s.stage NULLS FIRST
+"""
+
+
+def _tie_break_columns(ruleset: str, event: str | None = None,
+                       overrides: Path | None = None) -> tuple[str, list[str]]:
+    """The event's primary column and its tie-break steps in chain order (§S7).
+
+    The parameters are the ruleset's, or the event's entry in ``overrides`` (the pipeline's
+    ``overrides_file``). The two-tied chain comes first; steps only the 3+-tied chain uses follow.
+    """
+    from pipelines.scoring.params import load_event_overrides, params_for
+
+    p = params_for(ruleset, load_event_overrides(overrides) if overrides else None, event).standings
+    return p.primary, list(dict.fromkeys((*p.two_tied, *p.many_tied)))
+
+
+def standings(
+    event: Annotated[str | None, typer.Option("--event", "-e", help="Event id; without it, list the events.")]
+    = None,
+    stage: Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
+    = None,
+    round_no: Annotated[int | None, typer.Option("--round", "-r", help="Standings after this round "
+                                                 "(default: the last round).", min=1)] = None,
+    overrides: Annotated[Path | None, typer.Option(
+        help="Per-event scoring parameters (.toml/.json) the pipeline ran with (its overrides_file), "
+             "for events with their own tie-break chain.", exists=True, dir_okay=False)] = None,
+    store: StoreOption = DEFAULT_STORE,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Standings of an event after a round: rank, every tie-break column in order, decided_by (§S7).
+
+    Columns follow the event's ruleset: the primary total (match points, or BCTA round score
+    for `bcta`), then each tie-break step in chain order (`national` Art. 49, `huaian`
+    Art. 26–27, `jiangsu`), then decided_by, the step that put the entry below the one ranked
+    just above it (empty: first place or a shared rank). Without --event, lists the events
+    with their stages, rounds and ruleset.
+    """
+    if event is None and (stage is not None or round_no is not None):
+        raise _fail("--stage and --round need --event (run `gdan standings` to list the events)")
+    con = _connect(store)
+    try:
+        events = _query(con, _EVENTS_SQL)
+        if event is None:
+            if not events.rows:
+                raise _fail(f"no standings in {store}: no event has scored rounds yet (run `gdan run`)")
+            _emit(events, output, title=f"events with standings in {store}")
+            return
+        table = _event_standings(con, events, event, stage, round_no, overrides)
+    finally:
+        con.close()
+    rows = table.rows
+    if output is OutputFormat.table:
+        deductions = [c for c in ("deducted_match_points", "deducted_level_points") if rows.all_zero(c)]
+        rows = rows.without(["player_1", "player_2", *deductions])
+    _emit(rows, output, title=table.title)
+
+
+@dataclass(frozen=True)
+class _Standings:
+    """One event stage's standings after one round, with the title that says which and how ranked."""
+
+    title: str
+    rows: Rows
+
+
+def _event_standings(con: duckdb.DuckDBPyConnection, events: Rows, event: str, stage: str | None,
+                     round_no: int | None, overrides: Path | None) -> _Standings:
+    """Look up one event stage after one round, with clear errors for unknown values."""
+    known = events.records()
+    ids = list(dict.fromkeys(e["event_id"] for e in known))
+    if event not in ids:
+        raise _fail(_suggest(event, ids, "event"))
+    stages = [e for e in known if e["event_id"] == event]
+    if stage is not None:
+        stages = [e for e in stages if e["stage"] == stage]
+        if not stages:
+            names = [str(e["stage"]) for e in known if e["event_id"] == event]
+            raise _fail(_suggest(stage, names, f"stage of {event}"))
+    if len(stages) > 1:
+        names = ", ".join(str(e["stage"]) for e in stages)
+        raise _fail(f"event {event} has several stages ({names}): choose one with --stage")
+    info = stages[0]
+    rounds = _query(con, "SELECT DISTINCT after_round FROM standings WHERE event_id = ? "
+                         "AND stage IS NOT DISTINCT FROM ? ORDER BY 1", [event, info["stage"]])
+    played = [r[0] for r in rounds.rows]
+    after = played[-1] if round_no is None else round_no
+    if after not in played:
+        raise _fail(f"event {event} has no standings after round {after}; rounds: "
+                    f"{', '.join(map(str, played))}")
+    ruleset = (info["rules"] or "national").split(",")[0]
+    primary, chain = _tie_break_columns(ruleset, event, overrides)
+    record = [c for c in ("wins", "draws", "losses", "byes") if c not in chain]
+    columns = ["rank", "team_id", "player_1", "player_2", "rounds", *record, primary, *chain,
+               "deducted_match_points", "deducted_level_points", "decided_by"]
+    select = ", ".join(f'"{c}"' for c in columns)
+    rows = _query(con, f"SELECT {select} FROM standings WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? "
+                       "AND after_round = ? ORDER BY rank, team_id", [event, info["stage"], after])
+    stage_text = f" · stage {info['stage']}" if info["stage"] is not None else ""
+    title = (f"{event}{stage_text} · after round {after} of {played[-1]} · {info['entry']} entries · "
+             f"rules {info['rules']} · ranked by {primary}, then {' › '.join(chain)}")
+    return _Standings(title, rows)
+
+
+# --- amateur dan (§S5) --------------------------------------------------------------------------
+
+_DAN_COLUMNS = ("d.player_id, r.name, d.dan, d.points, d.next_dan, d.points_to_next, d.progress, "
+                "d.window_no, d.window_rounds_used, d.rounds_left, d.rounds, d.counted_rounds, "
+                "CAST(ceil(d.points_to_next / nullif(d.rounds_left, 0)) AS BIGINT) AS needed_per_round, "
+                "d.last_played")
+
+
+def _players(con: duckdb.DuckDBPyConnection, wanted: Sequence[str]) -> list[str]:
+    """Player ids for ids or names (case-insensitive); exit 1 on an unknown or ambiguous player."""
+    known = _query(con, f"WITH {_ROSTER} SELECT DISTINCT p.player_id, r.name FROM player_matches p "
+                        "LEFT JOIN roster r USING (player_id) ORDER BY 1").rows
+    ids = {str(pid).lower(): str(pid) for pid, _ in known}
+    by_name: dict[str, list[str]] = {}
+    for pid, name in known:
+        if name:
+            by_name.setdefault(str(name).lower(), []).append(str(pid))
+    out = []
+    for w in wanted:
+        if w.lower() in ids:
+            out.append(ids[w.lower()])
+        elif len(by_name.get(w.lower(), [])) == 1:
+            out.append(by_name[w.lower()][0])
+        elif w.lower() in by_name:
+            raise _fail(f"player name {w!r} is ambiguous: {', '.join(by_name[w.lower()])}; give the id")
+        else:
+            raise _fail(_suggest(w, [k for row in known for k in row if k], "player"))
+    return out
+
+
+def dan(
+    players: Annotated[list[str] | None, typer.Argument(help="Player ids or names; none: every player.")]
+    = None,
+    close: Annotated[bool, typer.Option("--close", help="List the players closest to promotion: "
+                                        "highest progress to the next dan first.")] = False,
+    top: Annotated[int | None, typer.Option(help="Players listed (0 = all; default: all, 10 with "
+                                            "--close).", min=0)] = None,
+    store: StoreOption = DEFAULT_STORE,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Current amateur dan (§S5): points, progress to the next dan, rounds left in the window.
+
+    With one player, also the ledger: every bcta round in time order, its dan points, whether
+    it counted (only rounds against opponents of the same dan do), promotions and window
+    resets. In csv the ledger alone is written for one player; in json an object with
+    "current" and "ledger".
+    """
+    con = _connect(store)
+    try:
+        ids = _players(con, players or [])
+        conditions, params = ["TRUE"], []
+        if ids:
+            conditions.append("list_contains(?, d.player_id)")
+            params.append(ids)
+        if close:
+            conditions.append("d.next_dan IS NOT NULL AND d.rounds_left > 0")
+        order = ("d.progress DESC, d.points_to_next, d.player_id" if close
+                 else "d.dan DESC, d.points DESC, d.player_id")
+        limit = top if top is not None else (10 if close else 0)
+        current = _query(con, f"WITH {_ROSTER} SELECT {_DAN_COLUMNS} FROM dan_current d "
+                              f"LEFT JOIN roster r USING (player_id) WHERE {' AND '.join(conditions)} "
+                              f"ORDER BY {order}" + (" LIMIT ?" if limit else ""),
+                         [*params, *([limit] if limit else [])])
+        ledger = _ledger(con, ids[0]) if len(ids) == 1 else None
+    finally:
+        con.close()
+    missing = [p for p in ids if p not in {r[0] for r in current.rows}]
+    if missing and not close:
+        console.print(f"no amateur dan rounds (bcta rules, §S5) for: {', '.join(missing)}")
+    title = "closest to promotion (§S5)" if close else "amateur dan (§S5)"
+    if output is OutputFormat.table:
+        current = current.without(["window_no", "rounds"])
+        ledger = ledger.without(["dan_before", "window_no"]) if ledger is not None else None
+    if ledger is None:
+        _emit(current, output, title=title)
+    elif output is OutputFormat.json:
+        records = current.records()
+        _write_json({"current": records[0] if records else None, "ledger": ledger.records()})
+    elif output is OutputFormat.csv:
+        _emit(ledger, output)
+    else:
+        _emit(current, output, title=title)
+        if ledger.rows:
+            _emit(ledger, output, title=f"dan ledger of {ids[0]} (§S5)")
+
+
+def _ledger(con: duckdb.DuckDBPyConnection, player: str) -> Rows:
+    """One player's dan ledger in time order."""
+    return _query(con, "SELECT seq, event_id, round, started_at, opponent_dans, counted, round_points, "
+                       "points_earned, dan_before, dan_after, total_after, window_no, window_rounds_used, "
+                       "window_size, event FROM dan_ledger WHERE player_id = ? ORDER BY seq", [player])
+
+
+# --- ratings ------------------------------------------------------------------------------------
+
+
+def ratings(
+    top: Annotated[int, typer.Option(help="Players listed (0 = all).", min=0)] = 20,
+    min_rounds: Annotated[int, typer.Option(help="Only players with at least this many rated rounds.",
+                                            min=0)] = 0,
+    club: Annotated[str | None, typer.Option(help="Only this club's players (as declared in "
+                                             "match_start.players; case-insensitive).")] = None,
+    store: StoreOption = DEFAULT_STORE,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """The ratings leaderboard: display rating (mu − k·sigma), mu, sigma and the provisional flag.
+
+    Ordered by display rating, the conservative estimate that rises as the rating gets surer;
+    a rating is provisional until sigma falls below the threshold (about 30 rounds).
+    """
+    con = _connect(store)
+    try:
+        if club is not None:
+            clubs = [r[0] for r in _query(con, f"WITH {_ROSTER} SELECT DISTINCT club FROM roster "
+                                               "WHERE club IS NOT NULL ORDER BY 1").rows]
+            if club.lower() not in {c.lower() for c in clubs}:
+                raise _fail(_suggest(club, clubs, "club"))
+        board = _query(
+            con,
+            f"""WITH {_ROSTER}
+            SELECT row_number() OVER (ORDER BY t.rating DESC, t.mu DESC, t.player_id) AS rank,
+                   t.player_id, r.name, r.club, t.rating, t.mu, t.sigma, t.provisional, t.rounds, t.deals,
+                   t.last_played
+            FROM ratings t LEFT JOIN roster r USING (player_id)
+            WHERE t.rounds >= ? AND (?::VARCHAR IS NULL OR lower(r.club) = lower(?))
+            ORDER BY rank {"LIMIT ?" if top else ""}""",
+            [min_rounds, club, club, *([top] if top else [])],
+        )
+    finally:
+        con.close()
+    title = "ratings (display rating = mu − k·sigma)" + (f" · club {club}" if club else "")
+    title += f" · ≥ {min_rounds} rounds" if min_rounds else ""
+    _emit(board, output, title=title)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the `gdan` app."""
+    for command in (standings, dan, ratings):
+        app.command()(command)
