@@ -41,14 +41,23 @@ class Team:
 
 
 def make_players(count: int, seed: int, clubs: int | None = None) -> list[Player]:
-    """`count` players ``p0001`` …, spread over clubs, skills from a Beta(2.5, 2) and mixed styles."""
-    rng = random.Random(f"players:{seed}")
+    """`count` players ``p0001`` …, spread over clubs, skills from a Beta(2.5, 2) and mixed styles.
+
+    A player's name, skill and style depend on the id alone, not on ``seed``: ``p0011`` is the same
+    person in every simulation, so a tournament and a league simulated into one store share
+    players consistently (ratings and dan ranks follow people, not ids reused for strangers).
+    ``seed`` only shuffles which club each player joins.
+    """
+    club_rng = random.Random(f"clubs:{seed}")
     n_clubs = clubs if clubs is not None else max(2, min(len(_CLUB_PLACES), count // 16))
-    club_names = [f"{_CLUB_PLACES[i % len(_CLUB_PLACES)]} Guandan Club" for i in range(n_clubs)]
+    first = club_rng.randrange(len(_CLUB_PLACES))
+    places = [_CLUB_PLACES[(first + i) % len(_CLUB_PLACES)] for i in range(n_clubs)]
+    club_names = [f"{place} Guandan Club" for place in places]
     styles = list(STYLE_WEIGHTS)
     weights = list(STYLE_WEIGHTS.values())
     players = []
     for i in range(count):
+        rng = random.Random(f"player:p{i + 1:04d}")
         name = f"{rng.choice(_SURNAMES)} {rng.choice(_GIVEN)}"
         skill = round(rng.betavariate(2.5, 2.0), 3)
         style = rng.choices(styles, weights)[0]
