@@ -120,6 +120,20 @@ def scale(base: Path, out: Path, deals: int) -> int:
     return copies
 
 
+def add_summaries(base: Path) -> None:
+    """(Re)compute the pipeline's summary tables of ``base`` (``incomplete_matches``,
+    ``player_patterns``, ``player_leads``), so a base built before they existed has them too.
+
+    Unchanged content is not rewritten.
+    """
+    from pipelines.incomplete import write_incomplete
+    from pipelines.player_patterns import write_player_patterns
+    from pipelines.store import Store
+
+    write_incomplete(Store(base))
+    write_player_patterns(base)
+
+
 def _wait_for_warm_up() -> float:
     """Wait for the app's background warm-up thread (``dashboards.ui.warm_up``); seconds waited."""
     start = time.perf_counter()
@@ -129,7 +143,7 @@ def _wait_for_warm_up() -> float:
     return time.perf_counter() - start
 
 
-def measure(store: Path, repeat: int) -> dict[str, dict[str, float]]:
+def measure(store: Path, repeat: int, pages: list[str] = PAGES) -> dict[str, dict[str, float]]:
     """Render seconds of every page (median of ``repeat``), in three states of the caches.
 
     - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet;
@@ -142,7 +156,7 @@ def measure(store: Path, repeat: int) -> dict[str, dict[str, float]]:
 
     os.environ["GDAN_STORE"] = str(store)
     out: dict[str, dict[str, float]] = {}
-    for page in PAGES:
+    for page in pages:
         runs: dict[str, list[float]] = {"cold_s": [], "first_s": [], "warm_s": [], "warm_up_s": []}
         for _ in range(repeat):
             for state in ("cold", "first"):
@@ -188,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--build", type=int, metavar="DEALS", help="build a store of at least DEALS deals")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "gdan_bench_store")
     parser.add_argument("--repeat", type=int, default=1, help="cold runs per page (median)")
+    parser.add_argument("--pages", nargs="+", choices=PAGES, default=PAGES, help="measure only these pages")
     args = parser.parse_args(argv)
     console = Console()
     store = args.store
@@ -196,6 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         if not (base / "tables" / "deals").exists():
             shutil.rmtree(base, ignore_errors=True)
             build_base(base)
+        add_summaries(base)
         shutil.rmtree(args.out, ignore_errors=True)
         copies = scale(base, args.out, args.build)
         console.print(f"built {args.out} from {copies} copies of {base}")
@@ -204,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("give --store or --build")
     size = store_size(store)
     console.print(f"store {store}: {size}")
-    results = measure(store, args.repeat)
+    results = measure(store, args.repeat, args.pages)
     table = Table(
         "page",
         "cold (s)",

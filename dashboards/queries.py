@@ -9,10 +9,12 @@ those of ``schemas/tables.py`` and ``schemas/scoring.py``; seats and teams follo
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import duckdb
 import pandas as pd
+from pandas.errors import Pandas4Warning
 
 Con = duckdb.DuckDBPyConnection
 
@@ -22,12 +24,20 @@ RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "
 _PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
 _TEAM = "CASE WHEN {s} IN ('E', 'W') THEN 'EW' ELSE 'NS' END"
 _RANK = "CASE WHEN {c} = 'SB' THEN 'B' WHEN {c} = 'HR' THEN 'R' ELSE substr({c}, 2, 1) END"
+_DUCKDB_INPLACE_WARNING = r"The inplace keyword in DataFrame\.drop is deprecated"
 _RULES_MATCH = "($rules IS NULL OR match_id IN (SELECT match_id FROM matches WHERE rules = $rules))"
 
 
 def _df(con: Con, sql: str, params: dict[str, Any] | None = None) -> pd.DataFrame:
-    """Run one parameterized query and return its rows as a DataFrame."""
-    return con.execute(sql, params or {}).df()
+    """Run one parameterized query and return its rows as a DataFrame.
+
+    DuckDB's own pandas conversion of time-zone-aware timestamps calls ``DataFrame.drop(...,
+    inplace=True)``, which pandas 3.1 deprecates (``Pandas4Warning``) on every such query; that
+    one warning is silenced here, as it is DuckDB's to fix.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_DUCKDB_INPLACE_WARNING, category=Pandas4Warning)
+        return con.execute(sql, params or {}).df()
 
 
 # --- overview -------------------------------------------------------------------------------
@@ -313,15 +323,17 @@ def finish_positions(con: Con, *, player: str) -> pd.DataFrame:
 
 
 def lead_types(con: Con, *, player: str) -> pd.DataFrame:
-    """Combination types of the player's leads and of all leads (rules.md §3 type ids)."""
+    """Combination types of the player's leads and of all leads (rules.md §3 type ids).
+
+    From ``player_leads`` (the pipeline's per-player lead counts), not a scan of ``plays``.
+    """
     return _df(
         con,
         """
-        SELECT coalesce(combo_type, '?') AS combo_type,
-               count(*) FILTER (WHERE player_id = $player) AS player_n,
-               count(*) AS population_n
-        FROM plays WHERE is_lead AND action = 'play'
-        GROUP BY ALL ORDER BY population_n DESC
+        SELECT combo_type,
+               coalesce(sum(leads) FILTER (WHERE player_id = $player), 0) AS player_n,
+               sum(leads) AS population_n
+        FROM player_leads GROUP BY combo_type ORDER BY population_n DESC, combo_type
         """,
         {"player": player},
     )
@@ -330,37 +342,24 @@ def lead_types(con: Con, *, player: str) -> pd.DataFrame:
 def play_stats(con: Con, *, player: str | None) -> pd.DataFrame:
     """Play-pattern counts of one player (or everyone with ``player=None``), with denominators.
 
-    - pass when able to beat: passes with ``could_beat`` over all turns where the seat could beat
-      (every following play, plus passes with ``could_beat``); only known hands count;
-    - overtaking the partner: plays over the partner's table card, over every turn facing it;
-    - bombs: bomb plays and the deals played; ``bomb_opp_left`` is the mean of ``opp_min_left``;
-    - tribute returns: mean natural rank (2 = 2 … A = 14) of the return cards given.
+    Read from ``player_patterns`` (see ``pipelines.player_patterns`` for the definitions); the
+    population is the sum over every row, unknown players included. Columns: ``pass_beat`` /
+    ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, the mean
+    ``bomb_opp_left`` over ``bombs``, and the mean ``return_rank`` (2 = 2 … A = 14) over ``returns``.
     """
     return _df(
         con,
-        f"""
-        WITH p AS (SELECT * FROM plays WHERE ($player IS NULL OR player_id = $player)),
-        a AS (
-            SELECT
-                count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
-                count(*) FILTER (WHERE (action = 'pass' AND could_beat)
-                                 OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
-                count(*) FILTER (WHERE overtook_partner) AS overtakes,
-                count(*) FILTER (WHERE NOT is_lead AND table_seat = {_PARTNER.format(s="seat")})
-                    AS facing_partner,
-                count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
-                avg(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left
-            FROM p
-        ),
-        d AS (SELECT count(*) AS deals FROM deal_hands WHERE ($player IS NULL OR player_id = $player)),
-        r AS (
-            SELECT count(return_card) AS returns,
-                   avg(list_position({RANK_ORDER[:13]!r}, {_RANK.format(c="return_card")}) + 1)
-                       AS return_rank
-            FROM tributes
-            WHERE kind IN ('single', 'double') AND ($player IS NULL OR receiver_player = $player)
-        )
-        SELECT * FROM a, d, r
+        """
+        SELECT coalesce(sum(pass_beat), 0) AS pass_beat,
+               coalesce(sum(able_to_beat), 0) AS able_to_beat,
+               coalesce(sum(overtakes), 0) AS overtakes,
+               coalesce(sum(facing_partner), 0) AS facing_partner,
+               coalesce(sum(bombs), 0) AS bombs,
+               sum(bomb_opp_left_sum) / nullif(sum(bomb_opp_left_n), 0) AS bomb_opp_left,
+               coalesce(sum(deals), 0) AS deals,
+               coalesce(sum(returns), 0) AS returns,
+               sum(return_rank_sum) / nullif(sum(return_rank_n), 0) AS return_rank
+        FROM player_patterns WHERE ($player IS NULL OR player_id = $player)
         """,
         {"player": player},
     )
@@ -369,8 +368,9 @@ def play_stats(con: Con, *, player: str | None) -> pd.DataFrame:
 def jie_feng_received(con: Con, *, player: str | None) -> pd.DataFrame:
     """接风 (rules.md §5.6) received and deals played, by one player or by everyone.
 
-    A lead is a jie feng when the last play before it was the partner's final card. For the
-    population each jie feng of ``deals.jie_feng`` is received by one of the four seats.
+    A lead is a jie feng when the last play before it was the partner's final card. A player's
+    count comes from ``player_patterns``; for the population each jie feng of ``deals.jie_feng``
+    is received by one of the four seats.
     """
     if player is None:
         return _df(
@@ -379,20 +379,9 @@ def jie_feng_received(con: Con, *, player: str | None) -> pd.DataFrame:
         )
     return _df(
         con,
-        f"""
-        WITH mine AS (SELECT match_id, deal_no FROM deal_hands WHERE player_id = $player),
-        p AS (
-            SELECT pl.*,
-                   last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER w AS prev_seat,
-                   last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER w AS prev_out
-            FROM plays pl SEMI JOIN mine USING (match_id, deal_no)
-            WINDOW w AS (PARTITION BY match_id, deal_no ORDER BY seq
-                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-        )
-        SELECT count(*) FILTER (WHERE is_lead AND player_id = $player AND prev_out
-                                AND prev_seat = {_PARTNER.format(s="seat")}) AS jie_feng,
-               (SELECT count(*) FROM mine) AS deals
-        FROM p
+        """
+        SELECT coalesce(sum(jie_feng), 0) AS jie_feng, coalesce(sum(deals), 0) AS deals
+        FROM player_patterns WHERE player_id = $player
         """,
         {"player": player},
     )
@@ -739,14 +728,28 @@ def quarantine_rows(con: Con, *, code: str | None = None, limit: int = 1000) -> 
     )
 
 
-def incomplete_matches(con: Con) -> pd.DataFrame:
-    """Matches that are not valid or did not reach ``match_end``, with the first error."""
+def problem_matches(con: Con) -> pd.DataFrame:
+    """Replayed matches that are partial or invalid (events.md "Validation"), with the first error."""
     return _df(
         con,
         """
         SELECT match_id, status, error_code, error_seq, error_message, deals_played, end_reason, rules
-        FROM matches WHERE status <> 'valid' OR end_reason IS NULL
+        FROM matches WHERE status <> 'valid'
         ORDER BY status, match_id LIMIT 5000
+        """,
+    )
+
+
+def incomplete_matches(con: Con) -> pd.DataFrame:
+    """Matches still waiting for their ``match_end`` (``incomplete_matches``), latest arrivals first."""
+    return _df(
+        con,
+        """
+        SELECT match_id, events, first_seq, last_seq, last_type,
+               array_to_string(source_files, ', ') AS source_files,
+               first_ingested_at, last_ingested_at
+        FROM incomplete_matches
+        ORDER BY last_ingested_at DESC, match_id LIMIT 5000
         """,
     )
 

@@ -76,6 +76,7 @@ WARM_QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("tribute_card_ranks", {"rules": None}),
     ("level_gain_after_tribute", {"rules": None}),
     ("quarantine_by_code", {}),
+    ("incomplete_matches", {}),
     ("events", {}),
 ]
 """Store-wide queries (same parameters as the pages' defaults) computed in the background at start."""

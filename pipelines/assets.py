@@ -23,6 +23,7 @@ from dagster import (
 )
 
 from pipelines import checks
+from pipelines.player_patterns import write_player_patterns
 from pipelines.resources import StoreResource
 from pipelines.scoring.assets import ASSETS as SCORING_ASSETS
 from pipelines.state import load_last_run, load_state, save_last_run
@@ -30,7 +31,7 @@ from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 from pipelines.warehouse import connect, write_warehouse
 from schemas import ALL_TABLES
-from schemas.tables import DERIVED, RAW_EVENTS
+from schemas.tables import DERIVED, INCOMPLETE_MATCHES, RAW_EVENTS, SUMMARIES
 
 
 def _doc(schema_doc: bytes | None, fallback: str) -> str:
@@ -51,15 +52,18 @@ def raw_events(store: StoreResource) -> MaterializeResult:
 
 @multi_asset(
     specs=[
-        AssetSpec(name, deps=["raw_events"], group_name="replay", skippable=True,
-                  description=_doc((schema.metadata or {}).get(b"doc"), name))
-        for name, schema in DERIVED.items()
+        *(AssetSpec(name, deps=["raw_events"], group_name="replay", skippable=True,
+                    description=_doc((schema.metadata or {}).get(b"doc"), name))
+          for name, schema in DERIVED.items()),
+        AssetSpec("incomplete_matches", deps=["raw_events"], group_name="replay", skippable=True,
+                  description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches")),
     ],
     can_subset=False,
 )
 def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Iterator[MaterializeResult]:
     """Replay every complete, not yet replayed match (``replay.replay_batch``) into the derived tables.
 
+    The step also rewrites ``incomplete_matches`` (the matches still waiting for their ``match_end``).
     When nothing was committed since the last complete run (and every downstream table
     exists), it reports no materialization, so Dagster skips the downstream assets: a rerun
     with nothing new recomputes nothing. ``StoreResource.refresh`` forces the downstream run.
@@ -72,12 +76,30 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
     summary = report.as_metadata()
     for name in DERIVED:
         yield MaterializeResult(asset_key=name, metadata={"rows_added": report.rows_written[name], **summary})
+    yield MaterializeResult(asset_key="incomplete_matches", metadata={"rows": report.incomplete})
+
+
+@multi_asset(
+    specs=[
+        AssetSpec(name, deps=["plays", "deal_hands", "tributes"], group_name="replay", skippable=True,
+                  description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name))
+        for name in ("player_patterns", "player_leads")
+    ],
+    can_subset=False,
+)
+def player_pattern_tables(store: StoreResource) -> Iterator[MaterializeResult]:
+    """Per-player play-pattern counts for the Player page (``pipelines.player_patterns``)."""
+    rows = write_player_patterns(store.store())
+    for name, n in rows.items():
+        yield MaterializeResult(asset_key=name, metadata={"rows": n})
 
 
 SCORING_KEYS: list[AssetKey] = [
     key for defn in SCORING_ASSETS if isinstance(defn, AssetsDefinition) for key in defn.keys
 ]
-TABLE_KEYS: list[AssetKey] = [AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED), *SCORING_KEYS]
+TABLE_KEYS: list[AssetKey] = [
+    AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED), *(AssetKey(n) for n in SUMMARIES), *SCORING_KEYS,
+]
 
 
 def _changed_since_last_run(store: Store) -> bool:
@@ -85,6 +107,7 @@ def _changed_since_last_run(store: Store) -> bool:
     if load_state(store.state_dir).committed != load_last_run(store.state_dir):
         return True
     stored = [k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES]
+    stored += list(SUMMARIES)
     return not all(store.table_path(name).exists() for name in stored)
 
 
@@ -113,7 +136,7 @@ def _con(store: Store) -> duckdb.DuckDBPyConnection:
 def match_statuses_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
     passed, meta = checks.memoized(
-        the_store, "match_statuses", ["raw_events", "matches"],
+        the_store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
         lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)))
     return AssetCheckResult(passed=passed, metadata=meta)
 
@@ -135,7 +158,9 @@ def card_conservation_check(store: StoreResource) -> AssetCheckResult:
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
-PIPELINE_ASSETS: list[AssetsDefinition] = [raw_events, replayed_tables, *SCORING_ASSETS, warehouse]
+PIPELINE_ASSETS: list[AssetsDefinition] = [
+    raw_events, replayed_tables, player_pattern_tables, *SCORING_ASSETS, warehouse,
+]
 PIPELINE_CHECKS: list[AssetChecksDefinition] = [
     match_statuses_check, unique_match_ids_check, card_conservation_check,
 ]

@@ -24,20 +24,22 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     """Every ingested match is exactly one of valid / partial / invalid / incomplete.
 
     A match id seen in ``raw_events`` must be either in ``matches`` (with a replayed status)
-    or held as incomplete in the state, never both and never neither; and every raw row
-    belongs to such a match or is a malformed line (rows in = valid + partial + invalid +
-    incomplete + malformed).
+    or in ``incomplete_matches``, never both and never neither; and every raw row belongs to
+    such a match or is a malformed line (rows in = valid + partial + invalid + incomplete +
+    malformed). The ``incomplete_matches`` table must also list exactly the matches the ingest
+    state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
     """
-    incomplete = pa.table({"match_id": [m for m, i in state.matches.items() if i.status == INCOMPLETE]},
-                          schema=pa.schema([("match_id", pa.string())]))
-    con.register("_incomplete", incomplete)
+    held = [(m, i.rows) for m, i in state.matches.items() if i.status == INCOMPLETE]
+    incomplete = pa.table({"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
+                          schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]))
+    con.register("_held", incomplete)
     try:
         row = con.execute(
             """
             WITH r AS (SELECT match_id, count(*) AS n FROM raw_events
                        WHERE parse_error IS NULL GROUP BY match_id),
                  m AS (SELECT match_id, status FROM matches),
-                 i AS (SELECT match_id FROM _incomplete)
+                 i AS (SELECT match_id, events FROM incomplete_matches)
             SELECT
               (SELECT count(*) FROM r WHERE match_id NOT IN (SELECT match_id FROM m)
                                         AND match_id NOT IN (SELECT match_id FROM i)) AS neither,
@@ -45,23 +47,26 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
               (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
               (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
               (SELECT count(*) FROM m WHERE status NOT IN ('valid', 'partial', 'invalid')) AS bad_status,
+              (SELECT count(*) FROM i FULL JOIN _held h USING (match_id)
+               WHERE i.events IS DISTINCT FROM h.rows) AS incomplete_out_of_step,
               (SELECT count(*) FROM raw_events) AS rows_in,
               (SELECT count(*) FROM raw_events WHERE parse_error IS NOT NULL) AS rows_malformed,
               (SELECT coalesce(sum(n), 0) FROM r JOIN m USING (match_id)) AS rows_replayed,
-              (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete
+              (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete,
+              (SELECT count(*) FROM i) AS incomplete
             """
         ).fetchone()
     finally:
-        con.unregister("_incomplete")
+        con.unregister("_held")
     assert row is not None
     names = ["neither", "both", "replayed_not_raw", "incomplete_not_raw", "bad_status",
-             "rows_in", "rows_malformed", "rows_replayed", "rows_incomplete"]
+             "incomplete_out_of_step", "rows_in", "rows_malformed", "rows_replayed", "rows_incomplete",
+             f"matches_{INCOMPLETE}"]
     meta: dict[str, int | str] = dict(zip(names, (int(v) for v in row), strict=True))
     by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
     meta.update({f"matches_{s}": int(n) for s, n in by_status})
-    meta[f"matches_{INCOMPLETE}"] = incomplete.num_rows
     rows_ok = meta["rows_in"] == meta["rows_malformed"] + meta["rows_replayed"] + meta["rows_incomplete"]
-    passed = rows_ok and all(meta[k] == 0 for k in names[:5])
+    passed = rows_ok and all(meta[k] == 0 for k in names[:6])
     return passed, meta
 
 

@@ -61,6 +61,8 @@ class ReplayReport:
     rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DERIVED, 0))
     statuses: dict[str, int] = field(default_factory=dict)
     missing_from_replay: list[str] = field(default_factory=list)
+    incomplete: int = 0
+    """Matches still waiting for their ``match_end`` after this run (rows of ``incomplete_matches``)."""
 
     def as_metadata(self) -> dict[str, int | str]:
         return {
@@ -70,6 +72,7 @@ class ReplayReport:
             "duplicates_dropped": self.duplicates,
             "late_rows": self.late_rows,
             "malformed_quarantined": self.malformed_quarantined,
+            "matches_incomplete": self.incomplete,
             **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
         }
 

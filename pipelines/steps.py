@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from pipelines.incomplete import write_incomplete
 from pipelines.ingest import IngestReport, ingest_inbox
 from pipelines.progress import track
 from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
@@ -45,16 +46,22 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
 
 def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
                 workers: int | None = None) -> ReplayReport:
-    """Replay every complete, not yet replayed match into one batch of the derived tables."""
+    """Replay every complete, not yet replayed match into one batch of the derived tables.
+
+    Then rewrite ``incomplete_matches`` (``pipelines.incomplete``), also when there was nothing
+    to replay: ingest may have added pieces of matches that are still incomplete.
+    """
     with store.writer_lock():
         state = load_state(store.state_dir)
         store.recover(state.committed_set)
         if not any(i.ready or i.late_batches for i in state.matches.values()) and not state.unquarantined:
-            return ReplayReport(batch_id="")
-        batch_id = new_id()
-        with track("replay events") as bar:
-            report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
-                                  on_total=bar.total, advance=bar.advance)
-        _commit(store, state, batch_id)
+            report = ReplayReport(batch_id="")
+        else:
+            batch_id = new_id()
+            with track("replay events") as bar:
+                report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
+                                      on_total=bar.total, advance=bar.advance)
+            _commit(store, state, batch_id)
+        report.incomplete = write_incomplete(store)
         return report
 

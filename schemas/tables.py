@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-TABLES_VERSION = 2
+TABLES_VERSION = 3
 
 _TS = pa.timestamp("us", tz="UTC")
 _SEATS = ("E", "N", "W", "S")
@@ -251,3 +251,55 @@ DERIVED: dict[str, pa.Schema] = {
     "quarantine": QUARANTINE,
 }
 """The tables ``replay.replay_batch`` returns, by name."""
+
+INCOMPLETE_MATCHES = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("events", pa.int64(), nullable=False),
+        pa.field("first_seq", pa.int64()),
+        pa.field("last_seq", pa.int64()),
+        pa.field("last_type", pa.string()),
+        pa.field("source_files", pa.list_(pa.string())),
+        pa.field("first_ingested_at", _TS),
+        pa.field("last_ingested_at", _TS),
+    ],
+    metadata={"doc": "one row per ingested match whose match_end has not arrived (events.md \"Validation\": "
+                     "incomplete); rewritten on every pipeline run, a row leaves when the match completes"},
+)
+
+PLAYER_PATTERNS = pa.schema(
+    [
+        pa.field("player_id", pa.string()),
+        pa.field("deals", pa.int64(), nullable=False),
+        pa.field("pass_beat", pa.int64(), nullable=False),
+        pa.field("able_to_beat", pa.int64(), nullable=False),
+        pa.field("overtakes", pa.int64(), nullable=False),
+        pa.field("facing_partner", pa.int64(), nullable=False),
+        pa.field("bombs", pa.int64(), nullable=False),
+        pa.field("bomb_opp_left_sum", pa.int64(), nullable=False),
+        pa.field("bomb_opp_left_n", pa.int64(), nullable=False),
+        pa.field("jie_feng", pa.int64(), nullable=False),
+        pa.field("returns", pa.int64(), nullable=False),
+        pa.field("return_rank_sum", pa.int64(), nullable=False),
+        pa.field("return_rank_n", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "one row per player (null player_id: seats of unknown players) with the counts behind "
+                     "the Player page's play-pattern rates; population figures are the column sums"},
+)
+
+PLAYER_LEADS = pa.schema(
+    [
+        pa.field("player_id", pa.string()),
+        pa.field("combo_type", pa.string(), nullable=False),
+        pa.field("leads", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "leads (first play of a trick) per player and combination type ('?' when unread); "
+                     "population = sum per combo_type"},
+)
+
+SUMMARIES: dict[str, pa.Schema] = {
+    "incomplete_matches": INCOMPLETE_MATCHES,
+    "player_patterns": PLAYER_PATTERNS,
+    "player_leads": PLAYER_LEADS,
+}
+"""Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""

@@ -1,5 +1,6 @@
-"""Data quality: quarantined input with error codes, files and lines, malformed lines, and
-matches that are incomplete, partial or invalid (events.md "Validation")."""
+"""Data quality: quarantined input with error codes, files and lines, malformed lines, replayed
+matches that are partial or invalid, and matches still waiting for their ``match_end``
+(incomplete; events.md "Validation", issue 7 §9)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ if totals["matches"] == 0 and totals["raw_events"] == 0:
     no_data()
     st.stop()
 
+incomplete = q("incomplete_matches")
+
 codes = q("quarantine_by_code")
 status = q("status_counts")
 counts = dict(zip(status["status"], status["n"], strict=True))
-cols = st.columns(4)
+cols = st.columns(5)
 cols[0].metric(tr("quarantine"), f"{int(codes['n'].sum()):,}")
 cols[1].metric(tr("parse_errors"), f"{int(q('parse_error_count')['n'].iloc[0]):,}")
 cols[2].metric(tr("status_partial"), f"{int(counts.get('partial', 0)):,}")
 cols[3].metric(tr("status_invalid"), f"{int(counts.get('invalid', 0)):,}")
+cols[4].metric(tr("status_incomplete"), f"{len(incomplete):,}")
 
 st.subheader(tr("quarantine"))
 if codes.empty:
@@ -40,5 +44,8 @@ else:
         },
     )
 
+st.subheader(tr("problem_matches"))
+show_table(q("problem_matches"), "problem_matches")
+
 st.subheader(tr("incomplete"))
-show_table(q("incomplete_matches"), "incomplete_matches")
+show_table(incomplete, "incomplete_matches", column_config={"events": tr("rows")})

@@ -213,8 +213,8 @@ def demo(
 ) -> None:
     """On an empty store: simulate a sample tournament and league into the inbox; run; open the dashboards.
 
-    The sample: a 16-pair Swiss tournament of 5 rounds (national rules) and a 48-player league
-    of 10 sessions (bcta rules).
+    The sample: a 16-pair Swiss tournament of 5 rounds (national rules) and a 96-player league
+    of 40 sessions (bcta rules: long enough for dan promotions and window resets; about a minute).
     """
     from pipelines.store import Store
 
@@ -228,7 +228,7 @@ def demo(
             workers = os.cpu_count() or 1
             simulate_to_dir(the_store.inbox / "sample-tournament", kind="tournament", pairs=16, rounds=5,
                             seed=seed, workers=workers)
-            simulate_to_dir(the_store.inbox / "sample-league", kind="league", players=48, rounds=10,
+            simulate_to_dir(the_store.inbox / "sample-league", kind="league", players=96, rounds=40,
                             seed=seed + 1, workers=workers)
     _run(store, 0)
     if serve:

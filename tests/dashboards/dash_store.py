@@ -455,6 +455,30 @@ def build_store(store: Path) -> Path:
         "pro_dan": pro,
         "match_scores": scores,
         "standings": standings,
+        "incomplete_matches": [
+            {
+                "match_id": "m5",
+                "events": 3,
+                "first_seq": 0,
+                "last_seq": 2,
+                "last_type": "deal_start",
+                "source_files": ["late.jsonl"],
+                "first_ingested_at": T0,
+                "last_ingested_at": T0,
+            }
+        ],
     }.items():
         _write(store, name, rows)
+    _write_player_patterns(store)
     return store
+
+
+def _write_player_patterns(store: Path) -> None:
+    """The pipeline's per-player summaries (``pipelines.player_patterns``) of the rows above."""
+    from pipelines.player_patterns import compute
+    from pipelines.warehouse import connect
+
+    for name, table in compute(connect(store)).items():
+        folder = store / "tables" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, folder / "part-0.parquet")

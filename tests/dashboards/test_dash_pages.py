@@ -27,7 +27,7 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "bombs": (4, 1, 5),
     "tournament": (1, 2, 0),
     "replayer": (0, 0, 0),
-    "quality": (1, 2, 4),
+    "quality": (1, 3, 5),
 }
 
 
@@ -217,8 +217,10 @@ def test_quality_filters_by_code(open_app: Open, mini_store: Path) -> None:
     at.selectbox(key="dq_code").set_value("does_not_beat").run()
     rows = at.dataframe[0].value
     assert list(rows["line_no"]) == [12]
-    incomplete = at.dataframe[1].value
-    assert set(incomplete["match_id"]) == {"m3", "m4"}
+    assert set(at.dataframe[1].value["match_id"]) == {"m3", "m4"}  # partial and invalid (matches)
+    incomplete = at.dataframe[2].value  # no match_end yet (incomplete_matches)
+    assert list(incomplete["match_id"]) == ["m5"]
+    assert metrics["Incomplete"] == "1"
 
 
 def test_lang_query_parameter_opens_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:

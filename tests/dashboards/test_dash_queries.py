@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import warnings
 from pathlib import Path
 
 import duckdb
@@ -117,3 +118,20 @@ def test_jie_feng_per_player_adds_up_to_the_deals_count(sim_store: Path) -> None
     total = int(queries.jie_feng_received(sim, player=None).iloc[0]["jie_feng"])
     assert total > 0
     assert per_player == total
+
+
+def test_queries_emit_no_pandas_deprecation_warning(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB's ``.df()`` of time-zone-aware timestamps triggers pandas' ``inplace`` Pandas4Warning;
+    ``queries._df`` silences exactly that one (overview_totals returns such timestamps)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        totals = queries.overview_totals(con)
+        incomplete = queries.incomplete_matches(con)
+    assert str(totals["first_start"].dt.tz) in {"UTC", "Etc/UTC"}
+    assert list(incomplete["match_id"]) == ["m5"]
+
+
+def test_incomplete_and_problem_matches_are_separate(con: duckdb.DuckDBPyConnection) -> None:
+    """events.md "Validation": partial/invalid come from ``matches``; incomplete from its own table."""
+    assert set(queries.problem_matches(con)["status"]) == {"partial", "invalid"}
+    assert "m5" not in set(queries.problem_matches(con)["match_id"])

@@ -9,7 +9,8 @@ import pytest
 from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 
 from pipelines import checks
-from pipelines.state import MatchInfo, StoreState
+from pipelines.incomplete import incomplete_table
+from pipelines.state import MatchInfo, StoreState, load_state
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 from pipelines.warehouse import connect
@@ -66,10 +67,12 @@ def test_match_statuses_flags_a_match_both_replayed_and_incomplete(tmp_path: Pat
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
     ingest_step(store)
     replay_step(store, replay_fn=fake_replay, workers=1)
-    state = StoreState(matches={"m1": MatchInfo(bucket=0)})
+    replayed = load_state(store.state_dir).matches["m1"]
+    store.write_table("incomplete_matches", incomplete_table(store, {"m1": replayed}))
+    state = StoreState(matches={"m1": MatchInfo(bucket=0, rows=replayed.rows)})
     passed, meta = checks.match_statuses(connect(tmp_path), state)
     assert not passed
-    assert meta["both"] == 1
+    assert (meta["both"], meta["incomplete_out_of_step"]) == (1, 0)
 
 
 def test_memo_reuses_a_result_until_a_batch_is_committed(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dagster import AssetKey, Definitions
 
 from pipelines.definitions import defs
-from schemas.tables import DERIVED
+from schemas.tables import DERIVED, SUMMARIES
 
 
 def test_definitions_are_loadable() -> None:
@@ -19,7 +19,16 @@ def test_asset_keys_are_the_table_names_and_the_warehouse_comes_last() -> None:
     for name in DERIVED:
         assert AssetKey("raw_events") in graph.get(AssetKey(name)).parent_keys
     warehouse_parents = graph.get(AssetKey("warehouse")).parent_keys
-    assert warehouse_parents >= {AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED)}
+    assert warehouse_parents >= {AssetKey("raw_events"), *(AssetKey(n) for n in (*DERIVED, *SUMMARIES))}
+
+
+def test_summary_tables_follow_their_inputs() -> None:
+    """incomplete_matches comes with the replay; the Player page's summaries after plays."""
+    graph = defs.resolve_asset_graph()
+    assert AssetKey("raw_events") in graph.get(AssetKey("incomplete_matches")).parent_keys
+    inputs = {AssetKey(n) for n in ("plays", "deal_hands", "tributes")}
+    for name in ("player_patterns", "player_leads"):
+        assert graph.get(AssetKey(name)).parent_keys == inputs
 
 
 def test_asset_checks_cover_statuses_uniqueness_and_cards() -> None:

@@ -1,0 +1,77 @@
+"""The ``incomplete_matches`` table: matches whose ``match_end`` has not arrived (issue 5, issue 7 §9).
+
+Until its ``match_end`` arrives a match is held back from replay and lives only in the ingest
+state; this table makes those matches queryable (Data quality page, asset checks, SQL). It is
+recomputed from the state and the matches' raw rows on every run and replaced atomically, so a
+match leaves it in the run that replays it. Only the raw-event batches and the hash bucket that
+hold an incomplete match are read, so the cost follows the incomplete matches, not the store.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipelines.state import INCOMPLETE, MatchInfo, load_state
+from pipelines.store import BATCH_PREFIX, Store
+from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
+
+_COLUMNS = ["match_id", "seq", "type", "source_file", "line_no", "ingested_at"]
+
+
+def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
+    """One ``incomplete_matches`` row per match of ``held``, from its raw rows (malformed lines apart).
+
+    ``last_type`` is the type of the event with the highest seq (the furthest the log got);
+    ``events`` counts every raw row of the match, duplicates included, as the state does.
+    """
+    frames = []
+    for bucket, infos in _by_bucket(held).items():
+        batches = sorted({b for info in infos.values() for b in info.batches})
+        files = [f for b in batches
+                 for f in sorted((store.table_path("raw_events") / f"{BATCH_PREFIX}{b}"
+                                  / f"bucket={bucket}").glob("*.parquet"))]
+        if files:
+            wanted = pa.array(sorted(infos), pa.string())
+            part = store.read_files(files, columns=_COLUMNS,
+                                    where=pc.field("match_id").isin(wanted))
+            frames.append(pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS]))))
+    if not frames:
+        return INCOMPLETE_MATCHES.empty_table()
+    rows = pl.concat(frames)
+    out = (
+        rows.sort(["match_id", "seq", "source_file", "line_no"], nulls_last=False)
+        .group_by("match_id", maintain_order=True)
+        .agg(
+            events=pl.len(),
+            first_seq=pl.col("seq").min(),
+            last_seq=pl.col("seq").max(),
+            last_type=pl.col("type").drop_nulls().last(),
+            source_files=pl.col("source_file").unique().sort(),
+            first_ingested_at=pl.col("ingested_at").min(),
+            last_ingested_at=pl.col("ingested_at").max(),
+        )
+        .sort("match_id")
+    )
+    return out.to_arrow().select(INCOMPLETE_MATCHES.names).cast(INCOMPLETE_MATCHES)
+
+
+def write_incomplete(store: Store) -> int:
+    """Replace ``incomplete_matches`` by the matches the state holds as incomplete; returns their count.
+
+    Holds the writer lock, so the table matches the state committed at that moment.
+    """
+    with store.writer_lock():
+        state = load_state(store.state_dir)
+        held = {m: i for m, i in state.matches.items() if i.status == INCOMPLETE}
+        table = incomplete_table(store, held)
+        store.write_table("incomplete_matches", table)
+        return table.num_rows
+
+
+def _by_bucket(held: dict[str, MatchInfo]) -> dict[int, dict[str, MatchInfo]]:
+    out: dict[int, dict[str, MatchInfo]] = {}
+    for match_id, info in held.items():
+        out.setdefault(info.bucket, {})[match_id] = info
+    return out

@@ -1,0 +1,123 @@
+"""The Player page's play patterns from the pipeline's summaries (``player_patterns``,
+``player_leads``) equal the per-play computation they replace, for every player and for the
+population, on the simulated and the hand-made store.
+
+The reference below is the SQL the page ran over ``plays`` before the summaries existed (the
+definitions of ``pipelines/player_patterns.py``; partners per rules.md §1, 接风 §5.6, 还贡 §6).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from dashboards import queries
+from dashboards.patterns import pattern_table
+from pipelines.warehouse import connect
+
+_PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
+_RANK = ("CASE WHEN return_card = 'SB' THEN 'B' WHEN return_card = 'HR' THEN 'R' "
+         "ELSE substr(return_card, 2, 1) END")
+
+REFERENCE_PLAY_STATS = f"""
+WITH p AS (SELECT * FROM plays WHERE ($player IS NULL OR player_id = $player)),
+a AS (
+    SELECT
+        count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
+        count(*) FILTER (WHERE (action = 'pass' AND could_beat)
+                         OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
+        count(*) FILTER (WHERE overtook_partner) AS overtakes,
+        count(*) FILTER (WHERE NOT is_lead AND table_seat = {_PARTNER.format(s="seat")}) AS facing_partner,
+        count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
+        avg(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left
+    FROM p
+),
+d AS (SELECT count(*) AS deals FROM deal_hands WHERE ($player IS NULL OR player_id = $player)),
+r AS (
+    SELECT count(return_card) AS returns,
+           avg(list_position({queries.RANK_ORDER[:13]!r}, {_RANK}) + 1) AS return_rank
+    FROM tributes
+    WHERE kind IN ('single', 'double') AND ($player IS NULL OR receiver_player = $player)
+)
+SELECT * FROM a, d, r
+"""
+
+REFERENCE_JIE_FENG = f"""
+WITH mine AS (SELECT match_id, deal_no FROM deal_hands WHERE player_id = $player),
+p AS (
+    SELECT pl.*,
+           last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER w AS prev_seat,
+           last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER w AS prev_out
+    FROM plays pl SEMI JOIN mine USING (match_id, deal_no)
+    WINDOW w AS (PARTITION BY match_id, deal_no ORDER BY seq
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+)
+SELECT count(*) FILTER (WHERE is_lead AND player_id = $player AND prev_out
+                        AND prev_seat = {_PARTNER.format(s="seat")}) AS jie_feng,
+       (SELECT count(*) FROM mine) AS deals
+FROM p
+"""
+
+REFERENCE_LEADS = """
+SELECT coalesce(combo_type, '?') AS combo_type,
+       count(*) FILTER (WHERE player_id = $player) AS player_n,
+       count(*) AS population_n
+FROM plays WHERE is_lead AND action = 'play'
+GROUP BY ALL ORDER BY population_n DESC, combo_type
+"""
+
+
+def _ref(con: duckdb.DuckDBPyConnection, sql: str, player: str | None) -> pd.DataFrame:
+    return con.execute(sql, {"player": player}).df()
+
+
+def _same(summary: pd.DataFrame, reference: pd.DataFrame) -> None:
+    for column in reference.columns:
+        got, want = summary[column].iloc[0], reference[column].iloc[0]
+        if pd.isna(want):
+            assert pd.isna(got), column
+        else:
+            assert float(got) == pytest.approx(float(want), rel=1e-12), column
+
+
+@pytest.fixture(params=["sim", "mini"])
+def store_con(request: pytest.FixtureRequest) -> duckdb.DuckDBPyConnection:
+    return connect(Path(request.getfixturevalue(f"{request.param}_store")))
+
+
+def test_play_stats_equal_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
+    players = queries.players(store_con)["player_id"].tolist()
+    assert players
+    for player in [None, *players]:
+        _same(queries.play_stats(store_con, player=player), _ref(store_con, REFERENCE_PLAY_STATS, player))
+
+
+def test_jie_feng_equals_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
+    for player in queries.players(store_con)["player_id"]:
+        reference = _ref(store_con, REFERENCE_JIE_FENG, player)
+        _same(queries.jie_feng_received(store_con, player=player), reference)
+
+
+def test_lead_types_equal_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
+    for player in queries.players(store_con)["player_id"].tolist()[:12]:
+        got = queries.lead_types(store_con, player=player).sort_values("combo_type", ignore_index=True)
+        want = _ref(store_con, REFERENCE_LEADS, player).sort_values("combo_type", ignore_index=True)
+        assert got["combo_type"].tolist() == want["combo_type"].tolist()
+        assert got["player_n"].astype(int).tolist() == want["player_n"].astype(int).tolist()
+        assert got["population_n"].astype(int).tolist() == want["population_n"].astype(int).tolist()
+
+
+def test_pattern_table_is_unchanged(sim_store: Path) -> None:
+    """``dashboards.patterns`` gives the same rates and sample sizes from either source."""
+    con = connect(sim_store)
+    population_jf = queries.jie_feng_received(con, player=None)
+    player = queries.players(con)["player_id"].iloc[0]
+    got = pattern_table(queries.play_stats(con, player=player), queries.play_stats(con, player=None),
+                        queries.jie_feng_received(con, player=player), population_jf)
+    want = pattern_table(_ref(con, REFERENCE_PLAY_STATS, player), _ref(con, REFERENCE_PLAY_STATS, None),
+                         _ref(con, REFERENCE_JIE_FENG, player), population_jf)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+    assert got["player_n"].gt(0).all()
