@@ -28,6 +28,9 @@ dagster: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_pipeline.py
 
-# Refresh docs/screenshots/*.png (the README's pictures) with the browser test.
+# Refresh docs/screenshots/*.png (the README's pictures): the browser test on a demo store.
+SHOTS_STORE ?= /tmp/gdan-screenshots-store
 screenshots: $(STAMP)
-	GDAN_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/dashboards/test_dash_browser.py -p no:xdist
+	test -d $(SHOTS_STORE)/tables || $(VENV)/bin/gdan demo --no-dashboard --store $(SHOTS_STORE)
+	GDAN_SCREENSHOTS=docs/screenshots GDAN_SCREENSHOT_STORE=$(SHOTS_STORE) \
+		$(PY) -m pytest tests/dashboards/test_dash_browser.py -p no:xdist

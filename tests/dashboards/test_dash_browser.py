@@ -1,7 +1,8 @@
 """The real app in headless Chromium (issue 7 "Tests"): ``streamlit run`` serves the dashboards on
 a store, every page loads without a Streamlit error box, and a screenshot of each page is saved
-(``make screenshots`` sets ``GDAN_SCREENSHOTS=docs/screenshots`` to refresh the README's pictures;
-otherwise they go to a temporary folder)."""
+(``make screenshots`` sets ``GDAN_SCREENSHOTS=docs/screenshots`` and ``GDAN_SCREENSHOT_STORE`` to a
+demo store to refresh the README's pictures; otherwise they go to a temporary folder and the app
+reads the small simulated store)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ pytestmark = [
 def test_every_page_renders_in_chromium(sim_store: Path, tmp_path: Path) -> None:
     shots = Path(os.environ.get("GDAN_SCREENSHOTS", tmp_path / "screenshots"))
     shots.mkdir(parents=True, exist_ok=True)
-    with streamlit_server(sim_store) as base, chromium(tmp_path / "profile") as browser:
+    store = Path(os.environ.get("GDAN_SCREENSHOT_STORE", sim_store))
+    with streamlit_server(store) as base, chromium(tmp_path / "profile") as browser:
         results = {page: browser.visit(f"{base}/{page}", shots / f"{page}.png") for page in PAGES}
         chinese = browser.visit(f"{base}/bombs?lang=zh", shots / "bombs_zh.png")
     for page, result in results.items():
