@@ -181,24 +181,41 @@ def sort_key(c: Combo, level: str) -> tuple[int, int, int, int]:
     return (strength_class(c), c.size if c.type == "bomb" else 0, _TYPE_ORDER[c.type], rank_value(c, level))
 
 
+BeatKey = tuple[int, str, int]
+"""What decides comparisons of a reading at a level (§4): strength class, family, order value."""
+
+
+def beat_key(c: Combo, level: str) -> BeatKey:
+    """The comparison facts of reading ``c`` at ``level`` (rules.md §4), worked out once so that a
+    reading can be compared with many others by :func:`key_beats`:
+
+    - the strength class (:func:`strength_class`);
+    - the family within the class: plays of class 0 compare only with the same type (hence
+      size), bombs and straight flushes with their whole class (``""``);
+    - the order value: the rank value (:func:`rank_value`), for bombs of six or more cards
+      the size first (``size * 32 + rank value``; rank values stay below 32).
+    """
+    cls = strength_class(c)
+    v = rank_value(c, level)
+    return (cls, c.type if cls == 0 else "", c.size * 32 + v if cls == 4 else v)
+
+
+def key_beats(play: BeatKey, table: BeatKey) -> bool:
+    """Whether a play beats a table, given their :func:`beat_key` at the deal's level (§4).
+
+    Higher class wins; within a class, only the same family compares, by strictly higher order
+    value (a joker bomb beats no joker bomb: their order values are equal).
+    """
+    return play[0] > table[0] or (play[0] == table[0] and play[1] == table[1] and play[2] > table[2])
+
+
 def beats(play: Combo, table: Combo, level: str) -> bool:
     """Whether ``play`` beats ``table`` at ``level`` (rules.md §4).
 
     Higher class wins; bombs compare size then rank; straight flushes compare rank; non-bomb
     plays beat only the same type (hence size) of strictly higher rank; a joker bomb beats all.
     """
-    cp, ct = strength_class(play), strength_class(table)
-    if cp != ct:
-        return cp > ct
-    if cp == 5:
-        return False
-    if cp == 0:
-        if play.type != table.type:
-            return False
-        return rank_value(play, level) > rank_value(table, level)
-    if cp == 4 and play.size != table.size:
-        return play.size > table.size
-    return rank_value(play, level) > rank_value(table, level)
+    return key_beats(beat_key(play, level), beat_key(table, level))
 
 
 # ---- readings ------------------------------------------------------------------------------------

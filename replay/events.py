@@ -224,9 +224,8 @@ def _check_anti(ev: dict[str, Any]) -> str | None:
 
 
 def _check_play(ev: dict[str, Any]) -> str | None:
-    bad = _seat_field(ev, "seat")
-    if bad:
-        return bad
+    if ev["seat"] not in SEATS:
+        return _seat_field(ev, "seat")
     cards = ev["cards"]
     if not isinstance(cards, list) or not cards or not _all_str(cards):
         return f"`cards` must be a non-empty list of card strings, got {cards!r}"
@@ -236,6 +235,10 @@ def _check_play(ev: dict[str, Any]) -> str | None:
     ):
         return f"`combo` must be an object with string `type` and `rank`, got {combo!r}"
     return None
+
+
+def _check_pass(ev: dict[str, Any]) -> str | None:
+    return None if ev["seat"] in SEATS else _seat_field(ev, "seat")
 
 
 def _check_report(ev: dict[str, Any]) -> str | None:
@@ -289,7 +292,7 @@ _CHECKS = {
     "return": _check_transfer,
     "anti_tribute": _check_anti,
     "play": _check_play,
-    "pass": lambda ev: _seat_field(ev, "seat"),
+    "pass": _check_pass,
     "report": _check_report,
     "ruling": _check_ruling,
     "deal_end": _check_deal_end,
@@ -308,7 +311,7 @@ def check_event(ev: dict[str, Any], *, check_time: bool = True) -> ReplayError |
     if v != FORMAT_VERSION or v is True:
         return _err(ev, ErrorCode.UNSUPPORTED_VERSION, f"`v` must be {FORMAT_VERSION}, got {v!r}")
     kind = ev.get("type")
-    required = REQUIRED.get(kind)  # type: ignore[arg-type]
+    required = REQUIRED.get(kind) if isinstance(kind, str) else None
     if required is None:
         return _err(
             ev, ErrorCode.UNKNOWN_TYPE, f"unknown event type {kind!r}; expected one of {sorted(REQUIRED)}"

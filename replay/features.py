@@ -6,19 +6,43 @@ control for the luck of the deal.
 
 from __future__ import annotations
 
-from replay.events import LEVELS
+from replay.events import LEVEL_INDEX, LEVELS
 
 _SUITS = ("S", "H", "C", "D")
 _SEQ_RANKS = ("A", *LEVELS)
 """Natural sequence order with A low and high (rules.md §3): A 2 3 … K A, positions 0…13."""
-_CARD_INFO: dict[str, tuple[str, int, int]] = {
-    s + r: (r, i, sum(1 << p for p, x in enumerate(_SEQ_RANKS) if x == r))
-    for i, s in enumerate(_SUITS)
-    for r in LEVELS
-}
-"""Per natural card: its rank, suit index and bit mask of its sequence positions (A: 0 and 13)."""
+_WILD, _SMALL, _BIG = 13, 14, 15
+"""Count slots after the 13 natural ranks (by index in ``LEVELS``): wilds, small and big jokers."""
+
+
+def _card_slots(level: str) -> dict[str, tuple[int, int, int]]:
+    """Per card at ``level``: count slot, suit index and bit mask of its sequence positions (A: 0
+    and 13); wilds and jokers count in their own slots, under suit 4, with no positions."""
+    slots = {
+        s + r: (i, suit, sum(1 << p for p, x in enumerate(_SEQ_RANKS) if x == r))
+        for suit, s in enumerate(_SUITS)
+        for i, r in enumerate(LEVELS)
+    }
+    slots["H" + level] = (_WILD, 4, 0)
+    slots["SB"] = (_SMALL, 4, 0)
+    slots["HR"] = (_BIG, 4, 0)
+    return slots
+
+
+_SLOTS: dict[str, dict[str, tuple[int, int, int]]] = {level: _card_slots(level) for level in LEVELS}
+""":func:`_card_slots` per level: one lookup per card, no branching on its kind."""
 _WINDOWS = tuple(0b11111 << start for start in range(len(_SEQ_RANKS) - 4))
 """Bit masks of the ten five-position windows A-2-3-4-5 … T-J-Q-K-A."""
+_CHANCES: dict[tuple[int, int], int] = {}
+"""Memo of the windows a suit mask completes with ``need`` cards of its own (2^14 masks at most)."""
+
+
+def _chances(mask: int, need: int) -> int:
+    key = (mask, need)
+    n = _CHANCES.get(key)
+    if n is None:
+        n = _CHANCES[key] = sum(1 for window in _WINDOWS if (mask & window).bit_count() >= need)
+    return n
 
 
 def hand_features(hand: list[str], level: str) -> dict[str, int]:
@@ -28,30 +52,21 @@ def hand_features(hand: list[str], level: str) -> dict[str, int]:
     - ``straight_flush_chances``: suit windows of five consecutive ranks (A low to A high)
       that the hand completes with its own wilds (each wild fills one missing card).
     """
-    wild = "H" + level
-    wilds = small = big = 0
-    by_rank: dict[str, int] = {}
-    masks = [0, 0, 0, 0]
+    slots = _SLOTS[level]
+    counts = [0] * 16
+    masks = [0, 0, 0, 0, 0]
     for card in hand:
-        if card == wild:
-            wilds += 1
-        elif card == "SB":
-            small += 1
-        elif card == "HR":
-            big += 1
-        else:
-            rank, suit, bits = _CARD_INFO[card]
-            by_rank[rank] = by_rank.get(rank, 0) + 1
-            masks[suit] |= bits
-    jokers = small + big
+        slot, suit, bits = slots[card]
+        counts[slot] += 1
+        masks[suit] |= bits
+    wilds, big = counts[_WILD], counts[_BIG]
+    jokers = counts[_SMALL] + big
     need = 5 - wilds
     return {
         "jokers": jokers,
         "big_jokers": big,
         "wilds": wilds,
-        "level_cards": by_rank.get(level, 0) + wilds,
-        "natural_bombs": sum(1 for n in by_rank.values() if n >= 4) + (jokers == 4),
-        "straight_flush_chances": sum(
-            1 for mask in masks if mask for window in _WINDOWS if (mask & window).bit_count() >= need
-        ),
+        "level_cards": counts[LEVEL_INDEX[level]] + wilds,
+        "natural_bombs": sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
+        "straight_flush_chances": sum(_chances(mask, need) for mask in masks[:4] if mask),
     }

@@ -24,7 +24,9 @@ from replay.cards import (
 )
 from replay.combos import (
     SEQ_RANK_OF_POSITION,
+    BeatKey,
     Combo,
+    beat_key,
     combo,
     rank_value,
     strength_class,
@@ -328,10 +330,22 @@ _POSITION_BITS = tuple((1 << 1) | (1 << 14) if r == 12 else 1 << (r + 2) for r i
 _FLUSH_WINDOWS = tuple((start, 0b11111 << start) for start in range(1, 11))
 
 
-_NATURAL: dict[str, tuple[int, int, int]] = {
-    CARDS[c]: (c % 13, c // 13, _POSITION_BITS[c % 13]) for c in range(SMALL_JOKER_CODE)
-}
-"""Per natural card string: rank index, suit index and sequence-position bits."""
+_WILD_SLOT, _SMALL_SLOT, _BIG_SLOT = 13, 14, 15
+"""Count slots after the 13 natural ranks: wilds, small jokers, big jokers."""
+
+
+def _card_slots(lv: int) -> dict[str, tuple[int, int, int]]:
+    """Per card string at level index ``lv``: count slot (rank index, or a slot above), suit index
+    and sequence-position bits; wilds and jokers get suit 4 and no bits (they fill no suit mask)."""
+    slots = {CARDS[c]: (c % 13, c // 13, _POSITION_BITS[c % 13]) for c in range(SMALL_JOKER_CODE)}
+    slots[CARDS[13 + lv]] = (_WILD_SLOT, 4, 0)
+    slots[CARDS[SMALL_JOKER_CODE]] = (_SMALL_SLOT, 4, 0)
+    slots[CARDS[BIG_JOKER_CODE]] = (_BIG_SLOT, 4, 0)
+    return slots
+
+
+_SLOTS: tuple[dict[str, tuple[int, int, int]], ...] = tuple(_card_slots(lv) for lv in range(13))
+""":func:`_card_slots` per level index: one lookup per card, no branching on its kind."""
 
 
 class _Counts:
@@ -341,10 +355,9 @@ class _Counts:
 
     def __init__(self, counted: Iterable[tuple[str, int]], lv: int) -> None:
         """``counted``: (card, copies) pairs of the hand, each card once."""
-        wild = CARDS[13 + lv]
-        nat = [0] * 13
-        masks = [0, 0, 0, 0]
-        w = sb = hr = 0
+        slots = _SLOTS[lv]
+        counts = [0] * 16
+        masks = [0, 0, 0, 0, 0]
         for card, n in counted:
             if not 0 < n <= 2:
                 if n > 2:
@@ -352,21 +365,15 @@ class _Counts:
                         f"impossible hand: more than two copies of {card} (a double deck has two)"
                     )
                 continue
-            if card == wild:
-                w += n
-            elif card == "SB":
-                sb += n
-            elif card == "HR":
-                hr += n
-            else:
-                try:
-                    r, suit, bits = _NATURAL[card]
-                except (KeyError, TypeError):
-                    parse_card(card)
-                    raise
-                nat[r] += n
-                masks[suit] |= bits
-        self.lv, self.nat, self.masks, self.w, self.sb, self.hr = lv, nat, masks, w, sb, hr
+            try:
+                slot, suit, bits = slots[card]
+            except (KeyError, TypeError):
+                parse_card(card)
+                raise
+            counts[slot] += n
+            masks[suit] |= bits
+        self.lv, self.nat, self.masks = lv, counts[:13], masks[:4]
+        self.w, self.sb, self.hr = counts[_WILD_SLOT], counts[_SMALL_SLOT], counts[_BIG_SLOT]
 
 
 def _counted(hand: Sequence[str] | str | Mapping[str, int]) -> Iterable[tuple[str, int]]:
@@ -465,24 +472,28 @@ class BeatProbe:
         w = h.w
         self._bombs = [(n + w, 13 if r == lv else r) for r, n in enumerate(h.nat) if n >= 2 and n + w >= 4]
         """(largest bomb size, rank value) per rank that can bomb: two naturals at least, 4+ cards."""
-        self._big_bomb = any(size >= 6 for size, _ in self._bombs)
+        self._big_bomb = bool(self._bombs) and max(self._bombs)[0] >= 6
         self._flush: bool | None = None
         """Whether any straight flush can be formed; computed on first need."""
 
     def beats(self, table: Combo) -> bool:
         """Whether some play from the hand beats ``table`` (§4)."""
-        cls = strength_class(table)
+        return self.beats_key(beat_key(table, self._level))
+
+    def beats_key(self, key: BeatKey) -> bool:
+        """:meth:`beats` for a table given by its ``replay.combos.beat_key`` at the probe's level
+        (the replayer keeps each table's key, so it is worked out once per table)."""
+        cls, family, v = key
         if cls == 5:
             return False
         if self._joker_bomb:
             return True
-        h = self._h
-        v = rank_value(table, self._level)
         bombs = self._bombs
         if cls == 4:
-            return any(size > table.size or (size == table.size and bv > v) for size, bv in bombs)
+            return any(size * 32 + bv > v for size, bv in bombs)
         if self._big_bomb:
             return True
+        h = self._h
         if cls == 3:
             return _has_flush(h, v)
         if self._flush is None:
@@ -495,7 +506,7 @@ class BeatProbe:
             return any(size == 5 or bv > v for size, bv in bombs)
         if bombs:
             return True
-        return _has_same_type(h, table.type, v, self._joker_pair)
+        return _has_same_type(h, family, v, self._joker_pair)
 
 
 def can_beat(

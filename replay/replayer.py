@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
 from replay.cards import CARDS
-from replay.combos import Combo, beats, bomb_class, readings
+from replay.combos import BeatKey, Combo, beat_key, bomb_class, key_beats, readings
 from replay.errors import ErrorCode, ReplayError
 from replay.events import LEVEL_INDEX, RULING_KINDS, TEAMS, check_event, normalise_level, parse_time
 from replay.features import hand_features
@@ -141,6 +141,34 @@ def _seq_key(ev: dict[str, Any]) -> int:
     return ev["seq"]
 
 
+def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _Fault | None]:
+    """The events in ``seq`` order, cut before the first framing fault (events.md "Framing"),
+    and that fault: a duplicate or missing ``seq`` is reported once the events before it replay.
+
+    A ``seq`` that is not a non-negative integer is a fault at once. Logs are nearly always
+    written in order, so events already numbered 0, 1, 2, … are taken as they are.
+    """
+    seqs = [ev.get("seq") for ev in events]
+    if set(map(type, seqs)) != {int} or min(seqs) < 0:
+        for seq in seqs:
+            if type(seq) is not int or seq < 0:
+                raise _fail(
+                    None, ErrorCode.MALFORMED_FIELD, f"`seq` must be a non-negative integer, got {seq!r}"
+                )
+    if seqs == list(range(len(seqs))):
+        return events, None
+    ordered = sorted(events, key=_seq_key)
+    for expected, ev in enumerate(ordered):
+        seq = ev["seq"]
+        if seq != expected:
+            if seq == expected - 1:
+                fault = _fail(seq, ErrorCode.DUPLICATE_SEQ, f"seq {seq} occurs more than once")
+            else:
+                fault = _fail(expected, ErrorCode.MISSING_SEQ, f"seq {expected} is missing (next is {seq})")
+            return ordered[:expected], fault
+    return ordered, None
+
+
 class _Replayer:
     """The state machine of one match: phases start → between ⇄ (tribute → play → deal_over) → ended."""
 
@@ -185,21 +213,9 @@ class _Replayer:
         return MatchReplay(match_id, status, None, ReplayRows(self.rows, self.plays))
 
     def _replay(self, events: list[dict[str, Any]]) -> None:
-        for ev in events:
-            seq = ev.get("seq")
-            if type(seq) is not int or seq < 0:
-                raise _fail(
-                    None, ErrorCode.MALFORMED_FIELD, f"`seq` must be a non-negative integer, got {seq!r}"
-                )
-        expected = 0
+        ordered, framing = _in_seq_order(events)
         handlers = _HANDLERS
-        for ev in sorted(events, key=_seq_key):
-            seq = ev["seq"]
-            if seq != expected:
-                if seq == expected - 1:
-                    raise _fail(seq, ErrorCode.DUPLICATE_SEQ, f"seq {seq} occurs more than once")
-                raise _fail(expected, ErrorCode.MISSING_SEQ, f"seq {expected} is missing (next is {seq})")
-            expected = seq + 1
+        for seq, ev in enumerate(ordered):
             self.seq = seq
             bad = check_event(ev, check_time=False)
             if bad is not None:
@@ -218,6 +234,9 @@ class _Replayer:
                     self.m.last_time = t
             self.t = t
             handlers[ev["type"]](self, ev)
+        if framing is not None:
+            raise framing
+        expected = len(ordered)
         if self.phase != "ended":
             raise _fail(
                 expected,
@@ -489,7 +508,7 @@ class _Replayer:
             for i, c in enumerate(cards):
                 n = hand.get(c, 0)
                 if n == 1:
-                    del hand[c]
+                    hand.pop(c)  # dict.pop in C; ``del`` on a Counter runs Counter.__delitem__ in Python
                 elif n:
                     hand[c] = n - 1
                 else:
@@ -516,21 +535,21 @@ class _Replayer:
         missing = [c for c, n in Counter(cards).items() if hand.get(c, 0) < n]
         raise self._fail(ErrorCode.CARD_NOT_IN_HAND, f"{seat} plays {' '.join(missing)}, not in hand")
 
-    def _options(self, d: DealState, cards: list[str]) -> tuple[Combo, ...]:
+    def _options(self, d: DealState, cards: list[str]) -> tuple[_Reading, ...]:
         """The readings of the played cards the ruleset allows (rules.md §3, §10)."""
         level = d.level
         key = (tuple(cards), level)
         options = _READINGS.get(key)
         if options is None:
             try:
-                options = tuple(readings(cards, level))
+                found = readings(cards, level)
             except ValueError as exc:
                 raise self._fail(ErrorCode.NOT_A_COMBINATION, f"{' '.join(cards)}: {exc}") from None
             if len(_READINGS) > 200_000:
                 _READINGS.clear()
-            _READINGS[key] = options
+            options = _READINGS[key] = tuple((r, beat_key(r, level), bomb_class(r)) for r in found)
         if not self.ruleset.full_house_joker_pair and _joker_pair(cards):
-            options = tuple(r for r in options if r.type != "full_house")
+            options = tuple(r for r in options if r[0].type != "full_house")
         if not options:
             raise self._fail(
                 ErrorCode.NOT_A_COMBINATION,
@@ -538,48 +557,45 @@ class _Replayer:
             )
         return options
 
-    def _choose(self, d: DealState, ev: dict[str, Any], options: tuple[Combo, ...]) -> Combo:
+    def _choose(self, d: DealState, ev: dict[str, Any], options: tuple[_Reading, ...]) -> _Reading:
         """The reading the play is taken as (module docstring: reading policy), checked against the
         table (rules.md §4)."""
-        table = d.trick.table
-        level = d.level
+        trick = d.trick
+        table, table_key = trick.table, trick.key
         declared = ev.get("combo")
         if declared is not None:
             chosen = next(
-                (r for r in options if r.type == declared["type"] and r.rank == declared["rank"]), None
+                (r for r in options if r[0].type == declared["type"] and r[0].rank == declared["rank"]), None
             )
             if chosen is None:
-                found = ", ".join(f"{r.type} {r.rank}" for r in options)
+                found = ", ".join(f"{r.type} {r.rank}" for r, _, _ in options)
                 raise self._fail(
                     ErrorCode.BAD_READING,
                     f"declared {declared['type']} {declared['rank']} is not a "
                     f"reading of {' '.join(ev['cards'])}; readings: {found}",
                 )
-            if table is not None and not beats(chosen, table, level):
-                raise self._fail(ErrorCode.DOES_NOT_BEAT, f"{chosen} does not beat {table} (rules.md §4)")
+            if table_key is not None and not key_beats(chosen[1], table_key):
+                raise self._fail(ErrorCode.DOES_NOT_BEAT, f"{chosen[0]} does not beat {table} (rules.md §4)")
             return chosen
-        if table is None:
+        if table_key is None:
             return options[-1]
         for r in options:
-            if beats(r, table, level):
+            if key_beats(r[1], table_key):
                 return r
         raise self._fail(
             ErrorCode.DOES_NOT_BEAT,
-            f"{' '.join(ev['cards'])} ({options[-1]}) does not beat {table} (rules.md §4)",
+            f"{' '.join(ev['cards'])} ({options[-1][0]}) does not beat {table} (rules.md §4)",
         )
 
     def _play(self, ev: dict[str, Any]) -> None:
         d = self._in_play(ev)
         seat, cards = ev["seat"], ev["cards"]
         counts = d.counts
-        before = (counts["E"], counts["N"], counts["W"], counts["S"])
+        left_e, left_n, left_w, left_s = counts["E"], counts["N"], counts["W"], counts["S"]
         self._take_cards(d, seat, cards)
         options = self._options(d, cards)
-        chosen = self._choose(d, ev, options)
+        chosen, key, bc = self._choose(d, ev, options)
         self.probes.pop(seat, None)
-        bc = _BOMB_CLASS.get(chosen)
-        if bc is None:
-            bc = _BOMB_CLASS[chosen] = bomb_class(chosen) or ""
         if bc:
             d.bombs[seat] += 1
         d.plays += 1
@@ -604,22 +620,25 @@ class _Replayer:
                 chosen.type,
                 chosen.rank,
                 chosen.size,
-                bc or None,
+                bc,
                 cards.count(d.wild),
                 ev.get("combo") is None and len(options) > 1,
                 table.type if table else None,
                 table.rank if table else None,
                 trick.table_seat,
-                *before,
+                left_e,
+                left_n,
+                left_w,
+                left_s,
                 left,
-                _opp_min_left(before, seat),
+                _opp_min_left(counts, seat),
                 trick.table_seat == PARTNER[seat],
                 None,
                 left == 0,
                 self.t,
             )
         )
-        trick.table, trick.table_seat, trick.passes = chosen, seat, 0
+        trick.table, trick.key, trick.table_seat, trick.passes = chosen, key, seat, 0
         trick.pos += 1
         if left == 0:
             d.out.append(seat)
@@ -646,9 +665,8 @@ class _Replayer:
                 probe = self.probes[seat] = BeatProbe(
                     hand, d.level, full_house_joker_pair=self.ruleset.full_house_joker_pair
                 )
-            could = probe.beats(table)
+            could = probe.beats_key(trick.key)
         counts = d.counts
-        before = (counts["E"], counts["N"], counts["W"], counts["S"])
         m = self.m
         assert m is not None
         self.plays.append(
@@ -673,9 +691,12 @@ class _Replayer:
                 table.type,
                 table.rank,
                 trick.table_seat,
-                *before,
+                counts["E"],
+                counts["N"],
+                counts["W"],
+                counts["S"],
                 counts[seat],
-                _opp_min_left(before, seat),
+                _opp_min_left(counts, seat),
                 None,
                 could,
                 False,
@@ -1010,19 +1031,17 @@ class _Replayer:
 _CARD_SET = frozenset(CARDS)
 _OPPONENTS: dict[str, tuple[str, str]] = {s: TEAM_SEATS[OTHER_TEAM[TEAM[s]]] for s in SEATS}
 
-_READINGS: dict[tuple[tuple[str, ...], str], tuple[Combo, ...]] = {}
+_Reading = tuple[Combo, BeatKey, str | None]
+"""A reading of a play with what the replay needs of it: its ``beat_key`` at the deal's level
+(compared with the table's) and its ``bomb_class``."""
+_READINGS: dict[tuple[tuple[str, ...], str], tuple[_Reading, ...]] = {}
 """Readings by the played cards as logged and the level (plays repeat a lot across deals)."""
-_BOMB_CLASS: dict[Combo, str] = {}
-"""``bomb_class`` of each (interned) reading, ``""`` for a non-bomb."""
-_SEAT_INDEX = {s: i for i, s in enumerate(SEATS)}
-_OPP_INDEX: dict[str, tuple[int, int]] = {
-    s: (_SEAT_INDEX[a], _SEAT_INDEX[b]) for s, (a, b) in _OPPONENTS.items()
-}
 
 
-def _opp_min_left(counts: tuple[int, int, int, int], seat: str) -> int | None:
-    """Fewest cards an opponent of ``seat`` still holding cards has (None when both are out)."""
-    a, b = _OPP_INDEX[seat]
+def _opp_min_left(counts: dict[str, int], seat: str) -> int | None:
+    """Fewest cards an opponent of ``seat`` still holding cards has (None when both are out); a
+    play changes only its own seat's count, so this is the same before and after it."""
+    a, b = _OPPONENTS[seat]
     ca, cb = counts[a], counts[b]
     return min(ca, cb) if ca and cb else ca or cb or None
 

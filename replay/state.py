@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from replay.combos import Combo
+from replay.combos import BeatKey, Combo
 from replay.events import LEVEL_INDEX, LEVELS
 from replay.seats import NEXT, PARTNER, SEATS
 
@@ -39,6 +39,9 @@ class Trick:
 
     no: int = 1
     table: Combo | None = None
+    key: BeatKey | None = None
+    """The table's ``replay.combos.beat_key`` at the deal's level: every later play and pass of
+    the trick is compared with it."""
     table_seat: str | None = None
     passes: int = 0
     pos: int = 0

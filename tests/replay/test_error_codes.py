@@ -360,3 +360,18 @@ def test_three_copies_from_a_hidden_hand_are_no_combination() -> None:
     result = replay_match(log.events)
     assert result.error is not None
     assert (result.error.code, result.error.seq) == (ErrorCode.NOT_A_COMBINATION, 2)
+
+
+@pytest.mark.parametrize("kind", [["play"], {"t": "play"}, 7, None])
+def test_event_type_not_a_string_is_unknown_type(kind: object) -> None:
+    """events.md "Envelope": a ``type`` that is no string (even an unhashable list or object) is
+    ``unknown_type`` at that event, not an exception of the replayer."""
+    from replay import replay_match
+
+    log = Log()
+    log.deal(leader="E", seed=1)
+    log.play("E", ["S3"])
+    log.events[-1]["type"] = kind
+    result = replay_match(log.events)
+    assert result.error is not None
+    assert (result.error.code, result.error.seq) == (ErrorCode.UNKNOWN_TYPE, 2)

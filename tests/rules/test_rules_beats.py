@@ -7,7 +7,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_strategies import hands
 
-from replay import DECK, RANKS, Combo, beats, bomb_class, make_combo, readings
+from replay import (
+    DECK,
+    RANKS,
+    TYPES,
+    Combo,
+    beats,
+    bomb_class,
+    make_combo,
+    rank_value,
+    readings,
+    strength_class,
+)
+from replay.combos import beat_key, key_beats
 
 
 def c(spec: str) -> Combo:
@@ -113,3 +125,63 @@ def test_beats_is_a_strict_order(a: list[str], b: list[str], level: str) -> None
         assert not beats(x, x, level)
         for y in readings(b, level):
             assert not (beats(x, y, level) and beats(y, x, level))
+
+
+# (cite, level, reading, its beat_key: strength class, family, order value)
+KEYS = [
+    ("§4 class 0: a single compares with singles, level rank above A", "7", "single:7", (0, "single", 13)),
+    ("§4 class 0: jokers above the level rank", "7", "pair:R", (0, "pair", 15)),
+    ("§3 sequences by their lowest card, A-low first", "2", "straight:A", (0, "straight", 1)),
+    ("§4.5 four-card bomb: class 1, rank value", "9", "bomb:9:4", (1, "", 13)),
+    ("§4.4 five-card bomb: class 2", "2", "bomb:3:5", (2, "", 1)),
+    ("§4.3 straight flush: class 3, lowest card", "2", "straight_flush:T", (3, "", 10)),
+    ("§4.2 bombs of six or more: size before rank", "2", "bomb:3:7", (4, "", 7 * 32 + 1)),
+    ("§4.1 joker bomb: class 5", "2", "joker_bomb:JOKER", (5, "", 16)),
+]
+
+
+@pytest.mark.parametrize(("cite", "level", "reading", "key"), KEYS, ids=[k[0] for k in KEYS])
+def test_beat_key_table(cite: str, level: str, reading: str, key: tuple[int, str, int]) -> None:
+    assert beat_key(c(reading), level) == key, cite
+
+
+def _all_readings() -> list[Combo]:
+    """Every reading there is: each type at each of its ranks, bombs at every size 4–10."""
+    out = []
+    for type_ in TYPES:
+        for rank in (*RANKS, "B", "R", "JOKER"):
+            for size in range(4, 11) if type_ == "bomb" else (None,):
+                try:
+                    out.append(make_combo(type_, rank, size))
+                except ValueError:
+                    continue
+    return out
+
+
+ALL_READINGS = _all_readings()
+
+
+
+def _reference_beats(play: Combo, table: Combo, level: str) -> bool:
+    """§4 spelled out case by case, independently of the keys."""
+    cp, ct = strength_class(play), strength_class(table)
+    if cp != ct:
+        return cp > ct
+    if cp == 5:
+        return False
+    if cp == 0 and play.type != table.type:
+        return False
+    if cp == 4 and play.size != table.size:
+        return play.size > table.size
+    return rank_value(play, level) > rank_value(table, level)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    play=st.sampled_from(ALL_READINGS), table=st.sampled_from(ALL_READINGS), level=st.sampled_from(RANKS)
+)
+def test_beats_through_keys_follows_section_4(play: Combo, table: Combo, level: str) -> None:
+    """§4: comparing precomputed keys (``beats`` does, and the replayer once per trick) gives the
+    case-by-case answer: class, then type (normal plays), size (bombs of six or more), rank."""
+    assert key_beats(beat_key(play, level), beat_key(table, level)) is _reference_beats(play, table, level)
+    assert beats(play, table, level) is _reference_beats(play, table, level)
