@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from replay.overrides import override
 
 FormatKind = Literal["until_a", "deals", "timed", "timed_deals"]
 ReturnTarget = Literal["all", "partner_only"]
@@ -156,9 +158,6 @@ NJUPT = Ruleset(
 
 BUILTIN: dict[str, Ruleset] = {r.id: r for r in (NATIONAL, HUAIAN, BCTA, JIANGSU, NJUPT)}
 
-_NESTED = {"returns": ReturnRule, "a": ARule, "default_format": RoundFormat, "card_penalty": CardPenalty}
-
-
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """The built-in ruleset with this id; ``KeyError`` names the known ids."""
     try:
@@ -175,25 +174,10 @@ def ruleset_from_mapping(data: dict[str, Any]) -> Ruleset:
     """
     data = dict(data)
     base = get_ruleset(data.pop("base", "national"))
-    known = {f.name for f in fields(Ruleset)}
-    unknown = set(data) - known
-    if unknown:
-        raise ValueError(f"unknown ruleset keys: {sorted(unknown)}; expected some of {sorted(known)}")
-    changes: dict[str, Any] = {}
-    for key, value in data.items():
-        nested = _NESTED.get(key)
-        if nested is None:
-            changes[key] = value
-            continue
-        nested_known = {f.name for f in fields(nested)}
-        bad = set(value) - nested_known
-        if bad:
-            raise ValueError(f"unknown keys in [{key}]: {sorted(bad)}; expected {sorted(nested_known)}")
-        changes[key] = replace(getattr(base, key), **value)
-    if "id" not in changes:
+    if "id" not in data:
         raise ValueError("a ruleset file must set 'id'")
-    changes.setdefault("name", changes["id"])
-    return replace(base, **changes)
+    data.setdefault("name", data["id"])
+    return override(base, data, "ruleset")
 
 
 def load_ruleset(path: str | Path) -> Ruleset:

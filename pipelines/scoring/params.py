@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from replay.overrides import override
 
 TieBreak = Literal[
     "level_points",
@@ -209,38 +211,13 @@ def params_for(ruleset: str, overrides: Mapping[str, ScoringParams] | None = Non
     return BY_RULESET.get(ruleset, replace(BY_RULESET["national"], ruleset=ruleset))
 
 
-_NESTED: dict[str, type] = {
-    "level_points": LevelPointsTable,
-    "match_points": MatchPoints,
-    "bcta_round": DealPoints,
-    "bcta_dan": DealPoints,
-    "standings": StandingsParams,
-}
-
-
 def with_overrides(base: ScoringParams, changes: Mapping[str, Any]) -> ScoringParams:
     """``base`` with nested keys replaced, e.g. ``{"level_points": {"winner": [...]}}``.
 
     Unknown keys raise ``ValueError`` naming the expected ones, so a typo in an event's
     configuration is never silently ignored. Lists become tuples (the dataclasses are frozen).
     """
-    known = {f.name for f in fields(ScoringParams)}
-    unknown = set(changes) - known
-    if unknown:
-        raise ValueError(f"unknown scoring keys {sorted(unknown)}; expected some of {sorted(known)}")
-    updates: dict[str, Any] = {}
-    for key, value in changes.items():
-        nested = _NESTED.get(key)
-        if nested is None or not isinstance(value, Mapping):
-            updates[key] = value
-            continue
-        allowed = {f.name for f in fields(nested)}
-        bad = set(value) - allowed
-        if bad:
-            raise ValueError(f"unknown keys in {key}: {sorted(bad)}; expected some of {sorted(allowed)}")
-        cleaned = {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
-        updates[key] = replace(getattr(base, key), **cleaned)
-    return replace(base, **updates)
+    return override(base, changes, "scoring")
 
 
 UpdateUnit = Literal["round", "deal"]
