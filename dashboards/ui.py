@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -143,6 +144,14 @@ def show_table(
 def show_chart(fig: go.Figure, key: str) -> None:
     """A Plotly figure across the page width."""
     st.plotly_chart(fig, key=key, config={"displaylogo": False})
+
+
+def show_figure(df: pd.DataFrame, build: Callable[[pd.DataFrame, Lang], go.Figure], key: str) -> None:
+    """The chart ``build(df, lang)`` across the page width; an empty frame shows the empty state."""
+    if df.empty:
+        no_data("no_data_table")
+        return
+    show_chart(build(df, lang()), key)
 
 
 def choice(label_key: str, options: list[str], key: str, all_option: bool = True) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts
-from dashboards.ui import choice, lang, no_data, q, show_chart, show_table, tr
+from dashboards.ui import choice, lang, no_data, q, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_bombs"))
 
@@ -38,22 +38,13 @@ with left:
     show_chart(charts.bombs_per_deal(q("bombs_per_deal", rules=rules), lang()), "bombs_per_deal")
 with right:
     by_class = q("bombs_by_class", rules=rules)
-    if by_class.empty:
-        no_data("no_data_table")
-    else:
-        show_chart(charts.bombs_by_class(by_class, lang()), "bombs_by_class")
+    show_figure(by_class, charts.bombs_by_class, "bombs_by_class")
 
 left, right = st.columns(2)
 with left:
     timing = q("bomb_timing", rules=rules)
-    if timing.empty:
-        no_data("no_data_table")
-    else:
-        show_chart(charts.bomb_timing(timing, lang()), "bomb_timing")
+    show_figure(timing, charts.bomb_timing, "bomb_timing")
 with right:
     wins = q("win_by_bombs", rules=rules)
-    if wins.empty:
-        no_data("no_data_table")
-    else:
-        show_chart(charts.win_by_bombs(wins, lang()), "win_by_bombs")
+    show_figure(wins, charts.win_by_bombs, "win_by_bombs")
 show_table(wins, "win_by_bombs")

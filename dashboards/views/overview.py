@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts
-from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from dashboards.ui import lang, no_data, q, show_chart, show_figure, show_table, tr
 
 st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
 
@@ -31,10 +31,7 @@ for col, key in zip(cols, ("valid", "partial", "invalid"), strict=True):
 left, right = st.columns(2)
 with left:
     per_day = q("matches_per_day")
-    if per_day.empty:
-        no_data("no_data_table")
-    else:
-        show_chart(charts.matches_per_day(per_day, lang()), "per_day")
+    show_figure(per_day, charts.matches_per_day, "per_day")
 with right:
     by_rules = q("matches_by_ruleset")
     if not by_rules.empty:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts
-from dashboards.ui import choice, lang, no_data, q, show_chart, show_table, tr
+from dashboards.ui import choice, lang, no_data, q, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_tributes"))
 
@@ -34,14 +34,8 @@ with left:
     show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
 with right:
     cards = q("tribute_card_ranks", rules=rules)
-    if cards.empty:
-        no_data("no_data_table")
-    else:
-        show_chart(charts.tribute_cards(cards, lang()), "tribute_cards")
+    show_figure(cards, charts.tribute_cards, "tribute_cards")
 
 gain = q("level_gain_after_tribute", rules=rules)
-if gain.empty:
-    no_data("no_data_table")
-else:
-    show_chart(charts.level_gain(gain, lang()), "level_gain")
+show_figure(gain, charts.level_gain, "level_gain")
 show_table(gain, "level_gain_after_tribute")
