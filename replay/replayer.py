@@ -190,6 +190,8 @@ class _Replayer:
         """Yellow cards per player (seat, else team) in the current deal."""
         self.reds: dict[str, int] = {}
         """Red cards per player (seat, else team) in the round."""
+        self.fouls: dict[str, int] = {}
+        """Fouls per team in the round."""
         self.probes: dict[str, BeatProbe] = {}
         """Per seat, its current hand prepared for ``could_beat``; dropped when the seat plays."""
 
@@ -770,7 +772,12 @@ class _Replayer:
     def _penalise(self, kind: str, player: str, team: str) -> None:
         """Results of a foul, forfeit or card ruling against ``player`` (seat, else team) of ``team``."""
         if kind == "foul":
-            self._forfeit_deal(team, "a foul ruling")
+            self.fouls[team] = self.fouls.get(team, 0) + 1
+            limit = self.ruleset.fouls_per_round_loss
+            if limit is not None and self.fouls[team] >= limit:
+                self._lose_round(team)
+            else:
+                self._forfeit_deal(team, "a foul ruling")
         elif kind == "forfeit_match":
             self._lose_round(team)
         elif kind == "red_card" or (kind == "yellow_card" and self._yellow_makes_red(player)):
@@ -785,7 +792,7 @@ class _Replayer:
         self.phase = "deal_over"
 
     def _lose_round(self, team: str) -> None:
-        """``team`` loses the round (match) at once: forfeit, red cards (rules.md §8)."""
+        """``team`` loses the round (match) at once: forfeit, red cards, too many fouls (rules.md §8)."""
         m = self.m
         assert m is not None
         m.forfeited_by = m.forfeited_by or team

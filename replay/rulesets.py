@@ -104,6 +104,10 @@ class Ruleset:
     max_level: str = "A"
     card_penalty: CardPenalty = field(default_factory=CardPenalty)
     """Yellow and red cards (rules.md §8); defaults documented on :class:`CardPenalty`."""
+    fouls_per_round_loss: int | None = None
+    """Fouls against one side within a round that lose it for that side (``None``: never). Huai'an
+    Art. 15 §3.4: a side with three fouls in a round (一局比賽) loses it, scored as a forfeit (2:0,
+    18:0); rules.md §8 does not mention it, the rule book wins. The other rule books set no limit."""
 
 
 NATIONAL = Ruleset(
@@ -122,6 +126,7 @@ HUAIAN = Ruleset(
     double_tribute_leader="giver_of_higher",
     equal_tribute_leader="first_xiajia",
     default_format=RoundFormat(kind="until_a"),
+    fouls_per_round_loss=3,
 )
 
 BCTA = Ruleset(

@@ -166,3 +166,36 @@ def test_unknown_card_penalty_key_is_rejected() -> None:
     """rules.md §10: a typo in a ruleset file's ``[card_penalty]`` is an error, never ignored."""
     with pytest.raises(ValueError, match="card_penalty"):
         ruleset_from_mapping({"id": "x", "card_penalty": {"yellow_per_red": 2}})
+
+
+@pytest.mark.parametrize(("rules", "round_lost"), [("huaian", True), ("national", False), ("bcta", False)])
+def test_third_foul_of_a_side_loses_the_round(rules: str, round_lost: bool) -> None:
+    """Huai'an Art. 15 §3.4 (not in rules.md §8): a side with three fouls in a round loses it (a
+    forfeit); the other rule books only forfeit each deal (rules.md §8: a double win for the other
+    team, no tribute next deal)."""
+    log = Log(rules)
+    log.deal(leader="E", seed=1)
+    log.ruling("foul", seat="N")
+    log.end_deal(["E", "W"], levels={"EW": "5", "NS": "2"})
+    log.deal("5", "EW", seed=2, leader="E")
+    log.ruling("foul", seat="S")
+    log.end_deal(["E", "W"], levels={"EW": "8", "NS": "2"})
+    log.deal("8", "EW", seed=3, leader="E")
+    log.ruling("foul", seat="N")
+    if round_lost:
+        log.end("forfeit", "EW")
+    else:
+        log.end_deal(["E", "W"], levels={"EW": "J", "NS": "2"})
+        log.end("abandoned")
+    r = _replay(log)
+    assert r.status == "valid", r.error
+    assert r.rows["matches"][0]["end_reason"] == ("forfeit" if round_lost else "abandoned")
+    assert len(r.rows["deals"]) == (2 if round_lost else 3)
+
+
+def test_fouls_per_round_loss_is_ruleset_data() -> None:
+    """rules.md §10: a club ruleset can set the foul limit; Huai'an's is 3 (Art. 15 §3.4)."""
+    assert get_ruleset("huaian").fouls_per_round_loss == 3
+    assert all(get_ruleset(r).fouls_per_round_loss is None for r in ("national", "bcta", "jiangsu", "njupt"))
+    club = ruleset_from_mapping({"id": "club", "base": "national", "fouls_per_round_loss": 2})
+    assert club.fouls_per_round_loss == 2
