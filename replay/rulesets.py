@@ -105,9 +105,11 @@ class Ruleset:
     card_penalty: CardPenalty = field(default_factory=CardPenalty)
     """Yellow and red cards (rules.md §8); defaults documented on :class:`CardPenalty`."""
     fouls_per_round_loss: int | None = None
-    """Fouls against one side within a round that lose it for that side (``None``: never). Huai'an
-    Art. 15 §3.4: a side with three fouls in a round (一局比賽) loses it, scored as a forfeit (2:0,
-    18:0); rules.md §8 does not mention it, the rule book wins. The other rule books set no limit."""
+    """Fouls against one side within a round that lose it for that side (``None``: never).
+
+    Huai'an Art. 15 三.4 (一局比賽判負): a side with three fouls in a round (一局比賽) loses it,
+    scored as a forfeit (2:0, 18:0); rules.md §8 does not mention it, the rule book wins. The other
+    rule books set no limit."""
 
 
 NATIONAL = Ruleset(

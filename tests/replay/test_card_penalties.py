@@ -170,8 +170,8 @@ def test_unknown_card_penalty_key_is_rejected() -> None:
 
 @pytest.mark.parametrize(("rules", "round_lost"), [("huaian", True), ("national", False), ("bcta", False)])
 def test_third_foul_of_a_side_loses_the_round(rules: str, round_lost: bool) -> None:
-    """Huai'an Art. 15 §3.4 (not in rules.md §8): a side with three fouls in a round loses it (a
-    forfeit); the other rule books only forfeit each deal (rules.md §8: a double win for the other
+    """Huai'an Art. 15 三.4 (一局比賽判負), not in rules.md §8: a side with three fouls in a round loses
+    it (a forfeit); the other rule books only forfeit each deal (rules.md §8: a double win for the other
     team, no tribute next deal)."""
     log = Log(rules)
     log.deal(leader="E", seed=1)
@@ -194,7 +194,7 @@ def test_third_foul_of_a_side_loses_the_round(rules: str, round_lost: bool) -> N
 
 
 def test_fouls_per_round_loss_is_ruleset_data() -> None:
-    """rules.md §10: a club ruleset can set the foul limit; Huai'an's is 3 (Art. 15 §3.4)."""
+    """rules.md §10: a club ruleset can set the foul limit; Huai'an's is 3 (Art. 15 三.4 (一局比賽判負))."""
     assert get_ruleset("huaian").fouls_per_round_loss == 3
     assert all(get_ruleset(r).fouls_per_round_loss is None for r in ("national", "bcta", "jiangsu", "njupt"))
     club = ruleset_from_mapping({"id": "club", "base": "national", "fouls_per_round_loss": 2})
