@@ -6,7 +6,6 @@ Heavy imports (Dagster, DuckDB, the pipeline) happen inside the commands so that
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -50,6 +49,7 @@ def ingest(
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Copy event files into the store's inbox; `gdan run` then ingests them (each file once)."""
+    from pipelines.ingest import file_sha256
     from pipelines.store import Store
 
     inbox = Store(store).inbox
@@ -62,25 +62,19 @@ def ingest(
         task = progress.add_task("copy to inbox", total=len(files))
         for source, name in files:
             target = inbox / name
-            if target.exists() and _sha(target) == _sha(source):
-                same += 1
-            else:
-                if target.exists():
-                    target = target.with_name(f"{_sha(source)[:8]}-{target.name}")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
-                copied += 1
+            if target.exists():
+                digest = file_sha256(source)
+                if file_sha256(target) == digest:
+                    same += 1
+                    progress.advance(task)
+                    continue
+                target = target.with_name(f"{digest[:8]}-{target.name}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            copied += 1
             progress.advance(task)
     console.print(f"[green]{copied} file(s) copied[/] to {inbox}, {same} already there. "
                   "Next: [bold]gdan run[/]")
-
-
-def _sha(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def run(
