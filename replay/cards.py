@@ -35,20 +35,20 @@ JOKER_RANK_VALUE = {"B": 14, "R": 15}
 """Single-order values of the jokers; natural ranks are 0–12, the level rank 13 (see single_value)."""
 
 
-def parse_card(s: str) -> int:
-    """The code of card string ``s``; ``ValueError`` explains the expected notation."""
-    try:
-        return CODE[s]
-    except (KeyError, TypeError):
+def parse_card(s: object) -> int:
+    """The code of card string ``s``; for anything else ``ValueError`` explains the notation."""
+    code = CODE.get(s) if isinstance(s, str) else None
+    if code is None:
         raise ValueError(
             f"invalid card {s!r}: expected suit S/H/C/D then rank 2-9,T,J,Q,K,A (e.g. 'S7', 'DT'), "
             "or 'SB' (small joker) / 'HR' (big joker)"
-        ) from None
+        )
+    return code
 
 
-def is_card(s: str) -> bool:
-    """Whether ``s`` is a valid card string."""
-    return s in CODE
+def is_card(s: object) -> bool:
+    """Whether ``s`` is a valid card string (anything else, even unhashable, is not)."""
+    return isinstance(s, str) and s in CODE
 
 
 def format_card(code: int) -> str:

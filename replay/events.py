@@ -161,7 +161,7 @@ def _check_start_state(state: Any) -> str | None:
     unknown = sorted(set(state) - START_STATE_KEYS)
     if unknown:
         return f"`start_state` has unknown field(s) {', '.join(unknown)}; expected {sorted(START_STATE_KEYS)}"
-    levels = state.get("levels")
+    levels: Any = state.get("levels")
     bad = _levels_field(levels, "start_state.levels")
     if bad or set(levels) != set(TEAMS):
         return bad or f"`start_state.levels` must give the levels of both teams EW and NS, got {levels!r}"
@@ -311,11 +311,11 @@ def check_event(ev: dict[str, Any], *, check_time: bool = True) -> ReplayError |
     if v != FORMAT_VERSION or v is True:
         return _err(ev, ErrorCode.UNSUPPORTED_VERSION, f"`v` must be {FORMAT_VERSION}, got {v!r}")
     kind = ev.get("type")
-    required = REQUIRED.get(kind) if isinstance(kind, str) else None
-    if required is None:
+    if not isinstance(kind, str) or kind not in REQUIRED:
         return _err(
             ev, ErrorCode.UNKNOWN_TYPE, f"unknown event type {kind!r}; expected one of {sorted(REQUIRED)}"
         )
+    required = REQUIRED[kind]
     for key in required:
         if key not in ev:
             missing = [k for k in required if k not in ev]

@@ -148,7 +148,7 @@ def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _
     A ``seq`` that is not a non-negative integer is a fault at once. Logs are nearly always
     written in order, so events already numbered 0, 1, 2, … are taken as they are.
     """
-    seqs = [ev.get("seq") for ev in events]
+    seqs: list[Any] = [ev.get("seq") for ev in events]
     if set(map(type, seqs)) != {int} or min(seqs) < 0:
         for seq in seqs:
             if type(seq) is not int or seq < 0:
@@ -461,7 +461,7 @@ class _Replayer:
         m, d, tp = self.m, self.deal, self.tribute
         assert m is not None and d is not None and tp is not None
         self._check(tp.check_complete(self.seq))
-        allowed = tp.leaders()
+        allowed: tuple[str | None, ...] = tp.leaders()
         if not allowed:
             allowed = (d.claimed_leader,) if m.prev_winner is None else TEAM_SEATS[m.prev_winner]
         claimed = d.claimed_leader
@@ -667,7 +667,9 @@ class _Replayer:
                 probe = self.probes[seat] = BeatProbe(
                     hand, d.level, full_house_joker_pair=self.ruleset.full_house_joker_pair
                 )
-            could = probe.beats_key(trick.key)
+            key = trick.key
+            assert key is not None
+            could = probe.beats_key(key)
         counts = d.counts
         m = self.m
         assert m is not None
@@ -993,6 +995,7 @@ class _Replayer:
                 ErrorCode.DEAL_NOT_OVER,
                 f"match_end ({reason}) while deal {self.deal.no if self.deal else '?'} is not finished",
             )
+        winner: str | None
         if m.forfeited_by:
             reasons, winner = {"forfeit"}, OTHER_TEAM[m.forfeited_by]
         elif m.lost_on_a:

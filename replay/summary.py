@@ -46,8 +46,12 @@ def match_row(
     if m is None:
         return row
     start = m.start
-    event = start.get("event") if isinstance(start.get("event"), dict) else {}
-    dup = start.get("duplicate") if isinstance(start.get("duplicate"), dict) else {}
+    event: Any = start.get("event")
+    if not isinstance(event, dict):
+        event = {}
+    dup: Any = start.get("duplicate")
+    if not isinstance(dup, dict):
+        dup = {}
     started = m.started_at
     row.update(
         {

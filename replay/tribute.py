@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from replay.cards import is_card, rank_of, single_order, tribute_candidates
 from replay.errors import ErrorCode, ReplayError
@@ -73,8 +74,8 @@ class TributePhase:
         self.receivers: tuple[str, ...] = ()
         if due == "single" and prev_order:
             rest = [s for s in ("E", "N", "W", "S") if s not in prev_order[:3]]
-            self.fourth = prev_order[3] if len(prev_order) == 4 else rest[0]
-            self.givers, self.receivers = (self.fourth,), (self.first,)
+            fourth = self.fourth = prev_order[3] if len(prev_order) == 4 else rest[0]
+            self.givers, self.receivers = (fourth,), (prev_order[0],)
         elif due == "double" and prev_order:
             self.givers = TEAM_SEATS[OTHER_TEAM[TEAM[prev_order[0]]]]
             self.receivers = (prev_order[0], prev_order[1])
@@ -309,7 +310,7 @@ class TributePhase:
         level = self.deal.level
         return (a.giver if single_order(a.card, level) > single_order(b.card, level) else b.giver,)
 
-    def rows(self) -> list[dict[str, object]]:
+    def rows(self) -> list[dict[str, Any]]:
         """``tributes`` table rows (without the match/deal/player columns the replayer adds)."""
         if self.anti_seats is not None:
             return [

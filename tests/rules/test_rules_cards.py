@@ -43,7 +43,7 @@ def test_valid_cards(card: str) -> None:
 
 
 @pytest.mark.parametrize("bad", ["S1", "S10", "h2", "XB", "SR", "HB", "", "2S", None])
-def test_invalid_cards(bad: str) -> None:
+def test_invalid_cards(bad: object) -> None:
     assert not is_card(bad)
     with pytest.raises(ValueError, match="invalid card"):
         parse_card(bad)
