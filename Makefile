@@ -4,8 +4,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test lint demo dagster bench screenshots
 
-# Create .venv when missing and (re)install from pyproject.toml when it changed.
-$(STAMP): pyproject.toml
+# Create .venv when missing and (re)install when pyproject.toml changed, or a replay source did:
+# the install compiles the replay engine (setup.py, replay/native.py).
+$(STAMP): pyproject.toml setup.py $(wildcard replay/*.py)
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e '.[dev]'

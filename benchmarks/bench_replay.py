@@ -7,7 +7,8 @@ Times are CPU seconds of this process (``time.process_time``), best of ``--repea
 machine shared with other work still measures one core. Replay includes grouping by match, every
 check, and all derived rows (plays, deals, starting-hand features, tributes, player rows); like
 ``replay_batch``, it runs with the cyclic garbage collector paused (``replay.replayer.paused_gc``)
-and frees what it built before the collector resumes.
+and frees what it built before the collector resumes. The engine runs compiled when the install built
+it (``replay.native``); ``GDAN_PURE_PYTHON=1`` measures the Python sources.
 Run: ``.venv/bin/python benchmarks/bench_replay.py [--matches 40] [--repeat 3]``.
 """
 
@@ -121,7 +122,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from replay import replay_batch, replay_match
+    from replay import native, replay_batch, replay_match
     from replay.replayer import paused_gc
 
     lines = simulated_lines(args.matches)
@@ -157,6 +158,7 @@ def main() -> None:
         out = replay_batch(table)
         best_batch = min(best_batch, time.process_time() - t0)
     assert out["matches"].num_rows == matches
+    print(f"engine: {'compiled (mypyc)' if native.is_compiled() else 'Python sources'}")
     print(f"input: {args.matches} matches, {deals} deals, {len(lines)} events, {size / 1e6:.1f} MB")
     print(f"orjson parse only:        {best_parse:.3f} s")
     print(

@@ -1,8 +1,13 @@
 """Guandan rules engine: cards, combinations with wild cards, comparison and legal moves
 (rules.md §1–§4), plus the rulesets as data (§6, §7, §10).
 
-Everything other packages need is re-exported here; import from ``replay``.
+Everything other packages need is re-exported here; import from ``replay``. The hot modules
+may run compiled (``replay.native``).
 """
+
+from replay import native
+
+native.select()
 
 from replay.batch import MatchReplay, ReplayError, replay_batch, replay_match
 from replay.cards import (

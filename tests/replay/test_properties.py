@@ -110,3 +110,35 @@ def test_corruption_manifest_first_errors(index: int) -> None:
     result = replay_match(parsed)
     assert result.error is not None, entry
     assert (result.error.code.value, result.error.seq) == (entry["code"], entry["seq"]), (entry, result.error)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.sampled_from(["", "E", "H2", "SB", "2", "x", "EW"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["E", "EW", "x"]), inner),
+    max_leaves=6,
+)
+"""Any JSON value, biased towards values that are nearly right (seats, cards, levels, teams)."""
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 50), pick=st.integers(0, 10**6), value=JSON_VALUES, data=st.data())
+def test_any_field_value_is_reported_not_raised(
+    seed: int, pick: int, value: Any, data: st.DataObject
+) -> None:
+    """events.md: a field of the wrong type or value is an error of the match (code and seq), never
+    an exception out of the replay, compiled (strict about types) or not. Top-level fields and one
+    level down (a seat's hand, a card of a play, a level of a team)."""
+    events = simulator_api.simulate_match(RULES[seed % len(RULES)], seed=seed)
+    ev = events[pick % len(events)]
+    field = data.draw(st.sampled_from(sorted(k for k in ev if k != "match")))
+    inner = ev[field]
+    if isinstance(inner, dict) and inner and data.draw(st.booleans()):
+        inner[data.draw(st.sampled_from(sorted(inner)))] = value
+    elif isinstance(inner, list) and inner and data.draw(st.booleans()):
+        inner[data.draw(st.integers(0, len(inner) - 1))] = value
+    else:
+        ev[field] = value
+    result = replay_match(events)
+    assert result.status in ("valid", "partial", "invalid")
+    if result.error is not None:
+        assert result.error.seq is None or 0 <= result.error.seq < len(events)

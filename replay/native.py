@@ -1,0 +1,101 @@
+"""Which replay modules run compiled, and the switch back to their Python sources.
+
+The hot modules of the rules engine and replayer (:data:`COMPILED`) are compiled with mypyc when
+the package is installed (``setup.py``): replay runs about 1.5x faster (issue 3,
+docs/performance.md). The Python sources stay the reference, and they run instead when
+
+- ``GDAN_PURE_PYTHON=1`` is set (debugging: tracebacks with line numbers, breakpoints), or
+- a source is newer than its compiled module, i.e. edited since the last build: the compiled module
+  would silently run the old code, so the sources run and a warning says how to rebuild.
+
+It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
+a class. This module imports only the standard library (``setup.py`` reads it on its own).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from importlib.abc import MetaPathFinder
+from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec
+from importlib.util import spec_from_file_location
+from pathlib import Path
+from types import ModuleType
+
+COMPILED: tuple[str, ...] = (
+    "cards",
+    "combos",
+    "moves",
+    "events",
+    "state",
+    "tribute",
+    "seats",
+    "errors",
+    "features",
+    "summary",
+    "replayer",
+)
+"""Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event."""
+
+PURE_PYTHON_ENV = "GDAN_PURE_PYTHON"
+"""Set to ``1`` to run the Python sources even where compiled modules are installed."""
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def compiled_file(module: str, directory: Path = PACKAGE_DIR) -> Path | None:
+    """The compiled extension of ``module`` in ``directory``, if there is one."""
+    return next(
+        (p for p in (directory / f"{module}{suffix}" for suffix in EXTENSION_SUFFIXES) if p.exists()), None
+    )
+
+
+def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
+    """Modules of :data:`COMPILED` whose source changed after they were compiled, or that lack a
+    compiled module while others have one (a partial build). Empty when nothing is compiled."""
+    built = {m: compiled_file(m, directory) for m in COMPILED}
+    if not any(built.values()):
+        return []
+    return [
+        m
+        for m, ext in built.items()
+        if ext is None or (directory / f"{m}.py").stat().st_mtime > ext.stat().st_mtime
+    ]
+
+
+class _SourceFinder(MetaPathFinder):
+    """Finds the compiled modules of ``replay`` as their ``.py`` sources."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        package, _, name = fullname.partition(".")
+        if package != "replay" or name not in COMPILED:
+            return None
+        return spec_from_file_location(fullname, PACKAGE_DIR / f"{name}.py")
+
+
+def select() -> None:
+    """Run the sources instead of the compiled modules when asked to or when those are stale;
+    ``replay/__init__.py`` calls this before it imports any of them."""
+    if any(isinstance(f, _SourceFinder) for f in sys.meta_path):
+        return
+    if os.environ.get(PURE_PYTHON_ENV) == "1":
+        sys.meta_path.insert(0, _SourceFinder())
+        return
+    stale = stale_modules()
+    if stale:
+        warnings.warn(
+            f"replay: {', '.join(f'{m}.py' for m in stale)} changed since the engine was compiled; "
+            "running the Python sources (slower). Rebuild with `make` or `pip install -e .`.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        sys.meta_path.insert(0, _SourceFinder())
+
+
+def is_compiled() -> bool:
+    """Whether the replayer in use is the compiled one."""
+    module = sys.modules.get("replay.replayer")
+    return module is not None and isinstance(getattr(module.__spec__, "loader", None), ExtensionFileLoader)
