@@ -90,6 +90,12 @@ def _all_str(items: list[Any]) -> bool:
     return all(map(isinstance, items, repeat(str)))
 
 
+def one_of(value: Any, names: frozenset[str]) -> bool:
+    """Whether ``value`` is one of the strings ``names`` (a list or object is not, rather than a
+    ``TypeError`` for being unhashable)."""
+    return isinstance(value, str) and value in names
+
+
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -125,7 +131,7 @@ def _check_match_start(ev: dict[str, Any]) -> str | None:
         return f"`seats` must map each of E, N, W, S to a player id string, got {seats!r}"
     fmt = ev.get("format")
     if fmt is not None:
-        if not isinstance(fmt, dict) or fmt.get("kind") not in FORMAT_KINDS:
+        if not isinstance(fmt, dict) or not one_of(fmt.get("kind"), FORMAT_KINDS):
             return f"`format.kind` must be one of {sorted(FORMAT_KINDS)}, got {fmt!r}"
         for key in ("deals", "minutes"):
             x = fmt.get(key)
@@ -276,7 +282,7 @@ def _check_deal_end(ev: dict[str, Any]) -> str | None:
 
 
 def _check_match_end(ev: dict[str, Any]) -> str | None:
-    if ev["reason"] not in END_REASONS:
+    if not one_of(ev["reason"], END_REASONS):
         return f"`reason` must be one of {sorted(END_REASONS)}, got {ev['reason']!r}"
     if ev.get("winner") is not None and ev["winner"] not in TEAMS:
         return f"`winner` must be EW, NS or null, got {ev['winner']!r}"

@@ -23,7 +23,15 @@ from typing import Any, NoReturn
 from replay.cards import CARDS
 from replay.combos import BeatKey, Combo, beat_key, bomb_class, key_beats, readings
 from replay.errors import ErrorCode, ReplayError
-from replay.events import LEVEL_INDEX, RULING_KINDS, TEAMS, check_event, normalise_level, parse_time
+from replay.events import (
+    LEVEL_INDEX,
+    RULING_KINDS,
+    TEAMS,
+    check_event,
+    normalise_level,
+    one_of,
+    parse_time,
+)
 from replay.features import hand_features
 from replay.moves import BeatProbe
 from replay.rulesets import BUILTIN, Ruleset
@@ -730,7 +738,7 @@ class _Replayer:
     def _ruling(self, ev: dict[str, Any]) -> None:
         m = self._need_match("ruling")
         kind = ev["kind"]
-        if kind not in RULING_KINDS:
+        if not one_of(kind, RULING_KINDS):
             raise self._fail(
                 ErrorCode.BAD_RULING,
                 f"unknown ruling kind {kind!r}; expected one of {', '.join(sorted(RULING_KINDS))}",

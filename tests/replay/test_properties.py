@@ -142,3 +142,20 @@ def test_any_field_value_is_reported_not_raised(
     assert result.status in ("valid", "partial", "invalid")
     if result.error is not None:
         assert result.error.seq is None or 0 <= result.error.seq < len(events)
+
+
+@pytest.mark.parametrize(
+    ("pick", "field", "value", "code"),
+    [
+        (0, "format", {"kind": []}, "malformed_field"),
+        (-1, "reason", {"x": 1}, "malformed_field"),
+    ],
+)
+def test_unhashable_names_are_malformed(pick: int, field: str, value: Any, code: str) -> None:
+    """Found by the property above: a list or object where a name is expected (format kind, end
+    reason) is a malformed field at that event (events.md), not a ``TypeError``."""
+    events = simulator_api.simulate_match("national", seed=0)
+    events[pick][field] = value
+    result = replay_match(events)
+    assert result.error is not None
+    assert (result.error.code.value, result.error.seq) == (code, events[pick]["seq"])
