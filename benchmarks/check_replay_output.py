@@ -4,9 +4,9 @@
 ``bench_replay.py`` does) plus the damaged logs of ``simulate_to_dir(..., corrupt=0.7)`` — and
 stores the corpus and a canonical dump of what the engine derives from it: every table of
 ``replay_batch`` (statuses, error codes, seqs and messages included) and, per match,
-``replay_match``'s status, error and rows. ``--check`` replays the stored corpus with the current
-code and reports the first difference, so a speed change can be checked after every step even
-while the simulator itself changes.
+``replay_match``'s status, error and rows. Without ``--save`` it replays the stored corpus with
+the current code and reports the first difference, so a speed change can be checked after every
+step even while the simulator itself changes.
 
 Run: ``.venv/bin/python benchmarks/check_replay_output.py --save`` before a change, then
 ``.venv/bin/python benchmarks/check_replay_output.py`` after each step (exit status 1 on a change).
