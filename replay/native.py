@@ -38,6 +38,9 @@ COMPILED: tuple[str, ...] = (
 )
 """Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event."""
 
+NATIVE_GROUP = "replay._native"
+"""The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""
+
 PURE_PYTHON_ENV = "GDAN_PURE_PYTHON"
 """Set to ``1`` to run the Python sources even where compiled modules are installed."""
 
@@ -53,10 +56,13 @@ def compiled_file(module: str, directory: Path = PACKAGE_DIR) -> Path | None:
 
 def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     """Modules of :data:`COMPILED` whose source changed after they were compiled, or that lack a
-    compiled module while others have one (a partial build). Empty when nothing is compiled."""
+    compiled module while others have one (a partial build); all of them when the shared library
+    is missing. Empty when nothing is compiled."""
     built = {m: compiled_file(m, directory) for m in COMPILED}
     if not any(built.values()):
         return []
+    if compiled_file(NATIVE_GROUP.rpartition(".")[2] + "__mypyc", directory) is None:
+        return list(COMPILED)
     return [
         m
         for m, ext in built.items()
