@@ -165,6 +165,7 @@ NJUPT = Ruleset(
 
 BUILTIN: dict[str, Ruleset] = {r.id: r for r in (NATIONAL, HUAIAN, BCTA, JIANGSU, NJUPT)}
 
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """The built-in ruleset with this id; ``KeyError`` names the known ids."""
     try:
