@@ -11,6 +11,7 @@ app = typer.Typer(
     help="Guandan Lens: rules engine, replay/validation, simulation, pipeline and dashboards.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="markdown",
 )
 
 for module in (rules, validate, simulate, store, standings, importer):

@@ -18,6 +18,7 @@ rules_app = typer.Typer(
     name="rules",
     help="Rules engine for referees: readings of a set of cards and whether one play beats another.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 
 LevelOpt = Annotated[str, typer.Option("--level", "-l", help="Level rank of the deal: 2-9, T, J, Q, K or A.")]
