@@ -132,8 +132,14 @@ def _cell(column: str, value: Any) -> str:
     return str(value)
 
 
-def _emit(result: Rows, output: OutputFormat, title: str = "") -> None:
-    """Write ``result`` to stdout as a rich table, csv (with a header) or a json list of objects."""
+def _emit(result: Rows, output: OutputFormat, title: str = "", keep: Sequence[str] = (),
+          drop_first: Sequence[str] = ()) -> None:
+    """Write ``result`` to stdout as a rich table, csv (with a header) or a json list of objects.
+
+    A table wider than the terminal loses whole columns rather than cutting every cell short:
+    first ``drop_first`` in that order, then the others from the right, never ``keep``; a note on
+    stderr names the hidden columns (csv and json always have them all).
+    """
     if output is OutputFormat.csv:
         import csv
 
@@ -143,14 +149,49 @@ def _emit(result: Rows, output: OutputFormat, title: str = "") -> None:
     elif output is OutputFormat.json:
         _write_json(result.records())
     else:
-        from rich.table import Table
-
-        table = Table(*(_LABELS.get(c, c) for c in result.columns), title=title or None)
-        for row in result.rows:
-            table.add_row(*(_cell(c, v) for c, v in zip(result.columns, row, strict=True)))
-        Console().print(table)
+        out = Console()
+        cells = [[_cell(c, v) for c, v in zip(result.columns, row, strict=True)] for row in result.rows]
+        shown = list(result.columns)
+        order = dict.fromkeys((*drop_first, *reversed(shown)))
+        droppable = [c for c in order if c in shown and c not in keep]
+        table = _table(result, shown, cells, title)
+        while droppable and _natural_width(out, table) > out.width:
+            shown.remove(droppable.pop(0))
+            table = _table(result, shown, cells, title)
+        out.print(table)
+        hidden = [_LABELS.get(c, c) for c in result.columns if c not in shown]
+        if hidden:
+            console.print(f"[dim]{len(hidden)} column(s) hidden to fit {out.width} characters: "
+                          f"{', '.join(hidden)} (widen the terminal, or --format csv|json)[/]")
         if not result.rows:
             console.print("no rows: has `gdan run` scored this store, and do the filters match anything?")
+
+
+def _table(result: Rows, shown: Sequence[str], cells: list[list[str]], title: str) -> Any:
+    """The rich table of the ``shown`` columns: light rules, no outer padding, numbers right-aligned."""
+    from rich import box
+    from rich.table import Column, Table
+
+    index = [result.columns.index(c) for c in shown]
+    headers = [Column(_LABELS.get(c, c), justify="right" if _numeric(result, i) else "left")
+               for c, i in zip(shown, index, strict=True)]
+    table = Table(*headers, title=title or None, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for row in cells:
+        table.add_row(*(row[i] for i in index))
+    return table
+
+
+def _numeric(result: Rows, i: int) -> bool:
+    """Whether column ``i`` holds numbers (and nulls) only."""
+    values = [r[i] for r in result.rows if r[i] is not None]
+    return bool(values) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+
+def _natural_width(console: Console, table: Any) -> int:
+    """Characters ``table`` needs to show every cell on one line."""
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options.update_width(1_000_000), table).maximum
 
 
 def _write_json(data: object) -> None:
@@ -214,7 +255,7 @@ def standings(
         if event is None:
             if not events.rows:
                 raise _fail(f"no standings in {store}: no event has scored rounds yet (run `gdan run`)")
-            _emit(events, output, title=f"events with standings in {store}")
+            _emit(events, output, title=f"events with standings in {store}", keep=("event_id", "stage"))
             return
         table = _event_standings(con, events, event, stage, round_no, overrides)
     finally:
@@ -223,7 +264,8 @@ def standings(
     if output is OutputFormat.table:
         deductions = [c for c in ("deducted_match_points", "deducted_level_points") if rows.all_zero(c)]
         rows = rows.without(["player_1", "player_2", *deductions])
-    _emit(rows, output, title=table.title)
+    _emit(rows, output, title=table.title, keep=("rank", "team_id", rows.columns[-1], table.primary),
+          drop_first=("byes", "draws", "losses", "rounds"))
 
 
 @dataclass(frozen=True)
@@ -232,6 +274,8 @@ class _Standings:
 
     title: str
     rows: Rows
+    primary: str
+    """The primary total's column (match points, or the BCTA round score)."""
 
 
 def _event_standings(con: duckdb.DuckDBPyConnection, events: Rows, event: str, stage: str | None,
@@ -269,7 +313,7 @@ def _event_standings(con: duckdb.DuckDBPyConnection, events: Rows, event: str, s
     stage_text = f" · stage {info['stage']}" if info["stage"] is not None else ""
     title = (f"{event}{stage_text} · after round {after} of {played[-1]} · {info['entry']} entries · "
              f"rules {info['rules']} · ranked by {primary}, then {' › '.join(chain)}")
-    return _Standings(title, rows)
+    return _Standings(title, rows, primary)
 
 
 # --- amateur dan (§S5) --------------------------------------------------------------------------
@@ -345,17 +389,21 @@ def dan(
     if output is OutputFormat.table:
         current = current.without(["window_no", "rounds"])
         ledger = ledger.without(["dan_before", "window_no"]) if ledger is not None else None
+    keep = ("player_id", "name", "dan", "points", "progress", "rounds_left")
+    drop_first = ("last_played", "counted_rounds", "window_rounds_used", "next_dan")
     if ledger is None:
-        _emit(current, output, title=title)
+        _emit(current, output, title=title, keep=keep, drop_first=drop_first)
     elif output is OutputFormat.json:
         records = current.records()
         _write_json({"current": records[0] if records else None, "ledger": ledger.records()})
     elif output is OutputFormat.csv:
         _emit(ledger, output)
     else:
-        _emit(current, output, title=title)
+        _emit(current, output, title=title, keep=keep, drop_first=drop_first)
         if ledger.rows:
-            _emit(ledger, output, title=f"dan ledger of {ids[0]} (§S5)")
+            _emit(ledger, output, title=f"dan ledger of {ids[0]} (§S5)",
+                  keep=("event_id", "started_at", "counted", "points_earned", "dan_after", "total_after"),
+                  drop_first=("seq", "event", "window_size"))
 
 
 def _ledger(con: duckdb.DuckDBPyConnection, player: str) -> Rows:
@@ -404,7 +452,8 @@ def ratings(
         con.close()
     title = "ratings (display rating = mu − k·sigma)" + (f" · club {club}" if club else "")
     title += f" · ≥ {min_rounds} rounds" if min_rounds else ""
-    _emit(board, output, title=title)
+    _emit(board, output, title=title, keep=("rank", "player_id", "name", "rating"),
+          drop_first=("last_played", "deals", "club", "sigma", "mu"))
 
 
 def register(app: typer.Typer) -> None:
