@@ -209,7 +209,7 @@ class _Replayer:
         match_id = next((e["match"] for e in events if isinstance(e.get("match"), str)), "")
         error: ReplayError | None = None
         try:
-            self._replay(events)
+            self._replay(events, match_id)
         except _Fault as fault:
             error = fault.error
         status = "invalid" if error is not None else "partial" if self.known != set(SEATS) else "valid"
@@ -222,7 +222,7 @@ class _Replayer:
         self.rows["player_matches"] = player_rows(self.m, row, self.rows["deals"])
         return MatchReplay(match_id, status, None, ReplayRows(self.rows, self.plays))
 
-    def _replay(self, events: list[dict[str, Any]]) -> None:
+    def _replay(self, events: list[dict[str, Any]], match_id: str) -> None:
         ordered, framing = _in_seq_order(events)
         handlers = _HANDLERS
         for seq, ev in enumerate(ordered):
@@ -230,6 +230,11 @@ class _Replayer:
             bad = check_event(ev, check_time=False)
             if bad is not None:
                 raise _Fault(bad)
+            if ev.get("match") != match_id:
+                raise self._fail(
+                    ErrorCode.MALFORMED_FIELD,
+                    f"`match` must be this stream's match id {match_id!r}, got {ev.get('match')!r}",
+                )
             if self.phase == "ended":
                 raise self._fail(ErrorCode.EVENT_OUT_OF_PLACE, f"{ev['type']} after match_end")
             t = ev.get("t")

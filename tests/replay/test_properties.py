@@ -130,7 +130,7 @@ def test_any_field_value_is_reported_not_raised(
     level down (a seat's hand, a card of a play, a level of a team)."""
     events = simulator_api.simulate_match(RULES[seed % len(RULES)], seed=seed)
     ev = events[pick % len(events)]
-    field = data.draw(st.sampled_from(sorted(k for k in ev if k != "match")))
+    field = data.draw(st.sampled_from(sorted(ev)))
     inner = ev[field]
     if isinstance(inner, dict) and inner and data.draw(st.booleans()):
         inner[data.draw(st.sampled_from(sorted(inner)))] = value
@@ -149,11 +149,16 @@ def test_any_field_value_is_reported_not_raised(
     [
         (0, "format", {"kind": []}, "malformed_field"),
         (-1, "reason", {"x": 1}, "malformed_field"),
+        (0, "match", {"x": 1}, "malformed_field"),
+        (3, "match", "another-match", "malformed_field"),
     ],
 )
-def test_unhashable_names_are_malformed(pick: int, field: str, value: Any, code: str) -> None:
+def test_misshapen_names_and_foreign_match_ids_are_malformed(
+    pick: int, field: str, value: Any, code: str
+) -> None:
     """Found by the property above: a list or object where a name is expected (format kind, end
-    reason) is a malformed field at that event (events.md), not a ``TypeError``."""
+    reason, the match id) is a malformed field at that event (events.md), not a ``TypeError``; so is
+    an event of another match among a match's events."""
     events = simulator_api.simulate_match("national", seed=0)
     events[pick][field] = value
     result = replay_match(events)
