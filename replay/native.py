@@ -56,30 +56,40 @@ def compiled_file(module: str, directory: Path = PACKAGE_DIR) -> Path | None:
 
 def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     """Modules of :data:`COMPILED` whose source changed after they were compiled, or that lack a
-    compiled module while others have one (a partial build); all of them when the shared library
-    is missing. Empty when nothing is compiled."""
+    compiled module while others have one (a partial build), then any other module compiled by an
+    older build; all of :data:`COMPILED` when the shared library is missing. Empty when nothing is
+    compiled."""
     built = {m: compiled_file(m, directory) for m in COMPILED}
+    leftovers = [m for m in _shadowed_sources(directory) if m not in COMPILED]
     if not any(built.values()):
-        return []
+        return leftovers
     if compiled_file(NATIVE_GROUP.rpartition(".")[2] + "__mypyc", directory) is None:
-        return list(COMPILED)
-    return [
+        return [*COMPILED, *leftovers]
+    changed = [
         m
         for m, ext in built.items()
         if ext is None or (directory / f"{m}.py").stat().st_mtime > ext.stat().st_mtime
     ]
+    return [*changed, *leftovers]
+
+
+def _shadowed_sources(directory: Path) -> list[str]:
+    """Modules of ``directory`` that have both a ``.py`` source and a compiled extension."""
+    compiled = {p.name.partition(".")[0] for s in EXTENSION_SUFFIXES for p in directory.glob(f"*{s}")}
+    return sorted(compiled & {p.stem for p in directory.glob("*.py")})
 
 
 class _SourceFinder(MetaPathFinder):
-    """Finds the compiled modules of ``replay`` as their ``.py`` sources."""
+    """Finds the modules of ``replay`` that have a ``.py`` source as that source, never compiled."""
 
     def find_spec(
         self, fullname: str, path: object = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         package, _, name = fullname.partition(".")
-        if package != "replay" or name not in COMPILED:
+        source = PACKAGE_DIR / f"{name}.py"
+        if package != "replay" or "." in name or not source.exists():
             return None
-        return spec_from_file_location(fullname, PACKAGE_DIR / f"{name}.py")
+        return spec_from_file_location(fullname, source)
 
 
 def select() -> None:
@@ -93,7 +103,7 @@ def select() -> None:
     stale = stale_modules()
     if stale:
         warnings.warn(
-            f"replay: {', '.join(f'{m}.py' for m in stale)} changed since the engine was compiled; "
+            f"replay: the compiled engine is out of date with {', '.join(f'{m}.py' for m in stale)}; "
             "running the Python sources (slower). Rebuild with `make` or `pip install -e .`.",
             RuntimeWarning,
             stacklevel=2,

@@ -79,8 +79,9 @@ def test_sources_give_the_same_tables(tmp_path: Path) -> None:
 
 
 def test_stale_and_partial_builds(tmp_path: Path) -> None:
-    """A source edited after the build, or a module missing from it, makes the build stale; without
-    the shared library every module is."""
+    """A source edited after the build, a module missing from it, or one an older build compiled
+    that is no longer in the list makes the build stale; without the shared library every module
+    is."""
     suffix = native.EXTENSION_SUFFIXES[0]
     assert native.stale_modules(tmp_path) == []
     (tmp_path / f"_native__mypyc{suffix}").write_text("")
@@ -93,5 +94,8 @@ def test_stale_and_partial_builds(tmp_path: Path) -> None:
     os.utime(tmp_path / "moves.py", (3_000, 3_000))
     (tmp_path / f"cards{suffix}").unlink()
     assert native.stale_modules(tmp_path) == ["cards", "moves"]
+    (tmp_path / "batch.py").write_text("")
+    (tmp_path / f"batch{suffix}").write_text("")
+    assert native.stale_modules(tmp_path) == ["cards", "moves", "batch"]
     (tmp_path / f"_native__mypyc{suffix}").unlink()
-    assert native.stale_modules(tmp_path) == list(native.COMPILED)
+    assert native.stale_modules(tmp_path) == [*native.COMPILED, "batch"]
