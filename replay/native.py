@@ -5,8 +5,9 @@ the package is installed (``setup.py``): replay runs about 1.5x faster (issue 3,
 docs/performance.md). The Python sources stay the reference, and they run instead when
 
 - ``GDAN_PURE_PYTHON=1`` is set (debugging: tracebacks with line numbers, breakpoints), or
-- a source is newer than its compiled module, i.e. edited since the last build: the compiled module
-  would silently run the old code, so the sources run and a warning says how to rebuild.
+- the build is out of date (:func:`stale_modules`: a source edited since, a module missing from the
+  build or left over from an older one): compiled modules would silently run other code than the
+  sources, so the sources run and a warning says how to rebuild.
 
 It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
 a class. This module imports only the standard library (``setup.py`` reads it on its own).
