@@ -9,6 +9,7 @@ is an extension to v1 (docs/event-extensions.md): a match that starts mid-match.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from itertools import repeat
 from typing import Any
@@ -65,7 +66,7 @@ def normalise_level(value: Any) -> str | None:
     """A level string (``2``…``9``, ``T``, ``J``, ``Q``, ``K``, ``A``; ``10`` accepted for ``T``) or None."""
     if value == "10":
         return "T"
-    return value if isinstance(value, str) and value in LEVEL_INDEX else None
+    return value if one_of(value, LEVEL_INDEX) else None
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -90,7 +91,7 @@ def _all_str(items: list[Any]) -> bool:
     return all(map(isinstance, items, repeat(str)))
 
 
-def one_of(value: Any, names: frozenset[str]) -> bool:
+def one_of(value: Any, names: Collection[str]) -> bool:
     """Whether ``value`` is one of the strings ``names`` (a list or object is not, rather than a
     ``TypeError`` for being unhashable)."""
     return isinstance(value, str) and value in names
