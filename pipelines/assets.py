@@ -30,7 +30,7 @@ from pipelines.state import load_last_run, load_state, save_last_run
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 from pipelines.warehouse import connect, write_warehouse
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 from schemas.tables import DERIVED, INCOMPLETE_MATCHES, RAW_EVENTS, SUMMARIES
 
 

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 VERSIONS = ".versions"
 BATCH_PREFIX = "batch="

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 DEFAULT_STORE = Path("data")
 

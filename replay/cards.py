@@ -15,16 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
-SUITS: tuple[str, ...] = ("S", "H", "C", "D")
+from schemas.vocabulary import BIG_JOKER as BIG_JOKER
+from schemas.vocabulary import CARDS, RANKS
+from schemas.vocabulary import SMALL_JOKER as SMALL_JOKER
+from schemas.vocabulary import SUITS as SUITS
 
-SMALL_JOKER = "SB"
-BIG_JOKER = "HR"
 SMALL_JOKER_CODE = 52
 BIG_JOKER_CODE = 53
-
-CARDS: tuple[str, ...] = (*(s + r for s in SUITS for r in RANKS), SMALL_JOKER, BIG_JOKER)
-"""The 54 distinct cards in canonical (code) order."""
 DECK: tuple[str, ...] = tuple(c for c in CARDS for _ in range(2))
 """The 108-card double deck, sorted in canonical order."""
 

@@ -15,11 +15,10 @@ from itertools import repeat
 from typing import Any
 
 from replay.errors import ErrorCode, ReplayError
-from replay.seats import SEATS, TEAM
+from replay.seats import SEATS, TEAM, TEAMS
 
 FORMAT_VERSION = 1
 
-TEAMS: tuple[str, ...] = ("EW", "NS")
 LEVELS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 LEVEL_INDEX: dict[str, int] = {lv: i for i, lv in enumerate(LEVELS)}
 

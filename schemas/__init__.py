@@ -1,11 +1,4 @@
-"""Versioned schemas: the event format (JSON Schema) and the Arrow schema of every table."""
-
-from __future__ import annotations
-
-import pyarrow as pa
-
-from schemas.scoring import SCORING
-from schemas.tables import DERIVED, RAW_EVENTS, SUMMARIES
-
-ALL_TABLES: dict[str, pa.Schema] = {"raw_events": RAW_EVENTS, **DERIVED, **SUMMARIES, **SCORING}
-"""Every table of the store, by name: each is a folder of Parquet files and a DuckDB view."""
+"""Versioned contracts: the event format (JSON Schema), the Arrow schema of every table
+(``schemas.tables``, ``schemas.scoring``, all of them by name in ``schemas.catalog``) and the
+game's vocabulary (``schemas.vocabulary``). Importing the package loads nothing heavy.
+"""

@@ -15,7 +15,7 @@ import pytest
 from replay import replay_match
 from replay.events import EVENT_TYPES, OPTIONAL, REQUIRED, check_event
 from replay.replayer import TABLES
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 from schemas.tables import DERIVED, TABLES_VERSION
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from pipelines.resources import StoreResource
 from pipelines.store import Store
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 GROUP = "scoring"
 Results = Iterator[MaterializeResult | AssetCheckResult]

@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
 T0 = datetime(2026, 6, 18, 5, 0, tzinfo=UTC)

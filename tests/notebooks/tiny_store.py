@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
 LEVELS = "23456789TJQKA"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 
 README = (Path(__file__).parents[2] / "README.md").read_text()
 TABLES_SECTION = README.split("\n## Tables\n", 1)[1].split("\n## ", 1)[0]

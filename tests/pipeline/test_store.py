@@ -10,7 +10,7 @@ import pytest
 
 from pipelines.store import Store, UnknownTableError
 from pipelines.warehouse import connect
-from schemas import ALL_TABLES
+from schemas.catalog import ALL_TABLES
 from schemas.tables import DEALS, MATCHES
 
 

@@ -1,0 +1,11 @@
+"""Every table of the store by name, with its Arrow schema: the list the store and the views follow."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from schemas.scoring import SCORING
+from schemas.tables import DERIVED, RAW_EVENTS, SUMMARIES
+
+ALL_TABLES: dict[str, pa.Schema] = {"raw_events": RAW_EVENTS, **DERIVED, **SUMMARIES, **SCORING}
+"""Every table of the store, by name: each is a folder of Parquet files and a DuckDB view."""
