@@ -1,7 +1,7 @@
 """Ratings against true skill on a simulated league: per-round vs per-deal updates (docs/ratings.md).
 
 Simulates a BCTA league (``simulator.simulate_to_dir``), replays it with ``replay.replay_batch``,
-scores it (``pipelines.scoring.round_scores``) and rates it with each update unit and model. For
+scores it (``scoring.round_scores``) and rates it with each update unit and model. For
 each variant it reports:
 
 - Spearman correlation of the final rating (mu, and the displayed mu − 3σ) with the simulator's
@@ -31,10 +31,10 @@ from rich.progress import track
 from rich.table import Table
 from scipy.stats import spearmanr
 
-from pipelines.scoring.params import RatingParams
-from pipelines.scoring.ratings import rate
-from pipelines.scoring.round_scores import score_matches
 from schemas.tables import RAW_EVENTS
+from scoring.params import RatingParams
+from scoring.ratings import rate
+from scoring.round_scores import score_matches
 
 
 def simulate(out: Path, players: int, rounds: int, seed: int) -> None:

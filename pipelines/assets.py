@@ -25,7 +25,7 @@ from dagster import (
 from pipelines import checks
 from pipelines.player_patterns import write_player_patterns
 from pipelines.resources import StoreResource
-from pipelines.scoring.assets import ASSETS as SCORING_ASSETS
+from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
 from pipelines.state import load_last_run, load_state, save_last_run
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store

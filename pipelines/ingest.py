@@ -126,7 +126,7 @@ class Opened:
 def open_lines(path: Path) -> Opened | None:
     """The event-v1 lines of a file (without line breaks), or None when the format is unknown.
 
-    Files in a foreign format are converted by ``pipelines.importers.detect_and_convert``;
+    Files in a foreign format are converted by ``importers.detect_and_convert``;
     ``*.jsonl`` and ``*.jsonl.gz`` files are read as they are. A foreign file whose conversion
     fails is kept line by line as received, every line malformed with the importer's error
     (file, line, field, what was expected), so nothing is lost.
@@ -145,7 +145,7 @@ def open_lines(path: Path) -> Opened | None:
 
 
 def _convert(path: Path) -> Iterator[str] | None:
-    from pipelines.importers import detect_and_convert
+    from importers import detect_and_convert
 
     return detect_and_convert(path)
 

@@ -1,6 +1,6 @@
 """Arrow schemas of the scoring, standings, dan and rating tables (scoring.md), versioned.
 
-Produced by ``pipelines.scoring`` from the replayed tables; every table here gets a DuckDB view.
+Produced by ``scoring`` from the replayed tables; every table here gets a DuckDB view.
 """
 
 from __future__ import annotations
@@ -213,4 +213,4 @@ SCORING: dict[str, pa.Schema] = {
     "rating_history": RATING_HISTORY,
     "partners": PARTNERS,
 }
-"""Tables derived from the replayed tables by ``pipelines.scoring``, by name."""
+"""Tables derived from the replayed tables by ``scoring``, by name."""

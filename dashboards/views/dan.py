@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboards import charts
 from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
-from pipelines.scoring.params import BCTA_DAN, DanParams
+from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))
 

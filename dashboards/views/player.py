@@ -10,7 +10,7 @@ from dashboards import charts
 from dashboards.patterns import pattern_table
 from dashboards.queries import RANK_ORDER
 from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
-from pipelines.scoring.params import DanParams
+from scoring.params import DanParams
 
 st.title(tr("page_player"))
 

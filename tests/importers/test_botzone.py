@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from importer_fixtures import BOTZONE_4DEALS, BOTZONE_DEAL1, SHARED_NJUPT, needs_shared
 
-from pipelines.importers import ConversionError, convert_botzone, convert_njupt_game
-from pipelines.importers.botzone import card_of_id
-from pipelines.importers.claims import classify_claim
+from importers import ConversionError, convert_botzone, convert_njupt_game
+from importers.botzone import card_of_id
+from importers.claims import classify_claim
 
 SEQ = "A23456789TJQKA"
 

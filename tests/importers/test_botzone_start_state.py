@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from importer_fixtures import BOTZONE_DEAL1, BOTZONE_DEAL2, BOTZONE_DEAL4
 
-from pipelines.importers import ConversionError, convert_botzone
-from pipelines.importers.botzone import start_state
+from importers import ConversionError, convert_botzone
+from importers.botzone import start_state
 from replay import replay_match
 from replay.errors import ErrorCode
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from importer_fixtures import EXCERPT, EXCERPT_FILES, read_jsonl, write_jsonl
 
-from pipelines.importers import ConversionError, convert_njupt_client, convert_njupt_game, convert_path
-from pipelines.importers.common import RANKS
+from importers import ConversionError, convert_njupt_client, convert_njupt_game, convert_path
+from importers.common import RANKS
 
 Messages = list[dict[str, Any]]
 

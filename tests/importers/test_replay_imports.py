@@ -24,7 +24,7 @@ from importer_fixtures import (
     needs_shared,
 )
 
-from pipelines.importers import convert_botzone, convert_njupt_client, convert_njupt_game, convert_path
+from importers import convert_botzone, convert_njupt_client, convert_njupt_game, convert_path
 from replay import replay_match
 from replay.errors import ErrorCode
 

@@ -10,8 +10,8 @@ import pytest
 from importer_fixtures import BOTZONE_DEAL1, EXCERPT, read_jsonl
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.importers import ConversionError, SourceFormat, detect_and_convert, sniff
+from gdan import app
+from importers import ConversionError, SourceFormat, detect_and_convert, sniff
 
 EVENT_LINE = '{"v":1,"match":"m1","seq":0,"type":"match_start","rules":"national"}\n'
 

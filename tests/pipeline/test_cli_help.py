@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from gdan import app
 
 
 def commands() -> list[tuple[list[str], Any]]:

@@ -12,8 +12,8 @@ import pytest
 from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 from typer.testing import CliRunner
 
+from gdan import app
 from pipelines import replaying
-from pipelines.cli import app
 from pipelines.runner import PipelineFailedError, run_pipeline
 from pipelines.store import Store
 from pipelines.warehouse import connect

@@ -10,7 +10,7 @@ import orjson
 from replay_builder import Log
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from gdan import app
 
 
 def _log(match: str) -> Log:

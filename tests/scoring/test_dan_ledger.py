@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring_builders import dan_round, scores
 
-from pipelines.scoring.dan import dan_current, dan_ledger
-from pipelines.scoring.dan_checks import ledger_problems
-from pipelines.scoring.params import DanParams
+from scoring.dan import dan_current, dan_ledger
+from scoring.dan_checks import ledger_problems
+from scoring.params import DanParams
 
 SMALL = DanParams(thresholds=(1000, 2000, 3000), windows=(3, 3, 3))
 AB, CD = ("a", "b"), ("c", "d")

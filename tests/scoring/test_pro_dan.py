@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scoring_builders import dan_round, scores
 
-from pipelines.scoring.params import ProDanParams
-from pipelines.scoring.pro_dan import pro_dan, pro_dan_for
+from scoring.params import ProDanParams
+from scoring.pro_dan import pro_dan, pro_dan_for
 
 
 @pytest.mark.parametrize(

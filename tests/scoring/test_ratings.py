@@ -10,9 +10,9 @@ import pytest
 from scipy.stats import spearmanr
 from scoring_builders import dan_round, deal, deals, scores
 
-from pipelines.scoring.params import RatingParams
-from pipelines.scoring.partners import partners
-from pipelines.scoring.ratings import rate
+from scoring.params import RatingParams
+from scoring.partners import partners
+from scoring.ratings import rate
 
 
 def round_robin_league(n_rounds: int, seed: int = 7) -> pl.DataFrame:

@@ -18,9 +18,9 @@ import pyarrow as pa
 import pytest
 from scipy.stats import spearmanr
 
-from pipelines.scoring.ratings import rate
-from pipelines.scoring.round_scores import score_matches
 from schemas.tables import RAW_EVENTS
+from scoring.ratings import rate
+from scoring.round_scores import score_matches
 
 
 def replay_folder(folder: Path) -> dict[str, pl.DataFrame]:

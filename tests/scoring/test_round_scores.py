@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scoring_builders import deal, deals, match, matches
 
-from pipelines.scoring.levels import level_value
-from pipelines.scoring.params import BY_RULESET, LevelPointsTable, load_event_overrides, with_overrides
-from pipelines.scoring.round_scores import score_matches
+from scoring.levels import level_value
+from scoring.params import BY_RULESET, LevelPointsTable, load_event_overrides, with_overrides
+from scoring.round_scores import score_matches
 
 
 def side(scores: pl.DataFrame, match_id: str, side_: str) -> dict:

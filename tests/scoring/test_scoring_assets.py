@@ -9,7 +9,7 @@ from dagster import materialize
 from scoring_builders import deal, deals, match, matches
 
 from pipelines.resources import StoreResource
-from pipelines.scoring.assets import ASSETS
+from pipelines.scoring_assets import ASSETS
 from pipelines.store import Store
 from pipelines.warehouse import connect
 from schemas.scoring import SCORING
@@ -48,7 +48,7 @@ def test_assets_materialize_every_scoring_table(store_root: Path) -> None:
 
 def test_scoring_tables_of_the_simulated_sample(sim_store: Path) -> None:
     """The whole pipeline on the shared sample (a Swiss tournament and a small league)."""
-    from pipelines.scoring.dan_checks import ledger_problems
+    from scoring.dan_checks import ledger_problems
 
     con = connect(sim_store)
     scored, matches_ = con.execute(

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring_builders import deals, match, matches
 
-from pipelines.scoring.params import BY_RULESET
-from pipelines.scoring.round_scores import score_matches
-from pipelines.scoring.standings import standings
+from scoring.params import BY_RULESET
+from scoring.round_scores import score_matches
+from scoring.standings import standings
 
 AB, CD, EF, GH, IJ, KL = ("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"), ("k", "l")
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from gdan import app
 from replay.rulesets import RoundFormat
 from simulator.formats import parse_format
 from simulator.pairing import round_robin_pairs, swiss_pairs

@@ -50,9 +50,9 @@ from typing import Any
 
 import orjson
 
-from pipelines.importers.claims import classify_claim
-from pipelines.importers.common import RANKS, SEATS, EventWriter, seats_payload, team_of
-from pipelines.importers.errors import ConversionError
+from importers.claims import classify_claim
+from importers.common import RANKS, SEATS, EventWriter, seats_payload, team_of
+from importers.errors import ConversionError
 
 RULESET = "national"
 _ID_RANKS = "A23456789TJQK"

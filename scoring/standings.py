@@ -19,9 +19,9 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.scoring.frames import frame
-from pipelines.scoring.params import ScoringParams, StandingsParams, TieBreak, params_for
 from schemas.scoring import STANDINGS
+from scoring.frames import frame
+from scoring.params import ScoringParams, StandingsParams, TieBreak, params_for
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import importer, rules, simulate, standings, store, validate
+from gdan import importer, pipeline, rankings, rules, simulate, validate
 
 app = typer.Typer(
     name="gdan",
@@ -14,7 +14,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
 )
 
-for module in (rules, validate, simulate, store, standings, importer):
+for module in (rules, validate, simulate, pipeline, rankings, importer):
     module.register(app)
 
 

@@ -51,8 +51,8 @@ def import_logs(
     from rich.markup import escape
     from rich.progress import Progress
 
-    from pipelines.importers import ConversionError
-    from pipelines.importers.jobs import import_job, plan_jobs
+    from importers import ConversionError
+    from importers.jobs import import_job, plan_jobs
 
     console = Console(stderr=True)
     player_ids = [p.strip() for p in players.split(",")] if players else None

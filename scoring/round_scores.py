@@ -15,10 +15,10 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.scoring.frames import frame
-from pipelines.scoring.levels import level_value, team_id
-from pipelines.scoring.params import DealPoints, ScoringParams, params_for
 from schemas.scoring import MATCH_SCORES
+from scoring.frames import frame
+from scoring.levels import level_value, team_id
+from scoring.params import DealPoints, ScoringParams, params_for
 
 SIDES = ("EW", "NS")
 _SIDE_SEATS = {"EW": ("E", "W"), "NS": ("N", "S")}

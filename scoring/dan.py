@@ -25,9 +25,9 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.scoring.frames import frame
-from pipelines.scoring.params import DanParams
 from schemas.scoring import DAN_CURRENT, DAN_LEDGER
+from scoring.frames import frame
+from scoring.params import DanParams
 
 
 @dataclass

@@ -19,9 +19,9 @@ from typing import Any
 import polars as pl
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
-from pipelines.scoring.frames import frame
-from pipelines.scoring.params import RatingParams
 from schemas.scoring import RATING_HISTORY, RATINGS
+from scoring.frames import frame
+from scoring.params import RatingParams
 
 _MODELS = {
     "PlackettLuce": PlackettLuce,

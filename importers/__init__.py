@@ -16,11 +16,11 @@ from typing import Any
 
 import orjson
 
-from pipelines.importers.botzone import convert_botzone
-from pipelines.importers.errors import ConversionError
-from pipelines.importers.jobs import ImportJob, run_job
-from pipelines.importers.njupt import GAME_FILES, convert_njupt_client, convert_njupt_game
-from pipelines.importers.sniff import SourceFormat, sniff
+from importers.botzone import convert_botzone
+from importers.errors import ConversionError
+from importers.jobs import ImportJob, run_job
+from importers.njupt import GAME_FILES, convert_njupt_client, convert_njupt_game
+from importers.sniff import SourceFormat, sniff
 
 __all__ = [
     "GAME_FILES",

@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
-from pipelines.importers.common import RANKS, is_card
-from pipelines.importers.errors import ConversionError
+from importers.common import RANKS, is_card
+from importers.errors import ConversionError
 
 COMBO_TYPES: dict[str, str] = {
     "Single": "single",

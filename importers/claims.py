@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pipelines.importers.common import RANKS
+from importers.common import RANKS
 
 _JOKER_RANK = {"SB": "B", "HR": "R"}
 _SEQUENCE_ORDER = "A" + RANKS

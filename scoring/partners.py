@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipelines.scoring.frames import frame
 from schemas.scoring import PARTNERS
+from scoring.frames import frame
 
 
 def partners(scores: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:

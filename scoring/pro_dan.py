@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipelines.scoring.frames import frame
-from pipelines.scoring.params import ProDanParams
 from schemas.scoring import PRO_DAN
+from scoring.frames import frame
+from scoring.params import ProDanParams
 
 
 def pro_dan_for(win_rate: float, p: ProDanParams) -> int | None:

@@ -10,10 +10,10 @@ from typing import Any
 
 import orjson
 
-from pipelines.importers.botzone import convert_botzone
-from pipelines.importers.errors import ConversionError
-from pipelines.importers.njupt import GAME_FILES, convert_njupt_client, convert_njupt_game
-from pipelines.importers.sniff import SourceFormat, sniff
+from importers.botzone import convert_botzone
+from importers.errors import ConversionError
+from importers.njupt import GAME_FILES, convert_njupt_client, convert_njupt_game
+from importers.sniff import SourceFormat, sniff
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pipelines.importers.common import SEATS, EventWriter, seats_payload, team_of
-from pipelines.importers.errors import ConversionError
-from pipelines.importers.njupt_parse import ClientStream, ParsedDeal, ParsedMatch, Step, read_client
+from importers.common import SEATS, EventWriter, seats_payload, team_of
+from importers.errors import ConversionError
+from importers.njupt_parse import ClientStream, ParsedDeal, ParsedMatch, Step, read_client
 
 RULESET = "njupt"
 GAME_FILES = tuple(f"client-{k}.jsonl" for k in range(4))

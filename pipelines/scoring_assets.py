@@ -35,7 +35,7 @@ class ScoringConfig(Config):
     """Run configuration of the scoring assets."""
 
     overrides_file: str = Field(default="", description="per-event scoring parameters (.toml/.json), "
-                                "see pipelines.scoring.params.load_event_overrides; empty: none")
+                                "see scoring.params.load_event_overrides; empty: none")
 
 
 class RatingConfig(Config):
@@ -64,9 +64,9 @@ def _check(name: str, asset_key: str, passed: bool, **meta: int | str) -> AssetC
        check_specs=[AssetCheckSpec("two_rows_per_match", asset="match_scores")])
 def match_scores_asset(config: ScoringConfig, store: StoreResource) -> Results:
     """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``."""
-    from pipelines.scoring.deductions import deductions
-    from pipelines.scoring.params import load_event_overrides
-    from pipelines.scoring.round_scores import score_matches
+    from scoring.deductions import deductions
+    from scoring.params import load_event_overrides
+    from scoring.round_scores import score_matches
 
     st = store.store()
     overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
@@ -83,8 +83,8 @@ def match_scores_asset(config: ScoringConfig, store: StoreResource) -> Results:
        check_specs=[AssetCheckSpec("one_row_per_team_and_round", asset="standings")])
 def standings_asset(config: ScoringConfig, store: StoreResource) -> Results:
     """Standings per event/stage after each round with every tie-break column (scoring.md §S7)."""
-    from pipelines.scoring.params import load_event_overrides
-    from pipelines.scoring.standings import standings
+    from scoring.params import load_event_overrides
+    from scoring.standings import standings
 
     st = store.store()
     overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
@@ -102,8 +102,8 @@ def standings_asset(config: ScoringConfig, store: StoreResource) -> Results:
 )
 def dan_assets(store: StoreResource) -> Results:
     """The amateur dan ledger and each player's current dan (scoring.md §S5)."""
-    from pipelines.scoring.dan import dan_current, dan_ledger
-    from pipelines.scoring.dan_checks import ledger_problems
+    from scoring.dan import dan_current, dan_ledger
+    from scoring.dan_checks import ledger_problems
 
     st = store.store()
     ledger, states = dan_ledger(_read(st, "match_scores"))
@@ -120,7 +120,7 @@ def dan_assets(store: StoreResource) -> Results:
 @asset(name="pro_dan", group_name=GROUP, deps=["match_scores"])
 def pro_dan_asset(store: StoreResource) -> MaterializeResult:
     """Professional dan by win rate over the last rounds (scoring.md §S6)."""
-    from pipelines.scoring.pro_dan import pro_dan
+    from scoring.pro_dan import pro_dan
 
     st = store.store()
     return MaterializeResult(metadata=_write(st, "pro_dan", pro_dan(_read(st, "match_scores"))))
@@ -133,8 +133,8 @@ def pro_dan_asset(store: StoreResource) -> MaterializeResult:
 )
 def rating_assets(config: RatingConfig, store: StoreResource) -> Results:
     """openskill ratings (current) and their per-round history; model and version stored with them."""
-    from pipelines.scoring.params import RatingParams
-    from pipelines.scoring.ratings import rate
+    from scoring.params import RatingParams
+    from scoring.ratings import rate
 
     if config.update_unit not in ("round", "deal"):
         raise ValueError(f"update_unit must be 'round' or 'deal', got {config.update_unit!r}")
@@ -150,7 +150,7 @@ def rating_assets(config: RatingConfig, store: StoreResource) -> Results:
 @asset(name="partners", group_name=GROUP, deps=["match_scores", "rating_history"])
 def partners_asset(store: StoreResource) -> MaterializeResult:
     """Per partnership: rounds together, win rate and rating gain together."""
-    from pipelines.scoring.partners import partners
+    from scoring.partners import partners
 
     st = store.store()
     table = partners(_read(st, "match_scores"), _read(st, "rating_history"))
@@ -158,4 +158,4 @@ def partners_asset(store: StoreResource) -> MaterializeResult:
 
 
 ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset]
-"""The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""
+"""The scoring assets (pure functions of ``scoring``, wired into the pipeline) (with their checks), keyed by the table names of ``schemas.scoring``."""

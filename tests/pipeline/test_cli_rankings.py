@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
-from pipelines.cli import app
-from pipelines.cli.standings import _suggest, _tie_break_columns
+from gdan import app
+from gdan.rankings import _suggest, _tie_break_columns
 from pipelines.warehouse import connect
 
 runner = CliRunner()

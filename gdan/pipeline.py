@@ -6,6 +6,7 @@ Heavy imports (Dagster, DuckDB, the pipeline) happen inside the commands so that
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -185,9 +186,9 @@ def dashboard(
 
 
 def _dashboard(store: Path, port: int) -> None:
-    import dashboards
-
-    app = Path(dashboards.__file__).parent / "app.py"
+    # The dashboards are a separate app started as its own process: located, never imported.
+    spec = importlib.util.find_spec("dashboards")
+    app = Path(spec.origin).parent / "app.py" if spec and spec.origin else Path("dashboards/app.py")
     if not app.exists():
         console.print(f"[red]{app} not found[/]")
         raise typer.Exit(1)

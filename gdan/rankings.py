@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from pipelines.cli.store import DEFAULT_STORE, OutputFormat, StoreOption
+from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
 
 if TYPE_CHECKING:
     import duckdb
@@ -220,7 +220,7 @@ def _tie_break_columns(ruleset: str, event: str | None = None,
     The parameters are the ruleset's, or the event's entry in ``overrides`` (the pipeline's
     ``overrides_file``). The two-tied chain comes first; steps only the 3+-tied chain uses follow.
     """
-    from pipelines.scoring.params import load_event_overrides, params_for
+    from scoring.params import load_event_overrides, params_for
 
     p = params_for(ruleset, load_event_overrides(overrides) if overrides else None, event).standings
     return p.primary, list(dict.fromkeys((*p.two_tied, *p.many_tied)))
