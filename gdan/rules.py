@@ -161,16 +161,15 @@ def ruleset_cmd(
 ) -> None:
     """Show every parameter of a ruleset; checks a custom ruleset file (unknown keys are errors)."""
     from dataclasses import asdict
-    from pathlib import Path
 
     import orjson
     from rich.console import Console
     from rich.table import Table
 
-    from replay import get_ruleset, load_ruleset
+    from simulator.api import resolve_rules
 
     try:
-        ruleset = load_ruleset(source) if Path(source).suffix in (".toml", ".json") else get_ruleset(source)
+        ruleset = resolve_rules(source)
     except (KeyError, ValueError, OSError) as exc:
         _fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
         return

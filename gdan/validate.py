@@ -57,11 +57,12 @@ def validate(
     from rich.progress import Progress
 
     from replay.replayer import replay_match
-    from replay.rulesets import BUILTIN, load_ruleset
+    from replay.rulesets import BUILTIN
+    from simulator.api import resolve_rules
 
     rulesets = dict(BUILTIN)
     for path in ruleset_files or []:
-        custom = load_ruleset(path)
+        custom = resolve_rules(str(path))
         rulesets[custom.id] = custom
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False)

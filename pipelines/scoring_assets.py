@@ -158,4 +158,4 @@ def partners_asset(store: StoreResource) -> MaterializeResult:
 
 
 ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset]
-"""The scoring assets (pure functions of ``scoring``, wired into the pipeline) (with their checks), keyed by the table names of ``schemas.scoring``."""
+"""The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""

@@ -44,7 +44,7 @@ from replay.combos import (
     strength_class,
 )
 from replay.moves import Move, can_beat, legal_moves
-from replay.rulesets import BUILTIN, Ruleset, get_ruleset, load_ruleset, ruleset_from_mapping
+from replay.rulesets import BUILTIN, Ruleset, get_ruleset, parse_ruleset, ruleset_from_mapping
 from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
 
 __all__ = [
@@ -76,11 +76,11 @@ __all__ = [
     "is_card",
     "is_wild",
     "legal_moves",
-    "load_ruleset",
     "make_combo",
     "missing_cards",
     "parse_card",
     "parse_cards",
+    "parse_ruleset",
     "rank_of",
     "rank_value",
     "readings",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from replay.overrides import override
@@ -86,7 +85,7 @@ class CardPenalty:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """All parameters of one ruleset. Build variants with :func:`load_ruleset` or ``replace``."""
+    """All parameters of one ruleset. Build variants with :func:`parse_ruleset` or ``replace``."""
 
     id: str
     name: str
@@ -188,9 +187,16 @@ def ruleset_from_mapping(data: dict[str, Any]) -> Ruleset:
     return override(base, data, "ruleset")
 
 
-def load_ruleset(path: str | Path) -> Ruleset:
-    """Read a custom ruleset from a ``.toml`` or ``.json`` file (see ``ruleset_from_mapping``)."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+RULESET_SUFFIXES: tuple[str, ...] = (".toml", ".json")
+"""File suffixes of custom ruleset files."""
+
+
+def parse_ruleset(text: str, suffix: str) -> Ruleset:
+    """A custom ruleset from the text of a ``.toml`` or ``.json`` file (see ``ruleset_from_mapping``).
+
+    The engine does no I/O: the caller reads the file and passes its text and suffix.
+    """
+    if suffix not in RULESET_SUFFIXES:
+        raise ValueError(f"a ruleset file must be .toml or .json, got {suffix or 'no suffix'!r}")
+    data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     return ruleset_from_mapping(data)

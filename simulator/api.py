@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from replay.rulesets import RoundFormat, Ruleset, get_ruleset, load_ruleset
+from replay.rulesets import RULESET_SUFFIXES, RoundFormat, Ruleset, get_ruleset, parse_ruleset
 from simulator.corrupt import corrupt_match
 from simulator.formats import parse_format
 from simulator.league import ATTENDANCE, League
@@ -55,9 +55,13 @@ class _Schedule(Protocol):
 
 
 def resolve_rules(rules: str) -> Ruleset:
-    """A built-in ruleset id, or a path to a ruleset file (.toml/.json) for a custom variant."""
-    if rules.endswith((".toml", ".json")):
-        return load_ruleset(rules)
+    """A built-in ruleset id, or a path to a ruleset file (.toml/.json) for a custom variant.
+
+    The file is read here, at the edge: the rules engine itself does no I/O.
+    """
+    path = Path(rules)
+    if path.suffix in RULESET_SUFFIXES:
+        return parse_ruleset(path.read_text(encoding="utf-8"), path.suffix)
     return get_ruleset(rules)
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import replay
-from replay import BUILTIN, get_ruleset, load_ruleset
+from replay import BUILTIN, get_ruleset
+from simulator.api import resolve_rules
 
 EXAMPLES = Path(replay.__file__).parent / "rulesets"
 
@@ -49,10 +50,10 @@ def test_unknown_ruleset() -> None:
 
 
 def test_example_toml_files_load() -> None:
-    club = load_ruleset(EXAMPLES / "club_back_to_two.toml")
+    club = resolve_rules(str(EXAMPLES / "club_back_to_two.toml"))
     assert (club.a.failure_limit, club.a.failure_action) == (3, "back_to_two")
     assert club.returns == get_ruleset("national").returns
-    app = load_ruleset(EXAMPLES / "app_strict.toml")
+    app = resolve_rules(str(EXAMPLES / "app_strict.toml"))
     assert app.a.pass_rule == "first_and_second" and app.full_house_joker_pair is False
     assert app.returns.applies_to == "partner_only" and app.returns.exclude_level_cards
 
@@ -60,9 +61,9 @@ def test_example_toml_files_load() -> None:
 def test_json_ruleset_and_typos(tmp_path: Path) -> None:
     good = tmp_path / "r.json"
     good.write_text(json.dumps({"id": "x", "base": "bcta", "returns": {"max_rank": "9"}}))
-    r = load_ruleset(good)
+    r = resolve_rules(str(good))
     assert r.returns.max_rank == "9" and r.returns.exclude_level_cards
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"id": "x", "retuns": {}}))
     with pytest.raises(ValueError, match="unknown ruleset keys"):
-        load_ruleset(bad)
+        resolve_rules(str(bad))
