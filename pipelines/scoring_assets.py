@@ -157,5 +157,21 @@ def partners_asset(store: StoreResource) -> MaterializeResult:
     return MaterializeResult(metadata=_write(st, "partners", table))
 
 
-ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset]
+@multi_asset(
+    specs=[AssetSpec("duplicate_results", group_name=GROUP, deps=["matches", "deals"]),
+           AssetSpec("duplicate_standings", group_name=GROUP, deps=["matches", "deals"])],
+)
+def duplicate_assets(store: StoreResource) -> Results:
+    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
+    from scoring.duplicate import duplicate_results, duplicate_standings
+
+    st = store.store()
+    results = duplicate_results(_read(st, "matches"), _read(st, "deals"))
+    yield MaterializeResult(asset_key="duplicate_results", metadata=_write(st, "duplicate_results", results))
+    yield MaterializeResult(asset_key="duplicate_standings",
+                            metadata=_write(st, "duplicate_standings", duplicate_standings(results)))
+
+
+ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset,
+                duplicate_assets]
 """The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""

@@ -203,6 +203,47 @@ PARTNERS = pa.schema(
                      "(draws half), rating gain (mu) of each and together in those rounds"},
 )
 
+DUPLICATE_RESULTS = pa.schema(
+    [
+        pa.field("event_id", pa.string()),
+        pa.field("stage", pa.string()),
+        pa.field("board", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("direction", pa.string(), nullable=False),
+        pa.field("room", pa.string()),
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("team_id", pa.string(), nullable=False),
+        pa.field("player_1", pa.string()),
+        pa.field("player_2", pa.string()),
+        pa.field("result", pa.int32(), nullable=False),
+        pa.field("mp", pa.int32(), nullable=False),
+        pa.field("mp_max", pa.int32(), nullable=False),
+        pa.field("place", pa.int32(), nullable=False),
+        pa.field("rooms", pa.int32(), nullable=False),
+    ],
+    metadata={"doc": "one row per pair per duplicate deal played in two or more rooms: the pair's "
+                     "signed level result and its matchpoints against the other rooms (scoring.md §S8)"},
+)
+
+DUPLICATE_STANDINGS = pa.schema(
+    [
+        pa.field("event_id", pa.string()),
+        pa.field("stage", pa.string()),
+        pa.field("rank", pa.int32(), nullable=False),
+        pa.field("team_id", pa.string(), nullable=False),
+        pa.field("player_1", pa.string()),
+        pa.field("player_2", pa.string()),
+        pa.field("deals_compared", pa.int32()),
+        pa.field("mp", pa.int32()),
+        pa.field("mp_max", pa.int32()),
+        pa.field("mp_rate", pa.float64()),
+        pa.field("place_counts", pa.list_(pa.int32())),
+        pa.field("decided_by", pa.string()),
+    ],
+    metadata={"doc": "one row per pair per duplicate event: MP score rate ranking with seed 004's "
+                     "tie-breaks (deals placed 1st, 2nd, …), equal pairs sharing the rank"},
+)
+
 SCORING: dict[str, pa.Schema] = {
     "match_scores": MATCH_SCORES,
     "standings": STANDINGS,
@@ -212,5 +253,7 @@ SCORING: dict[str, pa.Schema] = {
     "ratings": RATINGS,
     "rating_history": RATING_HISTORY,
     "partners": PARTNERS,
+    "duplicate_results": DUPLICATE_RESULTS,
+    "duplicate_standings": DUPLICATE_STANDINGS,
 }
 """Tables derived from the replayed tables by ``scoring``, by name."""
