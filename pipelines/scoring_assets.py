@@ -172,6 +172,20 @@ def duplicate_assets(store: StoreResource) -> Results:
                             metadata=_write(st, "duplicate_standings", duplicate_standings(results)))
 
 
+@multi_asset(
+    specs=[AssetSpec("luck_model", group_name=GROUP, deps=["deal_hands", "deals", "tributes"]),
+           AssetSpec("player_luck", group_name=GROUP, deps=["deal_hands", "deals", "tributes"])],
+)
+def luck_assets(store: StoreResource) -> Results:
+    """The expected deal result from the dealt cards, and each player's levels above it."""
+    from scoring.luck import luck_tables
+
+    st = store.store()
+    model, players = luck_tables(_read(st, "deal_hands"), _read(st, "deals"), _read(st, "tributes"))
+    yield MaterializeResult(asset_key="luck_model", metadata=_write(st, "luck_model", model))
+    yield MaterializeResult(asset_key="player_luck", metadata=_write(st, "player_luck", players))
+
+
 ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset,
-                duplicate_assets]
+                duplicate_assets, luck_assets]
 """The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""

@@ -244,6 +244,35 @@ DUPLICATE_STANDINGS = pa.schema(
                      "tie-breaks (deals placed 1st, 2nd, …), equal pairs sharing the rank"},
 )
 
+LUCK_MODEL = pa.schema(
+    [
+        pa.field("feature", pa.string(), nullable=False),
+        pa.field("coefficient", pa.float64()),
+        pa.field("train_rows", pa.int64()),
+        pa.field("test_rows", pa.int64()),
+        pa.field("r2_holdout", pa.float64()),
+        pa.field("rmse_holdout", pa.float64()),
+    ],
+    metadata={"doc": "one row per input of the expected-deal-result model (team minus opponents), "
+                     "with the model's held-out validation figures"},
+)
+
+PLAYER_LUCK = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("deals", pa.int64()),
+        pa.field("actual_mean", pa.float64()),
+        pa.field("expected_mean", pa.float64()),
+        pa.field("above_expectation", pa.float64()),
+        pa.field("ci_low", pa.float64()),
+        pa.field("ci_high", pa.float64()),
+        pa.field("low_data", pa.bool_()),
+    ],
+    metadata={"doc": "one row per player: mean signed level result per deal, the mean the dealt "
+                     "cards lead one to expect, and the difference (levels above expectation) with "
+                     "a 95 % interval"},
+)
+
 SCORING: dict[str, pa.Schema] = {
     "match_scores": MATCH_SCORES,
     "standings": STANDINGS,
@@ -255,5 +284,7 @@ SCORING: dict[str, pa.Schema] = {
     "partners": PARTNERS,
     "duplicate_results": DUPLICATE_RESULTS,
     "duplicate_standings": DUPLICATE_STANDINGS,
+    "luck_model": LUCK_MODEL,
+    "player_luck": PLAYER_LUCK,
 }
 """Tables derived from the replayed tables by ``scoring``, by name."""
