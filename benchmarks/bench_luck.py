@@ -27,7 +27,7 @@ from scipy.stats import spearmanr
 from schemas.tables import RAW_EVENTS
 from scoring.luck import LOW_DATA_DEALS, fit, player_luck, team_deals, validate
 
-TABLES = ("deal_hands", "deals", "tributes")
+TABLES = ("matches", "deal_hands", "deals", "tributes")
 
 
 def league(out: Path, players: int, rounds: int, seed: int) -> dict[str, pl.DataFrame]:

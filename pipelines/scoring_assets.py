@@ -186,6 +186,16 @@ def luck_assets(store: StoreResource) -> Results:
     yield MaterializeResult(asset_key="player_luck", metadata=_write(st, "player_luck", players))
 
 
+@asset(name="dan_forecast", group_name=GROUP, deps=["dan_ledger", "rating_history"])
+def dan_forecast_asset(store: StoreResource) -> MaterializeResult:
+    """Each player's chance of the next amateur dan before the window resets (scoring.md §S5)."""
+    from scoring.dan_forecast import dan_forecast
+
+    st = store.store()
+    table = dan_forecast(_read(st, "dan_ledger"), _read(st, "rating_history"))
+    return MaterializeResult(metadata=_write(st, "dan_forecast", table))
+
+
 ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset,
-                duplicate_assets, luck_assets]
+                duplicate_assets, luck_assets, dan_forecast_asset]
 """The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""

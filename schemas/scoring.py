@@ -273,11 +273,31 @@ PLAYER_LUCK = pa.schema(
                      "a 95 % interval"},
 )
 
+DAN_FORECAST = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("dan", pa.int8()),
+        pa.field("next_dan", pa.int8()),
+        pa.field("points", pa.int64()),
+        pa.field("points_to_next", pa.int64()),
+        pa.field("rounds_left", pa.int32()),
+        pa.field("win_chance", pa.float64()),
+        pa.field("rated_rounds", pa.int32()),
+        pa.field("p_promote", pa.float64()),
+        pa.field("expected_rounds", pa.float64()),
+        pa.field("naive_promote", pa.float64()),
+        pa.field("low_data", pa.bool_()),
+    ],
+    metadata={"doc": "one row per player below the top dan: chance of promotion before the window "
+                     "resets and counted rounds expected to the next dan (scoring.md §S5)"},
+)
+
 SCORING: dict[str, pa.Schema] = {
     "match_scores": MATCH_SCORES,
     "standings": STANDINGS,
     "dan_ledger": DAN_LEDGER,
     "dan_current": DAN_CURRENT,
+    "dan_forecast": DAN_FORECAST,
     "pro_dan": PRO_DAN,
     "ratings": RATINGS,
     "rating_history": RATING_HISTORY,
