@@ -233,6 +233,43 @@ else:
 fig.show()
 
 # %% [markdown]
+# ## Cards or play: results against what the cards led one to expect
+#
+# Part of every result is the cards. `luck_model` (`scoring/luck.py`) is a ridge regression of a
+# deal's signed level result on the team-minus-opponents difference of the dealt hands' features
+# (jokers, wild cards, level cards, natural bombs, straight-flush chances), tributes paid and the
+# declaring side, validated on held-out matches (`r2_holdout`). `player_luck` gives each player
+# the mean result per deal, the mean the cards led one to expect, and the difference — *levels
+# above expectation* — with a 95 % interval. Players with fewer than 30 deals are marked
+# `low_data`.
+
+# %%
+luck_model = query(con, "SELECT feature, coefficient, r2_holdout, test_rows FROM luck_model ORDER BY feature")
+luck = query(con, """
+    SELECT player_id, deals, actual_mean, expected_mean, above_expectation, ci_low, ci_high, low_data
+    FROM player_luck ORDER BY above_expectation DESC, player_id
+""").with_columns(rank=pl.int_range(1, pl.len() + 1))
+player_luck = luck.filter(pl.col("player_id") == player)
+luck_model
+
+# %%
+player_luck
+
+# %%
+if luck.is_empty():
+    fig = no_data_figure("Levels above expectation")
+else:
+    shown = luck.with_columns(who=pl.when(pl.col("player_id") == player).then(pl.lit(player))
+                              .otherwise(pl.lit("everyone else")))
+    fig = px.scatter(shown, x="rank", y="above_expectation", color="who", hover_data=["player_id", "deals"],
+                     error_y=shown["ci_high"] - shown["above_expectation"],
+                     error_y_minus=shown["above_expectation"] - shown["ci_low"],
+                     labels={"rank": "rank (most above expectation first)",
+                             "above_expectation": "levels per deal above expectation (95 % interval)", "who": ""},
+                     title=f"{player}: results against what the cards led one to expect")
+fig.show()
+
+# %% [markdown]
 # ## Going further
 #
 # - Replay a listed deal move by move: `query(con, "SELECT * FROM plays WHERE match_id = ? AND

@@ -167,3 +167,14 @@ def test_coach_review_takes_the_player_parameter(tiny_store: Path) -> None:
 def test_coach_review_rejects_an_unknown_player(tiny_store: Path) -> None:
     with pytest.raises(CellExecutionError, match="has no deals"):
         run_notebook("coach_review", tiny_store, params={"PLAYER": "nobody"})
+
+
+def test_coach_review_shows_the_players_results_against_their_cards(sim_store: Path) -> None:
+    """The luck section shows the pipeline's player_luck row for the player and the fitted model."""
+    nb, probe = run_notebook("coach_review", sim_store, probe=(
+        "{'player': player, 'luck': player_luck.drop('rank').to_dicts(), 'features': luck_model.height}"
+    ))
+    assert_clean_run(nb)
+    table = {r["player_id"]: r for r in rows(sim_store, "player_luck")}
+    assert probe["luck"] == [table[probe["player"]]]
+    assert probe["features"] == len(rows(sim_store, "luck_model")) > 0
