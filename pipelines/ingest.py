@@ -7,6 +7,12 @@ re-copying a file does not ingest it twice. Each line becomes one row exactly as
 Duplicate events are kept in ``raw_events`` and dropped when matches are assembled for
 replay (``pipelines.replaying``), which is where (match, seq, content) is compared.
 
+Files are read as real tools write them, and as they are being written (``pipelines.lines``,
+issue 13): whole lines only, a leading BOM dropped, CRLF accepted, a damaged ``.jsonl.gz`` read
+as far as it is readable with its damage kept as one malformed row; a file that grew since its
+last read is read on from there. Every read is recorded in the state (``FileRecord``) and as a
+row of ``ingested_files``, which also flags empty files, damaged files and unfinished lines.
+
 Rows are written per hash bucket of the match id (``bucket=<n>`` folders), so the replay step
 can load all events of a set of matches one bucket at a time, in bounded memory, however large
 the input.
