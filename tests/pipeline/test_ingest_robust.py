@@ -387,6 +387,25 @@ def test_a_simulated_live_log_replays_valid_when_written_in_two_runs(tmp_path: P
     assert _quarantine(store) == []
 
 
+def test_a_gzip_file_still_being_written_is_read_on_once_complete(tmp_path: Path) -> None:
+    """A truncated .gz is quarantined where it stops; once complete, the rest is read (not the
+    start again) and the match replays valid."""
+    store = Store(tmp_path)
+    events = match_events("m1", deals=20)
+    readable = _truncated_gzip(store.inbox / "live.jsonl.gz", events, keep=0.5)
+    _run(store)
+    write_jsonl(store.inbox / "live.jsonl.gz", events)
+    report = ingest_step(store, workers=1)
+    assert (report.files_resumed, report.rows, report.problems) == (
+        ["live.jsonl.gz"],
+        len(events) - readable,
+        [],
+    )
+    replay_step(store, replay_fn=fake_replay, workers=1)
+    assert _statuses(store) == {"m1": "valid"}
+    assert _quarantine(store) == [("live.jsonl.gz", readable + 1, None, "malformed_line")]
+
+
 def test_a_complete_last_line_without_a_line_break_is_read_now(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.inbox.mkdir(parents=True)
