@@ -52,7 +52,7 @@ def import_logs(
     from rich.progress import Progress
 
     from importers import ConversionError
-    from importers.jobs import import_job, plan_jobs
+    from importers.jobs import file_name_problem, import_job, plan_jobs
 
     console = Console(stderr=True)
     player_ids = [p.strip() for p in players.split(",")] if players else None
@@ -64,6 +64,12 @@ def import_logs(
         raise typer.BadParameter(str(exc)) from None
     if match_id is not None and len(jobs) != 1:
         raise typer.BadParameter("--match-id needs exactly one input", param_hint="--match-id")
+    problem = None if match_id is None else file_name_problem(match_id)
+    if problem is not None:
+        raise typer.BadParameter(
+            f"{match_id!r} cannot name the output file {match_id}.jsonl in {out}: {problem}",
+            param_hint="--match-id",
+        )
     out.mkdir(parents=True, exist_ok=True)
     failures = 0
     with Progress(console=console, transient=True) as progress:

@@ -49,13 +49,17 @@ def ingest(
                                                      "or folders of them.", exists=True)],
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Copy event files into the store's inbox; `gdan run` then ingests them (each file once)."""
+    """Copy event files into the store's inbox; `gdan run` then ingests them (each file once).
+
+    A folder is copied as ``inbox/<folder name>/…``; its name is that of the resolved folder, so
+    ``gdan ingest ..`` or ``gdan ingest .`` copy into the inbox too.
+    """
     from pipelines.ingest import file_sha256
     from pipelines.store import Store
 
     inbox = Store(store).inbox
     files = [(p, p.name) for p in paths if p.is_file()]
-    for folder in (p for p in paths if p.is_dir()):
+    for folder in (p.resolve() for p in paths if p.is_dir()):
         found = (f for f in sorted(folder.rglob("*")) if f.is_file())
         files += [(f, f.relative_to(folder.parent).as_posix()) for f in found]
     copied = same = 0
@@ -96,18 +100,44 @@ def run(
 def _run(store: Path, workers: int, refresh: bool = False) -> None:
     from pipelines.progress import show_with
     from pipelines.runner import PipelineFailedError, run_pipeline
+    from pipelines.state import load_state
+    from pipelines.store import Store
 
+    before = set(load_state(Store(store).state_dir).committed)
     with _progress() as progress, show_with(progress):
         try:
             run_pipeline(store, workers=workers, refresh=refresh)
         except PipelineFailedError as exc:
+            _file_problems(store, before)
             console.print(f"[red]{exc}[/]")
             raise typer.Exit(1) from exc
         except Exception as exc:
             console.print(f"[red]pipeline failed:[/] {exc}\nThe store keeps its last committed state; "
                           "fix the cause and run again.")
             raise typer.Exit(1) from exc
+    _file_problems(store, before)
     _summary(store)
+
+
+def _file_problems(store: Path, before: set[str]) -> None:
+    """Warn about the files this run read that need attention (their ``ingested_files`` rows)."""
+    import pyarrow.compute as pc
+    from rich.markup import escape
+
+    from pipelines.store import Store
+
+    the_store = Store(store)
+    if not the_store.has_data("ingested_files"):
+        return
+    rows = the_store.read_table("ingested_files", columns=["source_file", "batch", "problem", "message"],
+                                where=pc.field("problem").is_valid())
+    new = [r for r in rows.to_pylist() if r["batch"] not in before]
+    for row in new:
+        console.print(f"[yellow]warning:[/] {escape(row['source_file'])}: {escape(row['message'])}",
+                      soft_wrap=True, highlight=False)
+    if new:
+        console.print(f"{len(new)} file(s) need attention: "
+                      "gdan sql \"SELECT * FROM ingested_files WHERE problem IS NOT NULL\"", highlight=False)
 
 
 def _summary(store: Path) -> None:

@@ -102,40 +102,43 @@ def validate(
 
 
 def _read_events(paths: list[Path]) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
-    """Events grouped by match across files, and the malformed lines (file, line, message)."""
-    import gzip
+    """Events grouped by match across files, and the malformed lines (file, line, message).
 
+    Files are read as the ingest step reads them (``pipelines.lines``: a BOM is dropped, CRLF
+    accepted). A damaged ``.gz`` file, or a last line without a line break that is no complete
+    JSON object, is one malformed entry at its line; the lines before it are validated.
+    """
     import orjson
+
+    from pipelines.lines import LineReader
 
     matches: dict[str, list[dict[str, Any]]] = {}
     malformed: list[dict[str, Any]] = []
+
+    def bad(path: Path, line_no: int, message: str) -> None:
+        malformed.append({"file": str(path), "line": line_no, "code": "malformed_line", "message": message})
+
     for path in paths:
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            for line_no, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    ev = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    malformed.append(
-                        {
-                            "file": str(path),
-                            "line": line_no,
-                            "code": "malformed_line",
-                            "message": f"not JSON ({exc})",
-                        }
-                    )
-                    continue
-                if not isinstance(ev, dict) or not isinstance(ev.get("match"), str):
-                    malformed.append(
-                        {
-                            "file": str(path),
-                            "line": line_no,
-                            "code": "malformed_line",
-                            "message": "not an event object with a string `match`",
-                        }
-                    )
-                    continue
-                matches.setdefault(ev["match"], []).append(ev)
+        reader = LineReader(path, gz=path.name.endswith(".gz"))
+        for line_no, raw in enumerate(reader.lines_iter(), 1):
+            if not raw.strip():
+                continue
+            try:
+                ev = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                bad(path, line_no, f"not JSON ({exc})")
+                continue
+            if not isinstance(ev, dict) or not isinstance(ev.get("match"), str):
+                bad(path, line_no, "not an event object with a string `match`")
+                continue
+            matches.setdefault(ev["match"], []).append(ev)
+        if reader.damage is not None:
+            bad(path, reader.lines + 1, reader.damage.message)
+        elif reader.pending:
+            bad(
+                path,
+                reader.lines + 1,
+                f"the last line ({reader.pending} bytes) has no line break and is "
+                "not a complete JSON object (cut off, or still being written)",
+            )
     return matches, malformed

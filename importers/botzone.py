@@ -51,7 +51,7 @@ from typing import Any
 import orjson
 
 from importers.claims import classify_claim
-from importers.common import RANKS, SEATS, EventWriter, seats_payload, team_of
+from importers.common import BOM, RANKS, SEATS, EventWriter, seats_payload, team_of
 from importers.errors import ConversionError
 
 RULESET = "national"
@@ -136,7 +136,7 @@ class _Log:
 def read_log(path: Path) -> list[Any]:
     """The log entries of a Botzone match log file."""
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        data = orjson.loads(Path(path).read_bytes().removeprefix(BOM))
     except orjson.JSONDecodeError as exc:
         raise ConversionError(path, None, None, f"a JSON document ({exc})") from None
     if isinstance(data, dict):

@@ -16,6 +16,9 @@ SEATS: tuple[str, str, str, str] = ("E", "N", "W", "S")
 RANKS = "23456789TJQKA"
 """Natural ranks, low to high (rules.md §1); a level's index on the NJUPT platform is ``2 + i``."""
 
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark Windows tools put at the start of a file: an encoding signature, not content."""
+
 SUITS = "SHCD"
 JOKERS = ("SB", "HR")
 

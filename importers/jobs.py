@@ -68,11 +68,39 @@ def run_job(
     return convert_botzone(job.paths[0], match_id, players)
 
 
+def file_name_problem(match_id: str) -> str | None:
+    """Why ``<match_id>.jsonl`` would not be one visible file directly in the output folder, or None.
+
+    A path separator or ``..`` would write elsewhere (outside ``--out``), and a leading dot
+    makes a hidden file, which the ingest step skips.
+    """
+    if not match_id:
+        return "it is empty"
+    if "/" in match_id or "\\" in match_id or "\0" in match_id:
+        return "it contains a path separator ('/' or '\\') or a NUL byte"
+    if match_id.startswith("."):
+        return "it starts with '.' (a hidden file, or a path outside the output folder)"
+    return None
+
+
 def import_job(
     job: ImportJob, out: Path, match_id: str | None = None, players: Sequence[str] | None = None
 ) -> tuple[Path, int]:
-    """Convert one job into ``out/<match id>.jsonl``; return that path and the event count."""
+    """Convert one job into ``out/<match id>.jsonl``; return that path and the event count.
+
+    Raises :class:`ConversionError` when the match id cannot be that file's name (see
+    :func:`file_name_problem`): nothing is written outside ``out``.
+    """
     events = run_job(job, match_id, players)
+    problem = file_name_problem(str(events[0]["match"]))
+    if problem is not None:
+        raise ConversionError(
+            job.paths[0],
+            None,
+            "match",
+            f"a match id usable as a file name in {out} ({problem})",
+            events[0]["match"],
+        )
     target = out / f"{events[0]['match']}.jsonl"
     with target.open("wb") as handle:
         for event in events:

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from importers.common import RANKS, is_card
+from importers.common import BOM, RANKS, is_card
 from importers.errors import ConversionError
 
 COMBO_TYPES: dict[str, str] = {
@@ -157,7 +157,7 @@ def read_client(path: Path) -> ClientStream:
             if not raw.strip():
                 continue
             try:
-                message = orjson.loads(raw)
+                message = orjson.loads(raw.removeprefix(BOM) if line_no == 1 else raw)
             except orjson.JSONDecodeError as exc:
                 raise ConversionError(path, line_no, None, f"a JSON object ({exc})") from None
             if not isinstance(message, dict):

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import orjson
 
+from importers.common import BOM
+
 NJUPT_SUFFIX = ".njupt.jsonl"
 BOTZONE_SUFFIX = ".botzone.json"
 _SNIFF_BYTES = 1 << 16
@@ -42,7 +44,7 @@ def sniff(path: Path) -> SourceFormat:
         return SourceFormat.BOTZONE
     with path.open("rb") as handle:
         head = handle.read(_SNIFF_BYTES)
-    stripped = head.lstrip()
+    stripped = head.removeprefix(BOM).lstrip()
     if stripped.startswith(b"[") or _LOG_OBJECT.match(stripped):
         return SourceFormat.BOTZONE if b'"output"' in head else SourceFormat.UNKNOWN
     first_line = stripped.split(b"\n", 1)[0]

@@ -7,6 +7,12 @@ re-copying a file does not ingest it twice. Each line becomes one row exactly as
 Duplicate events are kept in ``raw_events`` and dropped when matches are assembled for
 replay (``pipelines.replaying``), which is where (match, seq, content) is compared.
 
+Files are read as real tools write them, and as they are being written (``pipelines.lines``,
+issue 13): whole lines only, a leading BOM dropped, CRLF accepted, a damaged ``.jsonl.gz`` read
+as far as it is readable with its damage kept as one malformed row; a file that grew since its
+last read is read on from there. Every read is recorded in the state (``FileRecord``) and as a
+row of ``ingested_files``, which also flags empty files, damaged files and unfinished lines.
+
 Rows are written per hash bucket of the match id (``bucket=<n>`` folders), so the replay step
 can load all events of a set of matches one bucket at a time, in bounded memory, however large
 the input.
@@ -14,10 +20,9 @@ the input.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,10 +31,11 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipelines.lines import Damage, LineReader, Resume
 from pipelines.pool import ordered_map
 from pipelines.state import FileRecord, MatchInfo, StoreState
 from pipelines.store import Store
-from schemas.tables import RAW_EVENTS
+from schemas.tables import INGESTED_FILES, RAW_EVENTS
 
 N_BUCKETS = 64
 MALFORMED_BUCKET = -1
@@ -110,37 +116,54 @@ def inbox_files(inbox: Path) -> list[Path]:
     if not inbox.exists():
         return []
     return sorted(
-        p for p in inbox.rglob("*")
+        p
+        for p in inbox.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(inbox).parts)
     )
 
 
 @dataclass(slots=True)
 class Opened:
-    """The lines of an inbox file, and why they are all malformed when conversion failed."""
+    """The lines of an inbox file, and why they are all malformed when conversion failed.
+
+    ``reader`` reads an event-v1 file (whole lines, BOM and CRLF handled, damage located, see
+    ``pipelines.lines``); it is None for a foreign log (converted, or kept as received when its
+    conversion failed), whose reads are not continued when it grows: it is read whole again.
+    """
 
     lines: Iterator[bytes]
     failure: str | None = None
+    reader: LineReader | None = None
+
+    @property
+    def first_line(self) -> int:
+        return self.reader.first_line if self.reader else 1
+
+    @property
+    def resumed(self) -> bool:
+        return self.reader is not None and self.reader.resumed
 
 
-def open_lines(path: Path) -> Opened | None:
+def open_lines(path: Path, resume: Resume | None = None) -> Opened | None:
     """The event-v1 lines of a file (without line breaks), or None when the format is unknown.
 
     Files in a foreign format are converted by ``importers.detect_and_convert``;
-    ``*.jsonl`` and ``*.jsonl.gz`` files are read as they are. A foreign file whose conversion
-    fails is kept line by line as received, every line malformed with the importer's error
-    (file, line, field, what was expected), so nothing is lost.
+    ``*.jsonl`` and ``*.jsonl.gz`` files are read as they are, from where ``resume`` says the
+    last read stopped when the file grew since (their foreign format is not sniffed again). A
+    foreign file whose conversion fails is kept line by line as received, every line malformed
+    with the importer's error (file, line, field, what was expected), so nothing is lost.
     """
-    try:
-        converted = _convert(path)
-    except ValueError as exc:
-        return Opened(_strip(open(path, "rb")), f"conversion failed: {exc}")
-    if converted is not None:
-        return Opened(line.encode("utf-8") for line in converted)
-    if path.name.endswith(".jsonl.gz"):
-        return Opened(_strip(gzip.open(path, "rb")))
-    if path.name.endswith(".jsonl"):
-        return Opened(_strip(open(path, "rb")))
+    gz = path.name.endswith(".jsonl.gz")
+    if resume is None:
+        try:
+            converted = _convert(path)
+        except ValueError as exc:
+            return Opened(LineReader(path, gz=False).lines_iter(), f"conversion failed: {exc}")
+        if converted is not None:
+            return Opened(line.encode("utf-8") for line in converted)
+    if gz or path.name.endswith(".jsonl"):
+        reader = LineReader(path, gz=gz, resume=resume)
+        return Opened(reader.lines_iter(), reader=reader)
     return None
 
 
@@ -148,12 +171,6 @@ def _convert(path: Path) -> Iterator[str] | None:
     from importers import detect_and_convert
 
     return detect_and_convert(path)
-
-
-def _strip(handle: Iterable[bytes]) -> Iterator[bytes]:
-    with handle:  # type: ignore[attr-defined]
-        for line in handle:
-            yield line.rstrip(b"\r\n")
 
 
 @dataclass(slots=True)
@@ -164,6 +181,9 @@ class IngestReport:
     files_read: list[str] = field(default_factory=list)
     files_seen_before: list[str] = field(default_factory=list)
     files_unsupported: list[str] = field(default_factory=list)
+    files_resumed: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """One readable line per file that needs attention: ``file: what is wrong``."""
     rows: int = 0
     malformed: int = 0
     blank_lines: int = 0
@@ -173,12 +193,14 @@ class IngestReport:
         return {
             "batch": self.batch_id,
             "files_read": len(self.files_read),
+            "files_resumed": len(self.files_resumed),
             "files_seen_before": len(self.files_seen_before),
             "files_unsupported": len(self.files_unsupported),
             "rows": self.rows,
             "malformed_rows": self.malformed,
             "blank_lines_skipped": self.blank_lines,
             "new_matches": self.new_matches,
+            "problems": "\n".join(self.problems),
         }
 
 
@@ -195,12 +217,21 @@ class ParsedChunk:
     blank: int
 
 
-def parse_chunk(lines: list[bytes], source: str, first_line_no: int, ingested_at: datetime,
-                failure: str | None = None) -> ParsedChunk:
+def parse_chunk(
+    lines: list[bytes],
+    source: str,
+    first_line_no: int,
+    ingested_at: datetime,
+    failure: str | None = None,
+    damage: Damage | None = None,
+) -> ParsedChunk:
     """Parse a run of lines of file ``source`` (the first is line ``first_line_no``) into bucket tables.
 
     ``failure`` marks every line malformed with that reason (a foreign file whose conversion
-    failed). A pure function of its arguments, so chunks can be parsed in worker processes.
+    failed). ``damage`` adds, after the lines, one malformed row for the place where a damaged
+    compressed file stops (its payload: the readable bytes of the cut line), so the damage is
+    quarantined with file and line. A pure function of its arguments, so chunks can be parsed in
+    worker processes.
     """
     columns: dict[int, tuple[list[int], list[ParsedLine]]] = {}
     per_match: dict[str, list[int]] = {}
@@ -226,9 +257,19 @@ def parse_chunk(lines: list[bytes], source: str, first_line_no: int, ingested_at
         numbers, parsed = columns.setdefault(bucket, ([], []))
         numbers.append(line_no)
         parsed.append(row)
-    tables = {bucket: _raw_table(source, numbers, parsed, ingested_at)
-              for bucket, (numbers, parsed) in columns.items()}
-    return ParsedChunk(source, tables, per_match, len(lines) - blank, malformed, blank)
+    rows = len(lines) - blank
+    if damage is not None:
+        payload = damage.fragment.decode("utf-8", errors="backslashreplace")
+        numbers, parsed = columns.setdefault(MALFORMED_BUCKET, ([], []))
+        numbers.append(first_line_no + len(lines))
+        parsed.append(ParsedLine(None, None, None, payload, _hash(damage.fragment), damage.message))
+        rows += 1
+        malformed += 1
+    tables = {
+        bucket: _raw_table(source, numbers, parsed, ingested_at)
+        for bucket, (numbers, parsed) in columns.items()
+    }
+    return ParsedChunk(source, tables, per_match, rows, malformed, blank)
 
 
 def _raw_table(source: str, numbers: list[int], rows: list[ParsedLine], ingested_at: datetime) -> pa.Table:
@@ -282,10 +323,36 @@ class _BucketWriter:
             writer.close()
 
 
-def ingest_inbox(store: Store, state: StoreState, batch_id: str, *, workers: int = 1,
-                 advance: Advance | None = None,
-                 on_files: Callable[[int], None] | None = None) -> IngestReport:
+@dataclass(slots=True)
+class _Read:
+    """One file to read in this run, and what the read found (filled in as it goes)."""
+
+    path: Path
+    name: str
+    digest: str
+    resume: Resume | None
+    opened: Opened | None = None
+    rows: int = 0
+    malformed: int = 0
+    blank: int = 0
+
+
+def ingest_inbox(
+    store: Store,
+    state: StoreState,
+    batch_id: str,
+    *,
+    workers: int = 1,
+    advance: Advance | None = None,
+    on_files: Callable[[int], None] | None = None,
+) -> IngestReport:
     """Stage the rows of every new inbox file as raw-event batch ``batch_id``; update ``state``.
+
+    A file whose content was read before (under any name) is skipped. A file read before
+    under the same name that has grown is read on from where that read stopped, when the bytes
+    read then are unchanged (else it is a new file, read whole; the replay drops the events it
+    repeats). Each read gets a record in the state and a row in ``ingested_files``; an empty
+    file, a damaged ``.gz`` and an unfinished last line are reported (``IngestReport.problems``).
 
     Lines are parsed in chunks of ``CHUNK_LINES``, in ``workers`` processes when the new
     files are large enough to pay for starting them. The caller publishes the batch and saves
@@ -293,62 +360,148 @@ def ingest_inbox(store: Store, state: StoreState, batch_id: str, *, workers: int
     called as each file's first rows arrive.
     """
     report = IngestReport(batch_id)
-    todo: list[tuple[Path, str, str]] = []
+    todo: list[_Read] = []
     batch_hashes: set[str] = set()
+    latest = {record.name: record for record in state.files.values()}
     for path in inbox_files(store.inbox):
         name = path.relative_to(store.inbox).as_posix()
         digest = _cached_sha256(state, path, name)
         if digest in state.files or digest in batch_hashes:
             report.files_seen_before.append(name)
+            seen = state.files.get(digest)
+            if seen is not None and seen.name == name and seen.pending:
+                report.problems.append(f"{name}: {_unfinished(seen.lines, seen.pending)}")
             continue
         batch_hashes.add(digest)
-        todo.append((path, name, digest))
+        previous = latest.get(name)
+        todo.append(_Read(path, name, digest, previous.resume() if previous else None))
     if on_files:
         on_files(len(todo))
     if not todo:
         return report
-    if sum(path.stat().st_size for path, _, _ in todo) < POOL_MIN_BYTES:
+    if sum(item.path.stat().st_size for item in todo) < POOL_MIN_BYTES:
         workers = 1
     writer = _BucketWriter(store.stage_dir(batch_id, "raw_events"))
     ingested_at = datetime.now(UTC)
-    file_rows: dict[str, int] = {}
+    reads = {item.name: item for item in todo}
     try:
         with ordered_map(parse_chunk, workers) as run:
             for chunk in run(_chunks(todo, report, ingested_at)):
                 writer.add(chunk)
                 _account(chunk, state, batch_id, report)
-                if advance and chunk.source not in file_rows:
+                item = reads[chunk.source]
+                if advance and not (item.rows or item.blank):
                     advance(1)
-                file_rows[chunk.source] = file_rows.get(chunk.source, 0) + chunk.rows
+                item.rows += chunk.rows
+                item.malformed += chunk.malformed
+                item.blank += chunk.blank
     finally:
         writer.close()
-    for _, name, digest in todo:
-        if name not in report.files_unsupported:
-            state.files[digest] = FileRecord(name=name, batch=batch_id, rows=file_rows.get(name, 0))
-            report.files_read.append(name)
+    log = [(item, _record(item, batch_id, state, report)) for item in todo if item.opened is not None]
+    _write_file_log(store, batch_id, log, ingested_at)
     if report.malformed:
         state.unquarantined.append(batch_id)
         state.malformed_rows += report.malformed
     return report
 
 
-def _chunks(todo: list[tuple[Path, str, str]], report: IngestReport,
-            ingested_at: datetime) -> Iterator[tuple[list[bytes], str, int, datetime, str | None]]:
-    for path, name, _ in todo:
-        opened = open_lines(path)
+def _chunks(
+    todo: list[_Read], report: IngestReport, ingested_at: datetime
+) -> Iterator[tuple[list[bytes], str, int, datetime, str | None, Damage | None]]:
+    for item in todo:
+        opened = item.opened = open_lines(item.path, item.resume)
         if opened is None:
-            report.files_unsupported.append(name)
+            report.files_unsupported.append(item.name)
             continue
         buffer: list[bytes] = []
-        first = 1
+        done = 0
         for raw in opened.lines:
             buffer.append(raw)
             if len(buffer) >= CHUNK_LINES:
-                yield buffer, name, first, ingested_at, opened.failure
-                first += len(buffer)
+                yield buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None
+                done += len(buffer)
                 buffer = []
-        if buffer:
-            yield buffer, name, first, ingested_at, opened.failure
+        damage = opened.reader.damage if opened.reader else None
+        if buffer or damage:
+            yield buffer, item.name, opened.first_line + done, ingested_at, opened.failure, damage
+
+
+def _record(item: _Read, batch_id: str, state: StoreState, report: IngestReport) -> FileRecord:
+    """Record one read in the state's file log and report what needs attention."""
+    assert item.opened is not None
+    reader = item.opened.reader
+    record = FileRecord(name=item.name, batch=batch_id, rows=item.rows, first_line=item.opened.first_line)
+    if reader is None:
+        record.lines = item.rows + item.blank
+    else:
+        record.lines, record.offset, record.prefix = reader.lines, reader.offset, reader.prefix
+        record.terminated, record.pending = reader.terminated, reader.pending
+        if item.opened.resumed:
+            report.files_resumed.append(item.name)
+        if reader.damage is not None:
+            kept = (
+                f"lines {record.first_line}–{reader.lines} read"
+                if reader.lines >= record.first_line
+                else "no line readable"
+            )
+            record.problem = "damaged"
+            record.message = (
+                f"{reader.damage.message}; {kept}, the damage quarantined as line {reader.lines + 1}"
+            )
+        elif reader.pending:
+            record.problem, record.message = "unfinished_line", _unfinished(reader.lines, reader.pending)
+        elif not reader.resumed and item.rows == 0:
+            size = item.path.stat().st_size
+            record.problem = "empty"
+            record.message = (
+                "empty file (0 bytes): no events"
+                if size == 0
+                else f"no events: only {item.blank} blank line(s)"
+                if item.blank
+                else "no events: no lines (empty once decompressed)"
+            )
+    if record.problem is not None:
+        report.problems.append(f"{item.name}: {record.message}")
+    state.files[item.digest] = record
+    report.files_read.append(item.name)
+    return record
+
+
+def _unfinished(lines: int, pending: int) -> str:
+    return (
+        f"line {lines + 1} has no line break yet ({pending} bytes): left for the next run "
+        "(end the file with a line break if it is complete)"
+    )
+
+
+def _write_file_log(
+    store: Store, batch_id: str, reads: list[tuple[_Read, FileRecord]], ingested_at: datetime
+) -> None:
+    """Stage this batch's rows of ``ingested_files`` (published with the raw rows, atomically)."""
+    if not reads:
+        return
+    table = pa.Table.from_pylist(
+        [
+            {
+                "source_file": r.name,
+                "sha256": item.digest,
+                "batch": batch_id,
+                "first_line": r.first_line,
+                "last_line": r.lines if r.lines >= r.first_line else None,
+                "rows": r.rows,
+                "malformed": item.malformed,
+                "bytes_read": r.offset if r.offset >= 0 else None,
+                "pending_bytes": r.pending,
+                "resumed": item.opened is not None and item.opened.resumed,
+                "problem": r.problem,
+                "message": r.message,
+                "ingested_at": ingested_at,
+            }
+            for item, r in reads
+        ],
+        schema=INGESTED_FILES,
+    )
+    pq.write_table(table, store.stage_dir(batch_id, "ingested_files") / "part-0.parquet")
 
 
 def _account(chunk: ParsedChunk, state: StoreState, batch_id: str, report: IngestReport) -> None:

@@ -2,9 +2,10 @@
 
 A match is replayed once, when its ``match_end`` has arrived (until then it is held as
 ``incomplete``). Its events are gathered from every raw batch that holds some of them, and an
-event delivered again by another file (same match, seq and content hash as an event of an
-earlier file) is dropped. A line repeated *within* one file is kept: that log itself is faulty,
-and the replay reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
+event delivered again by another file, or by another read of the same file (one re-read whole
+after it changed), is dropped: same match, seq and content hash as an event of an earlier read.
+A line repeated *within* one read of a file is kept: that log itself is faulty, and the replay
+reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
 Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool. Raw rows are
 read in slices of whole matches of one hash bucket and results are written as they come, so
 memory stays bounded however large the input.
@@ -238,8 +239,8 @@ def _ordered_union(lists: list[list[str]]) -> list[str]:
 def _chunk_matches(frame: pl.DataFrame, infos: dict[str, MatchInfo],
                    report: ReplayReport) -> Iterator[tuple[list[str], pa.Table]]:
     before = frame.group_by("match_id").len()
-    first_file = pl.col("source_file").first().over(["match_id", "seq", "content_hash"])
-    unique = frame.filter(pl.col("source_file") == first_file)
+    read = pl.concat_str(["source_file", "_batch"], separator="\0")
+    unique = frame.filter(read == read.first().over(["match_id", "seq", "content_hash"]))
     unique = unique.sort(["match_id", "seq", "_arrival"], nulls_last=True)
     sizes = unique.group_by("match_id", maintain_order=True).len()
     kept = dict(zip(sizes["match_id"].to_list(), sizes["len"].to_list(), strict=True))

@@ -5,6 +5,10 @@ table). All tables are recomputed from the replayed tables on every run: scores,
 ratings depend on the order of all rounds, and recomputing is what makes "re-deriving from the
 logs gives the same ledger" hold by construction. Checks guard the invariants a referee relies
 on (one current row per player, ledger totals that add up, one standings row per team and round).
+
+Scoring reads the replayed tables without the matches that ``duplicate_matches`` marks
+``excluded`` (a match ingested again under another id, ``pipelines.duplicates``), so a copy is
+not counted twice in scores, dan points and ratings; the copy stays in ``matches``.
 """
 
 from collections.abc import Iterator
@@ -50,6 +54,15 @@ def _read(store: Store, name: str) -> pl.DataFrame:
     return out
 
 
+def _scored(store: Store, name: str) -> pl.DataFrame:
+    """Table ``name`` without the rows of matches excluded as duplicates (``duplicate_matches``)."""
+    table = _read(store, name)
+    if not store.has_data("duplicate_matches"):
+        return table
+    excluded = _read(store, "duplicate_matches").filter(pl.col("excluded"))["match_id"]
+    return table.filter(~pl.col("match_id").is_in(excluded.implode()))
+
+
 def _write(store: Store, name: str, df: pl.DataFrame) -> dict[str, int]:
     schema = ALL_TABLES[name]
     store.write_table(name, df.to_arrow().cast(schema) if df.height else schema.empty_table())
@@ -60,18 +73,39 @@ def _check(name: str, asset_key: str, passed: bool, **meta: int | str) -> AssetC
     return AssetCheckResult(check_name=name, asset_key=asset_key, passed=bool(passed), metadata=meta)
 
 
-@asset(name="match_scores", group_name=GROUP, deps=["matches", "deals"],
+@asset(name="duplicate_matches", group_name="quality", deps=["matches", "deal_hands", "plays"])
+def duplicate_matches_asset(store: StoreResource) -> MaterializeResult:
+    """Matches whose deals repeat an earlier match's under another id (``pipelines.duplicates``)."""
+    from pipelines.duplicates import duplicate_matches, ingest_order
+    from pipelines.state import load_state
+    from pipelines.warehouse import connect
+
+    st = store.store()
+    con = connect(st.root)
+    try:
+        table = duplicate_matches(con, ingest_order(load_state(st.state_dir)))
+    finally:
+        con.close()
+    st.write_table("duplicate_matches", table)
+    excluded = sum(table["excluded"].to_pylist())
+    return MaterializeResult(metadata={"rows": table.num_rows, "excluded": excluded})
+
+
+@asset(name="match_scores", group_name=GROUP, deps=["matches", "deals", "duplicate_matches"],
        check_specs=[AssetCheckSpec("two_rows_per_match", asset="match_scores")])
 def match_scores_asset(config: ScoringConfig, store: StoreResource) -> Results:
-    """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``."""
+    """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``.
+
+    Matches excluded as duplicates are not scored (see the module docs).
+    """
     from scoring.deductions import deductions
     from scoring.params import load_event_overrides
     from scoring.round_scores import score_matches
 
     st = store.store()
     overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
-    ded = deductions(_read(st, "rulings")) if "rulings" in ALL_TABLES and st.has_data("rulings") else None
-    scores = score_matches(_read(st, "matches"), _read(st, "deals"), ded, overrides)
+    ded = deductions(_scored(st, "rulings")) if "rulings" in ALL_TABLES and st.has_data("rulings") else None
+    scores = score_matches(_scored(st, "matches"), _scored(st, "deals"), ded, overrides)
     meta = _write(st, "match_scores", scores)
     yield MaterializeResult(metadata=meta)
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
@@ -140,7 +174,7 @@ def rating_assets(config: RatingConfig, store: StoreResource) -> Results:
         raise ValueError(f"update_unit must be 'round' or 'deal', got {config.update_unit!r}")
     st = store.store()
     params = RatingParams(update_unit=config.update_unit)  # type: ignore[arg-type]
-    current, history = rate(_read(st, "match_scores"), _read(st, "deals"), params)
+    current, history = rate(_read(st, "match_scores"), _scored(st, "deals"), params)
     yield MaterializeResult(asset_key="ratings", metadata=_write(st, "ratings", current))
     yield MaterializeResult(asset_key="rating_history", metadata=_write(st, "rating_history", history))
     yield _check("one_row_per_player", "ratings", current["player_id"].is_unique().all(),
@@ -158,30 +192,30 @@ def partners_asset(store: StoreResource) -> MaterializeResult:
 
 
 @multi_asset(
-    specs=[AssetSpec("duplicate_results", group_name=GROUP, deps=["matches", "deals"]),
-           AssetSpec("duplicate_standings", group_name=GROUP, deps=["matches", "deals"])],
+    specs=[AssetSpec("duplicate_results", group_name=GROUP, deps=["matches", "deals", "duplicate_matches"]),
+           AssetSpec("duplicate_standings", group_name=GROUP, deps=["matches", "deals", "duplicate_matches"])],
 )
 def duplicate_assets(store: StoreResource) -> Results:
     """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
     from scoring.duplicate import duplicate_results, duplicate_standings
 
     st = store.store()
-    results = duplicate_results(_read(st, "matches"), _read(st, "deals"))
+    results = duplicate_results(_scored(st, "matches"), _scored(st, "deals"))
     yield MaterializeResult(asset_key="duplicate_results", metadata=_write(st, "duplicate_results", results))
     yield MaterializeResult(asset_key="duplicate_standings",
                             metadata=_write(st, "duplicate_standings", duplicate_standings(results)))
 
 
 @multi_asset(
-    specs=[AssetSpec("luck_model", group_name=GROUP, deps=["deal_hands", "deals", "tributes"]),
-           AssetSpec("player_luck", group_name=GROUP, deps=["deal_hands", "deals", "tributes"])],
+    specs=[AssetSpec("luck_model", group_name=GROUP, deps=["deal_hands", "deals", "tributes", "duplicate_matches"]),
+           AssetSpec("player_luck", group_name=GROUP, deps=["deal_hands", "deals", "tributes", "duplicate_matches"])],
 )
 def luck_assets(store: StoreResource) -> Results:
     """The expected deal result from the dealt cards, and each player's levels above it."""
     from scoring.luck import luck_tables
 
     st = store.store()
-    model, players = luck_tables(_read(st, "deal_hands"), _read(st, "deals"), _read(st, "tributes"))
+    model, players = luck_tables(_scored(st, "deal_hands"), _scored(st, "deals"), _scored(st, "tributes"))
     yield MaterializeResult(asset_key="luck_model", metadata=_write(st, "luck_model", model))
     yield MaterializeResult(asset_key="player_luck", metadata=_write(st, "player_luck", players))
 
@@ -196,6 +230,7 @@ def dan_forecast_asset(store: StoreResource) -> MaterializeResult:
     return MaterializeResult(metadata=_write(st, "dan_forecast", table))
 
 
-ASSETS: list = [match_scores_asset, standings_asset, dan_assets, pro_dan_asset, rating_assets, partners_asset,
-                duplicate_assets, luck_assets, dan_forecast_asset]
-"""The scoring assets (with their checks), keyed by the table names of ``schemas.scoring``."""
+ASSETS: list = [duplicate_matches_asset, match_scores_asset, standings_asset, dan_assets, pro_dan_asset,
+                rating_assets, partners_asset, duplicate_assets, luck_assets, dan_forecast_asset]
+"""The scoring assets (pure functions of ``scoring``, wired into the pipeline, with their checks), keyed
+by the table names of ``schemas.scoring``, and ``duplicate_matches``, which decides what is scored."""

@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from pipelines.lines import Resume
+
 STATE_VERSION = 1
 INCOMPLETE = "incomplete"
 """Status of a match whose match_end has not arrived; a replayed match has its ``matches.status``."""
@@ -54,11 +56,38 @@ class MatchInfo:
 
 @dataclass(slots=True)
 class FileRecord:
-    """A file read once: its name, batch and line count."""
+    """One read of an inbox file (the ingested-file log): its name, batch, rows and how far it got.
+
+    A file that grows between runs is read on from ``offset`` when its first ``offset`` content
+    bytes still hash to ``prefix`` (``pipelines.lines``), so each read has its own record.
+    """
 
     name: str
     batch: str
     rows: int
+    first_line: int = 1
+    """Line number of the first line this read covered."""
+    lines: int = 0
+    """Whole lines of the file read so far, this read included (the next read starts after them)."""
+    offset: int = -1
+    """Content bytes read so far (whole lines; for ``.gz`` decompressed); -1: a read that cannot be
+    continued (a converted foreign log), so a changed file is read whole again."""
+    prefix: str = ""
+    """sha256 of those ``offset`` bytes."""
+    terminated: bool = True
+    """Whether those bytes end with a line break."""
+    pending: int = 0
+    """Bytes of an unfinished last line (no line break yet) left for the next read."""
+    problem: str | None = None
+    """What was wrong with the read: ``empty``, ``damaged`` or ``unfinished_line`` (None: nothing)."""
+    message: str | None = None
+    """The problem as reported: what and where (line, byte position)."""
+
+    def resume(self) -> Resume | None:
+        """Where a read of a grown version of this file continues (None: read it whole)."""
+        if self.offset < 0:
+            return None
+        return Resume(self.offset, self.lines, self.prefix, self.terminated)
 
 
 @dataclass(slots=True)
@@ -67,7 +96,8 @@ class StoreState:
 
     committed: list[str] = field(default_factory=list)
     files: dict[str, FileRecord] = field(default_factory=dict)
-    """Content hash (sha256) -> the file first read with that content."""
+    """Content hash (sha256) -> the read of the file first seen with that content (insertion order
+    is read order, so the last record of a name is its latest read)."""
     fingerprints: dict[str, list[Any]] = field(default_factory=dict)
     """Inbox path -> [size, mtime_ns, sha256]: skips re-hashing unchanged files on a rerun."""
     matches: dict[str, MatchInfo] = field(default_factory=dict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-TABLES_VERSION = 3
+TABLES_VERSION = 4
 
 _TS = pa.timestamp("us", tz="UTC")
 _SEATS = ("E", "N", "W", "S")
@@ -303,3 +303,42 @@ SUMMARIES: dict[str, pa.Schema] = {
     "player_leads": PLAYER_LEADS,
 }
 """Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""
+
+INGESTED_FILES = pa.schema(
+    [
+        pa.field("source_file", pa.string(), nullable=False),
+        pa.field("sha256", pa.string(), nullable=False),
+        pa.field("batch", pa.string(), nullable=False),
+        pa.field("first_line", pa.int64(), nullable=False),
+        pa.field("last_line", pa.int64()),
+        pa.field("rows", pa.int64(), nullable=False),
+        pa.field("malformed", pa.int64(), nullable=False),
+        pa.field("bytes_read", pa.int64()),
+        pa.field("pending_bytes", pa.int64(), nullable=False),
+        pa.field("resumed", pa.bool_(), nullable=False),
+        pa.field("problem", pa.string()),
+        pa.field("message", pa.string()),
+        pa.field("ingested_at", _TS, nullable=False),
+    ],
+    metadata={"doc": "the ingested-file log: one row per read of an inbox file (a file that grows is read "
+                     "on where the last read stopped); problem empty|damaged|unfinished_line with a message"},
+)
+
+DUPLICATE_MATCHES = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("duplicate_of", pa.string(), nullable=False),
+        pa.field("deals", pa.int32(), nullable=False),
+        pa.field("match_deals", pa.int32(), nullable=False),
+        pa.field("excluded", pa.bool_(), nullable=False),
+        pa.field("reason", pa.string(), nullable=False),
+    ],
+    metadata={"doc": "replayed matches whose deals (hands and plays) repeat those of an earlier match under "
+                     "another id; excluded ones (every deal a copy) are left out of scoring"},
+)
+
+QUALITY: dict[str, pa.Schema] = {
+    "ingested_files": INGESTED_FILES,
+    "duplicate_matches": DUPLICATE_MATCHES,
+}
+"""Data-quality tables: the ingested-file log (appended by ingest) and duplicate matches (recomputed)."""

@@ -1,0 +1,106 @@
+"""``duplicate_matches``: one match ingested twice under two ids, found by the content of its deals.
+
+A log copied under a new match id (re-exported, renamed, merged twice) replays as a second,
+valid match, and would count twice in ratings and dan points. Match ids cannot catch it, so the
+deals are compared by content: a deal's fingerprint is the md5 of its dealt hands (each seat's
+cards, sorted) and of its sequence of actions (seat, play or pass, cards; in seq order). Two
+independent deals with the same 108-card deal and the same play are, in practice, impossible
+(a duplicate-format board in its other room has the same hands but other plays), so a shared
+fingerprint means a copy. Deals without a play or pass (results-only deals) are not compared:
+their hands alone would match the other room of a duplicate board.
+
+The earlier match (by ingest order: the first raw batch holding it, then match id) is the
+original. A later match all of whose compared deals repeat deals of one earlier match is a copy:
+``excluded``, and the scoring assets leave it out. A later match sharing only some deals is
+listed, for a person to judge, and still scored. Both stay in ``raw_events`` and ``matches``.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+
+from pipelines.state import StoreState
+from schemas.tables import DUPLICATE_MATCHES
+
+DEAL_FINGERPRINTS = """
+WITH h AS (
+    SELECT match_id, deal_no,
+           string_agg(seat || '=' || array_to_string(list_sort(hand), ','), ';' ORDER BY seat) AS hands
+    FROM deal_hands WHERE hand IS NOT NULL GROUP BY ALL),
+p AS (
+    SELECT match_id, deal_no,
+           string_agg(seat || ':' || action || ':' || coalesce(array_to_string(cards, ','), ''), ';'
+                      ORDER BY seq) AS actions
+    FROM plays GROUP BY ALL)
+SELECT match_id, deal_no, md5(coalesce(hands, '') || '|' || coalesce(actions, '')) AS fingerprint
+FROM p LEFT JOIN h USING (match_id, deal_no)
+"""
+"""One row per deal with at least one action: its content fingerprint."""
+
+
+def ingest_order(state: StoreState) -> dict[str, int]:
+    """Each match's position in ingest order: the index of the first committed batch holding it."""
+    position = {batch: i for i, batch in enumerate(state.committed)}
+    return {
+        m: min((position[b] for b in info.batches if b in position), default=len(position))
+        for m, info in state.matches.items()
+    }
+
+
+def duplicate_matches(con: duckdb.DuckDBPyConnection, order: dict[str, int]) -> pa.Table:
+    """The ``duplicate_matches`` rows over the replayed tables of ``con`` (see the module docs).
+
+    ``order`` ranks matches by ingest order (:func:`ingest_order`); ties go by match id.
+    """
+    tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if not {"deal_hands", "plays"} <= tables:
+        return DUPLICATE_MATCHES.empty_table()
+    deals = pl.from_arrow(con.execute(DEAL_FINGERPRINTS).to_arrow_table())
+    assert isinstance(deals, pl.DataFrame)
+    if deals.is_empty():
+        return DUPLICATE_MATCHES.empty_table()
+    ranks = pl.DataFrame(
+        {"match_id": list(order), "_order": list(order.values())},
+        schema={"match_id": pl.String, "_order": pl.Int64},
+    )
+    deals = (
+        deals.join(ranks, on="match_id", how="left")
+        .with_columns(pl.col("_order").fill_null(len(order)))
+        .sort(["_order", "match_id", "deal_no"])
+    )
+    holders = deals.group_by("fingerprint", maintain_order=True).agg(original=pl.col("match_id").first())
+    per_deal = deals.join(holders, on="fingerprint")
+    match_deals = per_deal.group_by("match_id").agg(match_deals=pl.len(), _order=pl.col("_order").first())
+    copies = (
+        per_deal.filter(pl.col("original") != pl.col("match_id"))
+        .group_by("match_id", "original")
+        .agg(deals=pl.len())
+    )
+    if copies.is_empty():
+        return DUPLICATE_MATCHES.empty_table()
+    originals = match_deals.select(original="match_id", _original_order="_order")
+    best = (
+        copies.join(originals, on="original")
+        .sort(["match_id", "deals", "_original_order", "original"], descending=[False, True, False, False])
+        .group_by("match_id", maintain_order=True)
+        .first()
+        .join(match_deals, on="match_id")
+    )
+    rows = []
+    for row in best.sort(["_order", "match_id"]).iter_rows(named=True):
+        excluded = row["deals"] == row["match_deals"]
+        what = f"every deal ({row['deals']})" if excluded else f"{row['deals']} of {row['match_deals']} deals"
+        rows.append(
+            {
+                "match_id": row["match_id"],
+                "duplicate_of": row["original"],
+                "deals": row["deals"],
+                "match_deals": row["match_deals"],
+                "excluded": excluded,
+                "reason": f"{what} with the same hands and plays as in match {row['original']!r}, ingested "
+                "earlier" + ("; left out of scoring" if excluded else "; still scored, check it"),
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=DUPLICATE_MATCHES)
