@@ -192,8 +192,8 @@ def partners_asset(store: StoreResource) -> MaterializeResult:
 
 
 @multi_asset(
-    specs=[AssetSpec("duplicate_results", group_name=GROUP, deps=["matches", "deals", "duplicate_matches"]),
-           AssetSpec("duplicate_standings", group_name=GROUP, deps=["matches", "deals", "duplicate_matches"])],
+    specs=[AssetSpec(name, group_name=GROUP, deps=["matches", "deals", "duplicate_matches"])
+           for name in ("duplicate_results", "duplicate_standings")],
 )
 def duplicate_assets(store: StoreResource) -> Results:
     """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
@@ -207,8 +207,8 @@ def duplicate_assets(store: StoreResource) -> Results:
 
 
 @multi_asset(
-    specs=[AssetSpec("luck_model", group_name=GROUP, deps=["deal_hands", "deals", "tributes", "duplicate_matches"]),
-           AssetSpec("player_luck", group_name=GROUP, deps=["deal_hands", "deals", "tributes", "duplicate_matches"])],
+    specs=[AssetSpec(name, group_name=GROUP, deps=["deal_hands", "deals", "tributes", "duplicate_matches"])
+           for name in ("luck_model", "player_luck")],
 )
 def luck_assets(store: StoreResource) -> Results:
     """The expected deal result from the dealt cards, and each player's levels above it."""
