@@ -62,7 +62,6 @@ RESULT_COLUMNS = ("order", "winner", "partner_place")
 OPTIONAL = ("time", "rules", "format", "match", "event_name", "stage")
 COLUMNS = (*REQUIRED, *SEAT_COLUMNS, *PAIR_COLUMNS, *RESULT_COLUMNS, *OPTIONAL)
 """Every column a score sheet may have (header names, lower case)."""
-_SHOWN = tuple(c.upper() if c in SEAT_COLUMNS + PAIR_COLUMNS else c for c in COLUMNS)
 ROSTER_COLUMNS = ("id", "name", "club")
 """Columns of a roster (the ``players`` sheet of a workbook, or ``--roster``)."""
 
@@ -273,10 +272,10 @@ def convert_rows(
     names = _check_header(sheet.header, problems, has_rules=rules is not None)
     if problems.items:
         raise ScoreSheetError(problems.items)
-    matches = _collect(sheet, names, problems)
+    matches, orphans = _collect(sheet, names, problems)
     # A row that belongs to no match (a bad event, round, table or deal cell) leaves a gap in some
     # match's deals: then the cells are still checked, but deal numbers and results are not derived.
-    whole = not problems.items
+    whole = not orphans
     events: list[dict[str, Any]] = []
     seen_players: dict[tuple[str, int, str], tuple[int, str]] = {}
     for match in matches:
@@ -289,6 +288,11 @@ def convert_rows(
     return events
 
 
+def _display(name: str) -> str:
+    """A column as the sheet's header shows it: seats and pairs in capitals."""
+    return name.upper() if name in SEAT_COLUMNS + PAIR_COLUMNS else name
+
+
 def _column_name(header: str) -> str:
     return re.sub(r"[\s\-]+", "_", header.strip().lower())
 
@@ -297,7 +301,7 @@ def _check_header(header: Sequence[str], problems: _Problems, has_rules: bool) -
     names = [_column_name(h) for h in header]
     for name, raw in zip(names, header, strict=True):
         if name and name not in COLUMNS:
-            problems.add(1, raw, f"one of the columns {', '.join(_SHOWN)}", raw)
+            problems.add(1, raw, f"one of the columns {', '.join(map(_display, COLUMNS))}", raw)
     for name in [n for n in dict.fromkeys(names) if n and names.count(n) > 1]:
         problems.add(1, name, "each column once", f"{names.count(name)} columns")
     present = set(names)
@@ -318,8 +322,10 @@ def _check_header(header: Sequence[str], problems: _Problems, has_rules: bool) -
     return names
 
 
-def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> list[_Match]:
-    """Group the rows into matches and read the per-row cells (event, round, table, deal)."""
+def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[_Match], int]:
+    """Group the rows into matches by their event, round, table and deal cells; also return how
+    many rows could not be placed in a match."""
+    orphans = 0
     matches: dict[str, _Match] = {}
     keys: dict[tuple[str, str | None, int, str], str] = {}
     for row, raw in sheet.rows:
@@ -333,6 +339,7 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> list[_Match
         table = _required_text(cells, "table", row, problems)
         deal_no = _positive(cells, "deal", row, problems)
         if event is None or round_no is None or table is None or deal_no is None:
+            orphans += 1
             continue
         stage = _text(cells.get("stage"))
         key = (event, stage, round_no, table)
@@ -346,9 +353,11 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> list[_Match
                 f"a match id not used by another match (row {matches[match_id].first_row})",
                 match_id,
             )
+            orphans += 1
             continue
         if key in keys and keys[key] != match_id:
             problems.add(row, "match", f"the same match id as row {matches[keys[key]].first_row}", match_id)
+            orphans += 1
             continue
         keys[key] = match_id
         match = matches.get(match_id)
@@ -359,13 +368,13 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> list[_Match
                 if name in cells and _text(cells[name]) != _text(match.cells.get(name)):
                     problems.add(
                         row,
-                        name,
+                        _display(name),
                         f"the same value in every row of match {match_id} "
                         f"(row {match.first_row}: {_text(match.cells.get(name))!r})",
                         _text(cells[name]),
                     )
         match.deals.append(_Deal(row, cells, deal_no))
-    return list(matches.values())
+    return list(matches.values()), orphans
 
 
 def _check_players(
