@@ -33,6 +33,7 @@ app = typer.Typer(
     help="Printouts as xlsx, pdf (A4, Chinese fonts, page numbers) or csv: standings, a round's "
     "results, dan ledgers, player sheets.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 
 
