@@ -86,12 +86,17 @@ def _write(document: Document, fmt: FileFormat, out: Path | None, default_name: 
     from printouts import to_csv, to_pdf, to_xlsx
     from printouts.pdf import FontMissing
 
-    try:
-        data = (
-            {FileFormat.xlsx: to_xlsx, FileFormat.pdf: to_pdf}[fmt](document)
-            if fmt != FileFormat.csv
-            else to_csv(document, bom=bom)
+    if bom and fmt is not FileFormat.csv:
+        raise typer.BadParameter(
+            "--bom applies to csv only (xlsx and pdf hold Unicode anyway)", param_hint="--bom"
         )
+    try:
+        if fmt is FileFormat.csv:
+            data = to_csv(document, bom=bom)
+        elif fmt is FileFormat.xlsx:
+            data = to_xlsx(document)
+        else:
+            data = to_pdf(document)
     except FontMissing as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from None

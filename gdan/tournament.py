@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from gdan.tournament_data import Player, Stage
-    from scoring.pairing import RoundPairing
+    from scoring.pairing import RoundPairing, System
 
 console = Console(stderr=True)
 
@@ -98,10 +98,13 @@ def pairing_sheet(
     return _sheet(stage, pairing, table, names, everyone, round_no)
 
 
-def _system(system: PairingSystem, stage: Stage) -> Any:
-    if system is PairingSystem.AUTO:
-        return "round_robin" if (stage.stage or "").replace("-", "_").lower() == "round_robin" else "swiss"
-    return system.value
+def _system(system: PairingSystem, stage: Stage) -> System:
+    """The system asked for; ``auto``: round robin for a stage named so, else Swiss."""
+    if system is PairingSystem.ROUND_ROBIN or (
+        system is PairingSystem.AUTO and (stage.stage or "").replace("-", "_").lower() == "round_robin"
+    ):
+        return "round_robin"
+    return "swiss"
 
 
 def _sheet(
