@@ -150,7 +150,7 @@ def _read_csv_rows(path: Path) -> tuple[tuple[str, ...], Rows]:
     delimiter = "\t" if "\t" in first else ";" if first.count(";") > first.count(",") else ","
     lines = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     if not lines:
-        raise ConversionError(path, 1, None, "a header row naming the columns", "an empty file")
+        raise ConversionError(path, 1, None, "a header row naming the columns (the file is empty)")
     rows = tuple((i, tuple(_blank(c) for c in line)) for i, line in enumerate(lines[1:], start=2))
     return tuple(lines[0]), rows
 
@@ -174,7 +174,7 @@ def _sheet_rows(path: Path, sheet: Any) -> tuple[tuple[str, ...], Rows]:
     lines = [tuple(row) for row in sheet.iter_rows(values_only=True)]
     if not lines:
         raise ConversionError(
-            path, 1, None, "a header row naming the columns", f"an empty sheet {sheet.title!r}"
+            path, 1, None, f"a header row naming the columns (sheet {sheet.title!r} is empty)"
         )
     header = tuple("" if h is None else str(h) for h in lines[0])
     return header, tuple((i, tuple(_blank(c) for c in line)) for i, line in enumerate(lines[1:], start=2))
@@ -416,7 +416,7 @@ def _check_players(
                 player,
             )
         seen[(event, round_no, player)] = (row, match.match_id)
-    match.seats = seats
+    match.seats = {seat: seats[seat] for seat in SEATS}
 
 
 def _match_events(
