@@ -495,6 +495,10 @@ def _derive(
     roster: Mapping[str, Mapping[str, str]],
     problems: _Problems,
 ) -> list[dict[str, Any]]:
+    """The match's events, deal by deal as the replay will derive them: declarers and level
+    (rules.md §2), levels won (§5.8), A passed or failed and what failures cause (§7, §10), the end
+    by the format, with the ruleset's draw breaker. A timed round whose sheet stops before its
+    last deal ended at the time limit: ``match_end`` then carries the limit's time."""
     assert match.seats is not None
     event, stage, round_no, table = match.key
     start = deals[0].time
