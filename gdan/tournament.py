@@ -174,7 +174,7 @@ def pair(
     twice the same opponents, and with an odd number the lowest-ranked team without a bye sits
     out (once per team). Round 1 is a seeded random draw keeping teams of one club apart.
     Round robin: the standard circle rotation over the event's teams (sorted by team id).
-    The pairing code is the simulator's. Table 1 is seated E–W / N–S as printed.
+    The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     """
     from gdan.tournament_data import LookupFailed, connect
 
