@@ -255,3 +255,29 @@ def test_results_only_sheet_replays() -> None:
         replay = replay_match([e for e in events if e["match"] == match])
         assert replay.valid, replay.error
         assert replay["matches"][0]["status"] == "results_only"
+
+
+def test_cli_roster_and_rules_options(tmp_path: Path) -> None:
+    """--roster fills match_start.players; --utc-offset places naive times; one file per sheet."""
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        [
+            "import",
+            str(DOCS / "scoresheet-template.csv"),
+            "--rules",
+            "bcta",
+            "--roster",
+            str(DOCS / "scoresheet-players.csv"),
+            "--utc-offset",
+            "9",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    events = [orjson.loads(line) for line in (out / "scoresheet-template.jsonl").read_bytes().splitlines()]
+    start = events[0]
+    assert start["players"]["p044"] == {"name": "王芳", "club": "海淀棋牌协会"}
+    assert start["t"] == "2026-04-18T13:05:00+09:00"
+    assert {e["match"] for e in events} == {"bj-2026-spring-swiss-r1-t1", "bj-2026-spring-swiss-r1-t2"}
