@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from gdan import importer, pipeline, rankings, rules, simulate, validate
+from gdan import export, importer, pipeline, rankings, rules, simulate, tournament, validate
 
 app = typer.Typer(
     name="gdan",
@@ -16,6 +16,8 @@ app = typer.Typer(
 
 for module in (rules, validate, simulate, pipeline, rankings, importer):
     module.register(app)
+tournament.register(app)
+export.register(app)
 
 
 def main() -> None:

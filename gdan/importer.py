@@ -1,10 +1,11 @@
-"""`gdan import`: convert NJUPT platform recordings and Botzone logs to event format v1."""
+"""`gdan import`: convert NJUPT platform recordings, Botzone logs and tournament score sheets to
+event format v1."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,6 +16,7 @@ class ImportFormat(StrEnum):
     AUTO = "auto"
     NJUPT = "njupt"
     BOTZONE = "botzone"
+    SCORESHEET = "scoresheet"
 
 
 def import_logs(
@@ -22,7 +24,8 @@ def import_logs(
         list[Path],
         typer.Argument(
             help="Log files, or NJUPT game folders holding client-0.jsonl … client-3.jsonl "
-            "(one game, full information). A single NJUPT client file gives a partial match.",
+            "(one game, full information). A single NJUPT client file gives a partial match. "
+            "Score sheets: .csv or .xlsx, one row per deal (docs/scoresheet.md).",
             exists=True,
         ),
     ],
@@ -42,17 +45,45 @@ def import_logs(
         str | None,
         typer.Option("--players", help="Player ids of platform seats 0,1,2,3 (E,N,W,S), comma-separated."),
     ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            help="Score sheets: ruleset id (national, huaian, bcta, jiangsu, njupt) or a ruleset "
+            ".toml/.json file, for sheets without a rules column."
+        ),
+    ] = None,
+    round_format: Annotated[
+        str | None,
+        typer.Option(
+            "--round-format",
+            help="Score sheets: until_a | deals:N | timed:MINUTES | timed_deals:MINUTES:N for sheets "
+            "without a format column (default: the ruleset's).",
+        ),
+    ] = None,
+    utc_offset: Annotated[
+        float, typer.Option("--utc-offset", help="Score sheets: hours from UTC of times without a zone.")
+    ] = 8.0,
+    roster: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score sheets: players' names and clubs (.csv or .xlsx with columns id, name, club); "
+            "a workbook's own 'players' sheet is read without it.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Convert foreign Guandan logs to event format v1, one output file per input.
+    """Convert foreign Guandan logs and score sheets to event format v1, one output file per input.
 
-    Damaged input is reported with file, line (or log entry) and field; exit code 1 if any failed.
+    Damaged input is reported with file, line (or log entry) and field; a score sheet with every
+    bad cell as file:row:column and nothing written for it. Exit code 1 if any input failed.
     """
     from rich.console import Console
     from rich.markup import escape
     from rich.progress import Progress
 
     from importers import ConversionError
-    from importers.jobs import file_name_problem, import_job, plan_jobs
+    from importers.jobs import SCORESHEET, file_name_problem, import_job, plan_jobs
 
     console = Console(stderr=True)
     player_ids = [p.strip() for p in players.split(",")] if players else None
@@ -70,22 +101,55 @@ def import_logs(
             f"{match_id!r} cannot name the output file {match_id}.jsonl in {out}: {problem}",
             param_hint="--match-id",
         )
+    sheets = any(job.kind == SCORESHEET for job in jobs)
+    if sheets and (match_id is not None or player_ids is not None):
+        raise typer.BadParameter(
+            "a score sheet names its matches and players itself", param_hint="--match-id"
+        )
+    try:
+        options = _sheet_options(rules, round_format, utc_offset, roster) if sheets else None
+    except (ValueError, KeyError, ConversionError) as exc:
+        raise typer.BadParameter(str(exc)) from None
     out.mkdir(parents=True, exist_ok=True)
     failures = 0
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("importing", total=len(jobs))
         for job in jobs:
             try:
-                written, count = import_job(job, out, match_id=match_id, players=player_ids)
+                written, count = import_job(job, out, match_id=match_id, players=player_ids, sheet=options)
             except ConversionError as exc:
                 failures += 1
-                console.print(f"[red]error[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+                for line in str(exc).splitlines():
+                    console.print(f"[red]error[/red] {escape(line)}", soft_wrap=True, highlight=False)
             else:
                 console.print(f"{job.label}: {count} events → {written}", soft_wrap=True, markup=False)
             progress.advance(task)
     if failures:
         console.print(f"[red]{failures} of {len(jobs)} input(s) failed[/red]")
         raise typer.Exit(1)
+
+
+def _sheet_options(
+    rules: str | None, round_format: str | None, utc_offset: float, roster: Path | None
+) -> Any:
+    """The score-sheet options, checked before any sheet is read."""
+    from datetime import timedelta, timezone
+
+    from importers.jobs import SheetOptions
+    from importers.scoresheet import parse_round_format, read_roster
+    from replay.rulesets import get_ruleset, load_ruleset
+
+    ruleset = None
+    if rules is not None:
+        ruleset = load_ruleset(rules) if Path(rules).suffix in (".toml", ".json") else get_ruleset(rules)
+    if round_format is not None:
+        parse_round_format(round_format)
+    return SheetOptions(
+        rules=ruleset,
+        round_format=round_format,
+        tz=timezone(timedelta(hours=utc_offset)),
+        roster=read_roster(roster) if roster is not None else None,
+    )
 
 
 def register(app: typer.Typer) -> None:

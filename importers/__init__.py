@@ -2,7 +2,9 @@
 
 - NJUPT Guandan AI platform recordings (``njupt``): a game folder of four clients'
   recordings (full information) or one client's recording (partial);
-- Botzone GuanDan match logs (``botzone``).
+- Botzone GuanDan match logs (``botzone``);
+- tournament score sheets (``scoresheet``, ``.csv``/``.xlsx``: importers.scoresheet), converted
+  by ``gdan import`` only, since a sheet may need ``--rules`` and a roster.
 
 ``detect_and_convert`` is the entry point of the ingest asset: it yields event-v1 JSON lines
 for a foreign file, or returns None when the file already is event v1.

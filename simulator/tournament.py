@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from replay.rulesets import RoundFormat, Ruleset
+from scoring.pairing import pair_round
 from simulator.match import MatchResult, MatchSpec
-from simulator.pairing import first_round_order, round_robin_pairs, swiss_pairs
 from simulator.roster import Team
 
 SYSTEMS = ("swiss", "round_robin", "duplicate")
@@ -73,28 +73,24 @@ class Tournament:
             key=lambda t: (-self.standings[t].match_points, -self.standings[t].level_points, jitter[t]),
         )
 
-    def _same_club(self, a: str, b: str) -> bool:
-        return self.teams[a].club == self.teams[b].club
-
     def _pairs(self, round_no: int) -> list[tuple[str, str]]:
-        if self.system == "round_robin":
-            return round_robin_pairs(list(self.teams), round_no)[0]
-        if round_no == 1:
-            ranking = first_round_order(self.teams, self.seed)
-            met = {
-                frozenset((a, b)) for a in self.teams for b in self.teams if a != b and self._same_club(a, b)
-            }
-        else:
-            ranking = self._ranking()
-            met = {frozenset((a, b)) for a, s in self.standings.items() for b in s.met}
-        had_bye = {t for t, s in self.standings.items() if s.bye}
-        pairs, bye = swiss_pairs(ranking, met, had_bye)
-        if bye is not None:
-            standing = self.standings[bye]
+        system = "round_robin" if self.system == "round_robin" else "swiss"
+        ranking = list(self.teams) if round_no == 1 or system == "round_robin" else self._ranking()
+        pairing = pair_round(
+            system,
+            round_no,
+            ranking,
+            met={frozenset((a, b)) for a, s in self.standings.items() for b in s.met},
+            had_bye={t for t, s in self.standings.items() if s.bye},
+            clubs={t: team.club for t, team in self.teams.items()},
+            seed=self.seed,
+        )
+        if pairing.bye is not None:
+            standing = self.standings[pairing.bye]
             standing.bye = True
             standing.match_points += 1.5
             standing.level_points += 17
-        return pairs
+        return [(t.ew, t.ns) for t in pairing.tables]
 
     def specs(self, round_no: int) -> list[MatchSpec]:
         """The matches of round `round_no`, paired from the standings after the previous round."""

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from gdan import app
 from replay.rulesets import RoundFormat
+from scoring.pairing import round_robin_pairs, swiss_pairs
 from simulator.formats import parse_format
-from simulator.pairing import round_robin_pairs, swiss_pairs
 
 
 @pytest.mark.parametrize(

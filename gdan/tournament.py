@@ -1,0 +1,237 @@
+"""`gdan pair`: the table assignments of an event's next round (scoring.md §S8).
+
+The pairing is :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
+tournaments with, fed from the store: the ranking is the standings after round N − 1, who met
+whom and who had a bye come from ``match_scores`` of the rounds before N, and clubs from the
+players' ``match_start.players`` entries.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from gdan.tournament_data import Player, Stage
+    from scoring.pairing import RoundPairing, System
+
+console = Console(stderr=True)
+
+
+class PairingSystem(StrEnum):
+    """``auto``: round robin when the stage is called ``round_robin``, else Swiss."""
+
+    AUTO = "auto"
+    SWISS = "swiss"
+    ROUND_ROBIN = "round_robin"
+
+
+@dataclass(frozen=True, slots=True)
+class PairingSheet:
+    """A round's pairing with what a printout shows: columns and rows, title, notes."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    notes: list[str]
+
+
+COLUMNS = [
+    "table",
+    "ew_team",
+    "ew_players",
+    "ew_rank",
+    "ew_points",
+    "ns_team",
+    "ns_players",
+    "ns_rank",
+    "ns_points",
+]
+
+
+def pairing_sheet(
+    con: duckdb.DuckDBPyConnection,
+    event: str,
+    stage_name: str | None,
+    round_no: int,
+    system: PairingSystem,
+    seed: int,
+) -> PairingSheet:
+    """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
+    from gdan.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
+    from scoring.pairing import pair_round
+
+    stage = stage_of(con, event, stage_name)
+    chosen = _system(system, stage)
+    earlier = round_scores(con, stage, before=round_no)
+    everyone = round_scores(con, stage)
+    names = roster(con)
+    teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
+    table: dict[str, dict[str, Any]] = {}
+    if chosen == "swiss" and round_no > 1:
+        after = round_no - 1
+        ranked = standings(con, stage, after)
+        if not ranked:
+            raise LookupFailed(
+                f"event {event} has no standings after round {after} (rounds with results: "
+                f"{', '.join(map(str, stage.rounds)) or 'none'}): pair round {after} first, "
+                "or run `gdan run` once its results are in"
+            )
+        teams = [r["team_id"] for r in ranked]
+        table = {r["team_id"]: r for r in ranked}
+    if not teams:
+        raise LookupFailed(f"event {event} has no teams in the store")
+    met = {frozenset((r["team_id"], r["opp_team_id"])) for r in earlier if r["outcome"] != "bye"}
+    had_bye = {r["team_id"] for r in earlier if r["outcome"] == "bye"}
+    first_players = {r["team_id"]: r["player_1"] for r in everyone}
+    clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
+    pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
+    return _sheet(stage, pairing, table, names, everyone, round_no)
+
+
+def _system(system: PairingSystem, stage: Stage) -> System:
+    """The system asked for; ``auto``: round robin for a stage named so, else Swiss."""
+    if system is PairingSystem.ROUND_ROBIN or (
+        system is PairingSystem.AUTO and (stage.stage or "").replace("-", "_").lower() == "round_robin"
+    ):
+        return "round_robin"
+    return "swiss"
+
+
+def _sheet(
+    stage: Stage,
+    pairing: RoundPairing,
+    table: dict[str, dict[str, Any]],
+    names: dict[str, Player],
+    scores: list[dict[str, Any]],
+    round_no: int,
+) -> PairingSheet:
+    from gdan.tournament_data import Player
+
+    players = {r["team_id"]: (r["player_1"], r["player_2"]) for r in scores}
+    points = "bcta_round_score" if stage.rules == "bcta" else "match_points"
+
+    def label(team: str) -> str:
+        ids = players.get(team, (None, None))
+        return " / ".join((names.get(p) or Player(p)).label for p in ids if p) or team
+
+    def standing(team: str) -> tuple[Any, Any]:
+        row = table.get(team)
+        return (row["rank"], row[points]) if row else (None, None)
+
+    rows: list[list[Any]] = []
+    for t in pairing.tables:
+        rows.append([t.number, t.ew, label(t.ew), *standing(t.ew), t.ns, label(t.ns), *standing(t.ns)])
+    if pairing.bye is not None:
+        rows.append(["bye", pairing.bye, label(pairing.bye), *standing(pairing.bye), None, None, None, None])
+    system = "round robin" if pairing.system == "round_robin" else "Swiss"
+    title = f"{stage.title} · round {round_no} pairing ({system}, scoring.md §S8)"
+    notes = []
+    if round_no in stage.rounds:
+        notes.append(
+            f"round {round_no} already has results in the store: this is the pairing §S8 gives, "
+            "to check against the one played"
+        )
+    if pairing.rematches:
+        shown = ", ".join(f"{a} v {b}" for a, b in pairing.rematches)
+        notes.append(f"no pairing without rematches exists: {shown} meet again")
+    if pairing.system == "swiss" and round_no > 1:
+        notes.append(f"ranked by the standings after round {round_no - 1} ({points})")
+    return PairingSheet(title, COLUMNS, rows, notes)
+
+
+def pair(
+    event: Annotated[str, typer.Option("--event", "-e", help="Event id (as in `gdan standings`).")],
+    round_no: Annotated[int, typer.Option("--round", "-r", help="The round to pair (1 = the first).", min=1)],
+    stage: Annotated[
+        str | None, typer.Option(help="Stage of the event (needed when it has several).")
+    ] = None,
+    system: Annotated[
+        PairingSystem,
+        typer.Option(
+            help="Pairing system; auto: round robin for a stage called round_robin, else Swiss.",
+            case_sensitive=False,
+        ),
+    ] = PairingSystem.AUTO,
+    seed: Annotated[int, typer.Option(help="Seed of the Swiss round-1 draw.")] = 0,
+    store: StoreOption = DEFAULT_STORE,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OutputFormat.table,
+) -> None:
+    """Table assignments of round N by scoring.md §S8, from the standings after round N − 1.
+
+    Swiss: teams ranked by the standings are paired top-down with the closest scores, never
+    twice the same opponents, and with an odd number the lowest-ranked team without a bye sits
+    out (once per team). Round 1 is a seeded random draw keeping teams of one club apart.
+    Round robin: the standard circle rotation over the event's teams (sorted by team id).
+    The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
+    """
+    from gdan.tournament_data import LookupFailed, connect
+
+    try:
+        con = connect(store)
+        try:
+            sheet = pairing_sheet(con, event, stage, round_no, system, seed)
+        finally:
+            con.close()
+    except LookupFailed as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    if output is OutputFormat.csv:
+        from printouts import Section, to_csv
+
+        sys.stdout.write(to_csv(Section(sheet.title, sheet.columns, sheet.rows)).decode("utf-8"))
+    elif output is OutputFormat.json:
+        import orjson
+
+        records = [dict(zip(sheet.columns, r, strict=True)) for r in sheet.rows]
+        sys.stdout.write(
+            orjson.dumps(
+                {"title": sheet.title, "tables": records, "notes": sheet.notes}, option=orjson.OPT_INDENT_2
+            ).decode()
+            + "\n"
+        )
+    else:
+        _print_table(sheet)
+    if output is not OutputFormat.json:
+        for note in sheet.notes:
+            console.print(f"[dim]{note}[/]")
+
+
+def _print_table(sheet: PairingSheet) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from printouts.document import cell_text
+
+    table = Table(title=sheet.title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for header, justify in (
+        ("table", "right"),
+        ("E–W", "left"),
+        ("rank", "right"),
+        ("pts", "right"),
+        ("N–S", "left"),
+        ("rank", "right"),
+        ("pts", "right"),
+    ):
+        table.add_column(header, justify=justify)
+    for r in sheet.rows:
+        ew = f"{r[2]}\n[dim]{r[1]}[/]" if r[2] != r[1] else r[1]
+        ns = "[italic]bye[/]" if r[5] is None else f"{r[6]}\n[dim]{r[5]}[/]" if r[6] != r[5] else r[5]
+        table.add_row(str(r[0]), ew, cell_text(r[3]), cell_text(r[4]), ns, cell_text(r[7]), cell_text(r[8]))
+    Console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``gdan pair`` to the `gdan` app."""
+    app.command("pair")(pair)

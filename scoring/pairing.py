@@ -1,0 +1,145 @@
+"""Tournament pairing (scoring.md §S8): Swiss without rematches, byes, and round-robin rotation.
+
+One implementation for the simulator (``simulator.tournament``) and for pairing the next round
+of a real event (``gdan pair``), so a simulated tournament is paired exactly like a real one.
+Pure functions over team ids: the callers bring the ranking, who met whom and who had a bye.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+System = Literal["swiss", "round_robin"]
+SYSTEMS: tuple[System, ...] = ("swiss", "round_robin")
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table of a round: the team seated E–W and the team seated N–S."""
+
+    number: int
+    ew: str
+    ns: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPairing:
+    """The tables of one round and the team that sits out with a bye (None: no bye)."""
+
+    round: int
+    system: System
+    tables: tuple[Table, ...]
+    bye: str | None
+    rematches: tuple[tuple[str, str], ...] = ()
+    """Pairs that met before: only when no rematch-free Swiss pairing exists (late rounds)."""
+
+
+def pair_round(
+    system: System,
+    round_no: int,
+    teams: Sequence[str],
+    met: Collection[frozenset[str]] = (),
+    had_bye: Collection[str] = (),
+    clubs: Mapping[str, str | None] | None = None,
+    seed: int = 0,
+) -> RoundPairing:
+    """The tables of round ``round_no`` by §S8.
+
+    - ``round_robin``: the circle method over ``teams`` in entry order (any round repeats the
+      rotation after n − 1 rounds); the bye is the team facing the empty slot.
+    - ``swiss`` round 1: a random draw from ``seed``; teams of the same club (``clubs``) do not
+      meet where avoidable (`jiangsu`).
+    - ``swiss`` later rounds: ``teams`` is the ranking after the previous round (best first);
+      neighbours are paired top-down without rematches (``met``), and with an odd number of
+      teams the lowest-ranked team without a bye (``had_bye``) sits out (`national` Art. 26).
+    """
+    if round_no < 1:
+        raise ValueError(f"round numbers start at 1, got {round_no}")
+    if system == "round_robin":
+        pairs, bye = round_robin_pairs(teams, round_no)
+    elif system == "swiss":
+        if round_no == 1:
+            ranking = first_round_order(teams, seed)
+            club_of = clubs or {}
+            avoid: Collection[frozenset[str]] = {
+                frozenset((a, b))
+                for a in teams
+                for b in teams
+                if a != b and club_of.get(a) is not None and club_of.get(a) == club_of.get(b)
+            }
+        else:
+            ranking, avoid = list(teams), met
+        pairs, bye = swiss_pairs(ranking, set(avoid), set(had_bye))
+    else:
+        raise ValueError(f"unknown pairing system {system!r}; expected one of {', '.join(SYSTEMS)}")
+    tables = tuple(Table(i, ew, ns) for i, (ew, ns) in enumerate(pairs, start=1))
+    before = set(met)
+    rematches = tuple((t.ew, t.ns) for t in tables if frozenset((t.ew, t.ns)) in before)
+    return RoundPairing(round_no, system, tables, bye, rematches)
+
+
+def swiss_pairs(
+    ranking: Sequence[str], met: set[frozenset[str]], had_bye: set[str]
+) -> tuple[list[tuple[str, str]], str | None]:
+    """Pair teams in `ranking` order (best first) so that no two teams meet twice.
+
+    With an odd number of teams the lowest-ranked team without a bye gets it (once per team,
+    `national` Art. 26). Pairs top-down with backtracking; if no rematch-free pairing exists the
+    rematch constraint is dropped rather than failing the tournament.
+    """
+    teams = list(ranking)
+    bye = None
+    if len(teams) % 2:
+        bye = next((t for t in reversed(teams) if t not in had_bye), teams[-1])
+        teams.remove(bye)
+    pairs = _pair(teams, met)
+    if pairs is None:
+        pairs = [(teams[i], teams[i + 1]) for i in range(0, len(teams), 2)]
+    return pairs, bye
+
+
+def _pair(teams: list[str], met: set[frozenset[str]]) -> list[tuple[str, str]] | None:
+    if not teams:
+        return []
+    head, rest = teams[0], teams[1:]
+    for i, other in enumerate(rest):
+        if frozenset((head, other)) in met:
+            continue
+        tail = _pair(rest[:i] + rest[i + 1 :], met)
+        if tail is not None:
+            return [(head, other), *tail]
+    return None
+
+
+def round_robin_pairs(teams: Sequence[str], round_no: int) -> tuple[list[tuple[str, str]], str | None]:
+    """Round `round_no` (1-based) of the circle method; with an odd count one team sits out."""
+    ids: list[str | None] = list(teams)
+    if len(ids) % 2:
+        ids.append(None)
+    n = len(ids)
+    r = (round_no - 1) % (n - 1)
+    rotated = [ids[0], *(ids[1:][-r:] + ids[1:][:-r] if r else ids[1:])]
+    pairs: list[tuple[str, str]] = []
+    bye = None
+    for i in range(n // 2):
+        a, b = rotated[i], rotated[n - 1 - i]
+        if a is None or b is None:
+            bye = a if b is None else b
+            continue
+        pairs.append((a, b) if (round_no + i) % 2 else (b, a))
+    return pairs, bye
+
+
+def round_robin_rounds(teams: Sequence[str]) -> int:
+    """Rounds of a complete round robin: n − 1 for an even count, n with a bye each round for odd."""
+    return len(teams) - 1 + len(teams) % 2
+
+
+def first_round_order(teams: Sequence[str], seed: int) -> list[str]:
+    """Round 1 of a Swiss: a random draw (scoring.md §S8)."""
+    order = list(teams)
+    random.Random(f"draw:{seed}").shuffle(order)
+    return order

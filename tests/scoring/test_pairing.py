@@ -1,0 +1,114 @@
+"""scoring/pairing.py (scoring.md §S8): Swiss without rematches, byes, round-robin schedules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.pairing import pair_round, round_robin_rounds
+
+
+def _play_swiss(n: int, rounds: int, rnd: random.Random) -> list[tuple[list[frozenset[str]], str | None]]:
+    """Pair ``rounds`` Swiss rounds of ``n`` teams, each ranking a fresh random order (results
+    are irrelevant to the constraints), feeding back who met and who had a bye."""
+    teams = [f"T{i}" for i in range(n)]
+    met: set[frozenset[str]] = set()
+    byes: set[str] = set()
+    played = []
+    for round_no in range(1, rounds + 1):
+        ranking = rnd.sample(teams, n)
+        pairing = pair_round("swiss", round_no, ranking, met, byes)
+        pairs = [frozenset((t.ew, t.ns)) for t in pairing.tables]
+        played.append((pairs, pairing.bye))
+        met |= set(pairs)
+        if pairing.bye is not None:
+            byes.add(pairing.bye)
+    return played
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 11), st.randoms(use_true_random=False))
+def test_swiss_no_rematch_and_byes_to_different_teams(n: int, rnd: random.Random) -> None:
+    """Over ⌊n/2⌋ rounds a rematch-free pairing always exists; every team plays or has the bye
+    each round, and no team gets a second bye while another has had none."""
+    rounds = max(1, n // 2)
+    played = _play_swiss(n, rounds, rnd)
+    meetings = [pair for pairs, _ in played for pair in pairs]
+    assert len(meetings) == len(set(meetings)), "a rematch"
+    for pairs, bye in played:
+        seated = sorted([t for p in pairs for t in p] + ([bye] if bye else []))
+        assert seated == sorted(f"T{i}" for i in range(n))
+    byes = [bye for _, bye in played if bye is not None]
+    assert len(byes) == (rounds if n % 2 else 0)
+    assert len(byes) == len(set(byes))
+
+
+def test_swiss_bye_goes_to_the_lowest_ranked_without_one() -> None:
+    """`national` Art. 26: the lowest-ranked team that has not had a bye sits out."""
+    pairing = pair_round("swiss", 3, ["A", "B", "C", "D", "E"], met=set(), had_bye={"E"})
+    assert pairing.bye == "D"
+    assert [(t.number, t.ew, t.ns) for t in pairing.tables] == [(1, "A", "B"), (2, "C", "E")]
+
+
+def test_swiss_pairs_close_scores_and_avoids_rematches() -> None:
+    """Top-down: 1v2, 3v4 … unless they met; then the next closest."""
+    pairing = pair_round("swiss", 2, ["A", "B", "C", "D"], met={frozenset("AB"), frozenset("CD")})
+    assert [(t.ew, t.ns) for t in pairing.tables] == [("A", "C"), ("B", "D")]
+    assert pairing.rematches == ()
+
+
+def test_swiss_reports_unavoidable_rematches() -> None:
+    """Three teams after everyone met: the pairing still happens and names the rematch."""
+    met = {frozenset("AB"), frozenset("AC"), frozenset("BC")}
+    pairing = pair_round("swiss", 3, ["A", "B", "C"], met=met, had_bye=set())
+    assert pairing.bye == "C"
+    assert pairing.rematches == (("A", "B"),)
+
+
+def test_swiss_round_one_keeps_clubs_apart() -> None:
+    """`jiangsu` (§S8): teams of one club do not meet in round 1 when avoidable; the draw is seeded."""
+    teams = [f"T{i}" for i in range(8)]
+    clubs = {t: f"club{i // 2}" for i, t in enumerate(teams)}  # T0,T1 one club; T2,T3 …
+    for seed in range(20):
+        pairing = pair_round("swiss", 1, teams, clubs=clubs, seed=seed)
+        assert all(clubs[t.ew] != clubs[t.ns] for t in pairing.tables)
+        assert pairing == pair_round("swiss", 1, teams, clubs=clubs, seed=seed)
+
+
+@pytest.mark.parametrize("n", [2, 4, 5, 7, 8, 10])
+def test_round_robin_complete_schedule(n: int) -> None:
+    """The circle method: over the schedule every two teams meet exactly once, every team sits
+    at a table or out each round, and with an odd count each team has exactly one bye."""
+    teams = [f"T{i}" for i in range(n)]
+    rounds = [pair_round("round_robin", r, teams) for r in range(1, round_robin_rounds(teams) + 1)]
+    meetings = [frozenset((t.ew, t.ns)) for p in rounds for t in p.tables]
+    assert len(meetings) == len(set(meetings)) == n * (n - 1) // 2
+    for p in rounds:
+        seated = [x for t in p.tables for x in (t.ew, t.ns)] + ([p.bye] if p.bye else [])
+        assert sorted(seated) == sorted(teams)
+    byes = [p.bye for p in rounds if p.bye is not None]
+    assert sorted(byes) == (sorted(teams) if n % 2 else [])
+
+
+def test_round_robin_seats_alternate() -> None:
+    """A team is not seated E–W every round (the rotation alternates sides)."""
+    teams = [f"T{i}" for i in range(6)]
+    sides = [
+        next(
+            ("EW" if t.ew == "T0" else "NS")
+            for t in pair_round("round_robin", r, teams).tables
+            if "T0" in (t.ew, t.ns)
+        )
+        for r in range(1, 6)
+    ]
+    assert set(sides) == {"EW", "NS"}
+
+
+def test_unknown_system_and_round() -> None:
+    with pytest.raises(ValueError, match="unknown pairing system"):
+        pair_round("knockout", 1, ["A", "B"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="start at 1"):
+        pair_round("swiss", 0, ["A", "B"])
