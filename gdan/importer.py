@@ -137,11 +137,9 @@ def _sheet_options(
 
     from importers.jobs import SheetOptions
     from importers.scoresheet import parse_round_format, read_roster
-    from replay.rulesets import get_ruleset, load_ruleset
+    from simulator.api import resolve_rules
 
-    ruleset = None
-    if rules is not None:
-        ruleset = load_ruleset(rules) if Path(rules).suffix in (".toml", ".json") else get_ruleset(rules)
+    ruleset = None if rules is None else resolve_rules(rules)
     if round_format is not None:
         parse_round_format(round_format)
     return SheetOptions(
