@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from schemas.vocabulary import SEATS
+
 TABLES_VERSION = 3
 
 _TS = pa.timestamp("us", tz="UTC")
-_SEATS = ("E", "N", "W", "S")
 
 RAW_EVENTS = pa.schema(
     [
@@ -42,7 +43,7 @@ MATCHES = pa.schema(
         pa.field("format_kind", pa.string()),
         pa.field("format_deals", pa.int32()),
         pa.field("format_minutes", pa.int32()),
-        *(pa.field(f"player_{s}", pa.string()) for s in _SEATS),
+        *(pa.field(f"player_{s}", pa.string()) for s in SEATS),
         pa.field("duplicate_board", pa.string()),
         pa.field("duplicate_room", pa.string()),
         pa.field("status", pa.string(), nullable=False),
@@ -144,7 +145,7 @@ PLAYS = pa.schema(
         pa.field("table_combo_type", pa.string()),
         pa.field("table_combo_rank", pa.string()),
         pa.field("table_seat", pa.string()),
-        *(pa.field(f"left_{s}", pa.int8()) for s in _SEATS),
+        *(pa.field(f"left_{s}", pa.int8()) for s in SEATS),
         pa.field("left_after", pa.int8()),
         pa.field("opp_min_left", pa.int8()),
         pa.field("overtook_partner", pa.bool_()),

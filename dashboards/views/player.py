@@ -8,8 +8,8 @@ import streamlit as st
 
 from dashboards import charts
 from dashboards.patterns import pattern_table
-from dashboards.queries import RANK_ORDER
 from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 
 st.title(tr("page_player"))
@@ -151,7 +151,12 @@ returns = q("return_ranks", player=player)
 if not returns.empty:
     show_chart(
         charts.compare_shares(
-            returns, lang(), category="rank", title_key="returns_by_rank", x_key="rank", order=RANK_ORDER
+            returns,
+            lang(),
+            category="rank",
+            title_key="returns_by_rank",
+            x_key="rank",
+            order=list(DISPLAY_RANKS),
         ),
         "return_ranks",
     )

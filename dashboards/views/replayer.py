@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboards.reconstruct import Step, reconstruct
 from dashboards.ui import no_data, q, show_table, tr
+from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 _SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
 
@@ -20,9 +21,9 @@ def cards_md(cards: Iterable[str] | None) -> str:
         return f"*{tr('hand_unknown')}*"
     out = []
     for card in cards:
-        if card == "SB":
+        if card == SMALL_JOKER:
             out.append("🃏B")
-        elif card == "HR":
+        elif card == BIG_JOKER:
             out.append(":red[🃏R]")
         else:
             suit = _SUIT[card[0]]

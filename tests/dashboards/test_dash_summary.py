@@ -38,7 +38,7 @@ a AS (
 d AS (SELECT count(*) AS deals FROM deal_hands WHERE ($player IS NULL OR player_id = $player)),
 r AS (
     SELECT count(return_card) AS returns,
-           avg(list_position({queries.RANK_ORDER[:13]!r}, {_RANK}) + 1) AS return_rank
+           avg(list_position({list("23456789TJQKA")!r}, {_RANK}) + 1) AS return_rank
     FROM tributes
     WHERE kind IN ('single', 'double') AND ($player IS NULL OR receiver_player = $player)
 )
