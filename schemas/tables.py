@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 3
+TABLES_VERSION = 4
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -298,9 +298,24 @@ PLAYER_LEADS = pa.schema(
                      "population = sum per combo_type"},
 )
 
+PLAYERS = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("club", pa.string()),
+        pa.field("declared_in", pa.string(), nullable=False),
+        pa.field("matches", pa.int64(), nullable=False),
+        pa.field("first_seen", _TS),
+        pa.field("last_seen", _TS),
+    ],
+    metadata={"doc": "one row per player declared in a match_start.players (events.md): name and club "
+                     "as declared by the latest such match (start time, null earliest; ties by match id)"},
+)
+
 SUMMARIES: dict[str, pa.Schema] = {
     "incomplete_matches": INCOMPLETE_MATCHES,
     "player_patterns": PLAYER_PATTERNS,
     "player_leads": PLAYER_LEADS,
+    "players": PLAYERS,
 }
 """Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""
