@@ -87,28 +87,12 @@ def matches_by_ruleset(con: Con) -> pd.DataFrame:
 # --- players and filters --------------------------------------------------------------------
 
 
-_PLAYERS_CTE = """
-    players AS (
-        SELECT e.key AS player_id, any_value(e.value.name) AS name, any_value(e.value.club) AS club
-        FROM (
-            SELECT unnest(map_entries(json_transform(
-                json_extract(payload, '$.players'),
-                '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
-            FROM raw_events
-            WHERE type = 'match_start' AND parse_error IS NULL
-        )
-        GROUP BY e.key
-    )
-"""
-"""Player names and clubs as declared in ``match_start.players`` (events.md)."""
-
-
 def players(con: Con) -> pd.DataFrame:
-    """Every player who played a valid or partial match: id, name, club, rounds played."""
+    """Every player who played a valid or partial match: id, rounds played, and name and club
+    from the pipeline's roster (``players``, ``pipelines.roster``: the latest declaration wins)."""
     return _df(
         con,
-        f"""
-        WITH {_PLAYERS_CTE}
+        """
         SELECT pm.player_id, any_value(p.name) AS name, any_value(p.club) AS club, count(*) AS rounds
         FROM player_matches pm LEFT JOIN players p USING (player_id)
         GROUP BY pm.player_id ORDER BY pm.player_id

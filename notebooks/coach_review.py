@@ -34,7 +34,7 @@
 # %%
 import plotly.express as px
 import polars as pl
-from lens import newcombe_diff, no_data_figure, open_store, query, rate_bar, with_wilson
+from lens import newcombe_diff, no_data_figure, open_store, player_name, query, rate_bar, with_wilson
 
 # %% tags=["parameters"]
 PLAYER = None
@@ -55,7 +55,9 @@ else:
     known = ", ".join(deal_counts["player_id"].head(10).to_list()) or "none"
     raise ValueError(f"PLAYER {PLAYER!r} has no deals in {STORE}; players with most deals: {known}")
 player_deals = int(deal_counts.filter(pl.col("player_id") == player)["deals"].sum()) if player else 0
-print(f"player: {player} ({player_deals} deals)" if player else "no players in this store")
+name = player_name(con, player)
+label = f"{player} · {name}" if name else player
+print(f"player: {label} ({player_deals} deals)" if player else "no players in this store")
 
 # %% [markdown]
 # ## Matches

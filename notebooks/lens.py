@@ -41,6 +41,12 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] | N
     return con.execute(sql, params or []).pl()
 
 
+def player_name(con: duckdb.DuckDBPyConnection, player: str | None) -> str | None:
+    """The player's name from the pipeline's roster (``players``: the latest declaration wins)."""
+    row = con.execute("SELECT name FROM players WHERE player_id = ?", [player]).fetchone()
+    return None if row is None else row[0]
+
+
 def card_rank(card: pl.Expr) -> pl.Expr:
     """The rank letter of a card in log notation (events.md "Cards"), jokers ``B`` and ``R``
     (``schemas.vocabulary.rank_of_card`` as a Polars expression); null for a missing card."""

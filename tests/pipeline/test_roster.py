@@ -1,18 +1,28 @@
 """The ``players`` roster (``pipelines.roster``): one rule for which declaration of
-``match_start.players`` (events.md) wins, checked against a plain-Python reading of it."""
+``match_start.players`` (events.md) wins, checked against a plain-Python reading of it, and the
+same name for a renamed player in the dashboards and in ``gdan`` after a real pipeline run."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from dashboards import queries
+from dashboards.roster import with_names
+from gdan import app
 from pipelines.roster import compute
+from pipelines.warehouse import connect
 from schemas.tables import MATCHES, RAW_EVENTS
 
 T0 = datetime(2026, 6, 18, 8, 0, tzinfo=UTC)
@@ -129,3 +139,55 @@ def test_the_roster_equals_a_plain_reading_of_the_rule(
         for p, r in _roster(raw, started).items()
     }
     assert got == expected
+
+
+# --- a renamed player after a real pipeline run -------------------------------------------------
+
+RENAMED = "Renamed Player"
+
+
+@pytest.fixture(scope="module")
+def renamed_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """A store of simulated matches where one player's name changes in the latest match.
+
+    Returns the store, the player id and the name of the player's earlier declarations.
+    """
+    from pipelines.runner import run_pipeline
+    from pipelines.store import Store
+    from simulator import simulate_to_dir
+
+    root = tmp_path_factory.mktemp("renamed_store")
+    inbox = Store(root).inbox
+    simulate_to_dir(inbox, kind="matches", matches=3, players=4, format="deals:1", seed=5)
+    lines = [
+        (path, json.loads(line))
+        for path in sorted(inbox.rglob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
+    starts = sorted((e for _, e in lines if e["type"] == "match_start"), key=lambda e: (e["t"], e["match"]))
+    latest = starts[-1]
+    player = sorted(latest["players"])[0]
+    before = starts[0]["players"][player]["name"]
+    assert before != RENAMED
+    latest["players"][player]["name"] = RENAMED
+    for path in {p for p, _ in lines}:
+        path.write_text("".join(json.dumps(e) + "\n" for p, e in lines if p == path))
+    run_pipeline(root, workers=1)
+    return root, player, before
+
+
+def test_dashboards_and_cli_show_the_latest_name(renamed_store: tuple[Path, str, str]) -> None:
+    root, player, before = renamed_store
+    con = connect(root)
+    roster = queries.players(con)
+    assert roster.set_index("player_id").loc[player, "name"] == RENAMED
+    board = with_names(queries.leaderboard(con), roster).set_index("player_id")
+    assert board.loc[player, "name"] == RENAMED
+    runner = CliRunner()
+    ratings = runner.invoke(app, ["ratings", "-f", "csv", "--store", str(root)])
+    assert ratings.exit_code == 0, ratings.output
+    assert {r["player_id"]: r["name"] for r in csv.DictReader(io.StringIO(ratings.stdout))}[player] == RENAMED
+    by_old_name = runner.invoke(app, ["dan", before, "-f", "json", "--store", str(root)])
+    by_new_name = runner.invoke(app, ["dan", RENAMED, "-f", "json", "--store", str(root)])
+    assert by_new_name.exit_code == 0, by_new_name.output
+    assert by_old_name.exit_code != 0
