@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.i18n import Lang, t
-from dashboards.queries import RANK_ORDER
+from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
 _BOMB_CLASSES = ["bomb4", "bomb5", "straight_flush", "bomb6plus", "joker_bomb"]
@@ -225,7 +225,7 @@ _KIND_KEYS = {"kind_none", "kind_single", "kind_double", "kind_anti"}
 
 def tribute_cards(df: pd.DataFrame, lang: Lang) -> go.Figure:
     """Cards paid and returned, by rank (2 … A, small and big joker)."""
-    df = df.set_index("rank").reindex([r for r in RANK_ORDER if r in set(df["rank"])]).reset_index()
+    df = df.set_index("rank").reindex([r for r in DISPLAY_RANKS if r in set(df["rank"])]).reset_index()
     fig = go.Figure()
     fig.add_bar(x=df["rank"], y=df["paid"], name=t("cards_paid", lang))
     fig.add_bar(x=df["rank"], y=df["returned"], name=t("cards_returned", lang))

@@ -16,14 +16,10 @@ import duckdb
 import pandas as pd
 from pandas.errors import Pandas4Warning
 
+from schemas.vocabulary import TEAMS, sql_level_order, sql_other_team, sql_partner, sql_rank, sql_team
+
 Con = duckdb.DuckDBPyConnection
 
-RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "B", "R"]
-"""Card ranks low to high as written in logs (events.md "Cards"); B/R are the small/big joker."""
-
-_PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
-_TEAM = "CASE WHEN {s} IN ('E', 'W') THEN 'EW' ELSE 'NS' END"
-_RANK = "CASE WHEN {c} = 'SB' THEN 'B' WHEN {c} = 'HR' THEN 'R' ELSE substr({c}, 2, 1) END"
 _DUCKDB_INPLACE_WARNING = r"The inplace keyword in DataFrame\.drop is deprecated"
 _RULES_MATCH = "($rules IS NULL OR match_id IN (SELECT match_id FROM matches WHERE rules = $rules))"
 
@@ -90,28 +86,13 @@ def matches_by_ruleset(con: Con) -> pd.DataFrame:
 
 # --- players and filters --------------------------------------------------------------------
 
-_PLAYERS_CTE = """
-    players AS (
-        SELECT e.key AS player_id, any_value(e.value.name) AS name, any_value(e.value.club) AS club
-        FROM (
-            SELECT unnest(map_entries(json_transform(
-                json_extract(payload, '$.players'),
-                '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
-            FROM raw_events
-            WHERE type = 'match_start' AND parse_error IS NULL
-        )
-        GROUP BY e.key
-    )
-"""
-"""Player names and clubs as declared in ``match_start.players`` (events.md)."""
-
 
 def players(con: Con) -> pd.DataFrame:
-    """Every player who played a valid or partial match: id, name, club, rounds played."""
+    """Every player who played a valid or partial match: id, rounds played, and name and club
+    from the pipeline's roster (``players``, ``pipelines.roster``: the latest declaration wins)."""
     return _df(
         con,
-        f"""
-        WITH {_PLAYERS_CTE}
+        """
         SELECT pm.player_id, any_value(p.name) AS name, any_value(p.club) AS club, count(*) AS rounds
         FROM player_matches pm LEFT JOIN players p USING (player_id)
         GROUP BY pm.player_id ORDER BY pm.player_id
@@ -392,7 +373,7 @@ def return_ranks(con: Con, *, player: str) -> pd.DataFrame:
     return _df(
         con,
         f"""
-        SELECT {_RANK.format(c="return_card")} AS rank,
+        SELECT {sql_rank("return_card")} AS rank,
                count(*) FILTER (WHERE receiver_player = $player) AS player_n,
                count(*) AS population_n
         FROM tributes WHERE return_card IS NOT NULL
@@ -424,9 +405,9 @@ def tribute_card_ranks(con: Con, *, rules: str | None = None) -> pd.DataFrame:
         con,
         f"""
         WITH t AS (SELECT * FROM tributes WHERE kind IN ('single', 'double') AND {_RULES_MATCH}),
-        paid AS (SELECT {_RANK.format(c="card")} AS rank, count(*) AS paid FROM t
+        paid AS (SELECT {sql_rank("card")} AS rank, count(*) AS paid FROM t
                  WHERE card IS NOT NULL GROUP BY 1),
-        ret AS (SELECT {_RANK.format(c="return_card")} AS rank, count(*) AS returned FROM t
+        ret AS (SELECT {sql_rank("return_card")} AS rank, count(*) AS returned FROM t
                 WHERE return_card IS NOT NULL GROUP BY 1)
         SELECT rank, coalesce(paid, 0) AS paid, coalesce(returned, 0) AS returned
         FROM paid FULL OUTER JOIN ret USING (rank)
@@ -444,12 +425,12 @@ def level_gain_after_tribute(con: Con, *, rules: str | None = None) -> pd.DataFr
         con,
         f"""
         WITH payers AS (
-            SELECT DISTINCT match_id, deal_no, {_TEAM.format(s="giver")} AS team
+            SELECT DISTINCT match_id, deal_no, {sql_team("giver")} AS team
             FROM tributes WHERE kind IN ('single', 'double') AND giver IS NOT NULL
         ),
         sides AS (
             SELECT d.match_id, d.deal_no, d.winning_team, d.level_gain, p.team AS payer_team,
-                   CASE p.team WHEN 'EW' THEN 'NS' ELSE 'EW' END AS receiver_team
+                   {sql_other_team("p.team")} AS receiver_team
             FROM deals d JOIN payers p USING (match_id, deal_no)
             WHERE ($rules IS NULL OR d.rules = $rules) AND d.winning_team IS NOT NULL
         )
@@ -513,7 +494,7 @@ def bomb_summary(con: Con, *, rules: str | None = None) -> pd.DataFrame:
         con,
         f"""
         SELECT count(*) AS bombs,
-               count(*) FILTER (WHERE table_seat = {_PARTNER.format(s="seat")}) AS on_partner,
+               count(*) FILTER (WHERE table_seat = {sql_partner("seat")}) AS on_partner,
                count(*) FILTER (WHERE bomb_class = 'joker_bomb') AS joker_bombs,
                count(*) FILTER (WHERE bomb_class = 'straight_flush') AS straight_flushes,
                (SELECT count(*) FROM deals WHERE ($rules IS NULL OR rules = $rules)) AS deals
@@ -577,11 +558,11 @@ def event_rounds(con: Con, *, event: str) -> pd.DataFrame:
     )
 
 
-_LEVEL_NO = (
-    "list_position(['2','3','4','5','6','7','8','9','T','J','Q','K','A'], final_level_{s})"
-    " + CASE WHEN passed_a = '{s}' THEN 1 ELSE 0 END"
-)
-"""A side's final level as a number, 2 = 1 … A = 13, 14 after passing A (scoring.md §S1)."""
+_LEVEL_NO = {
+    side: f"{sql_level_order(f'final_level_{side}')} + CASE WHEN passed_a = '{side}' THEN 1 ELSE 0 END"
+    for side in TEAMS
+}
+"""SQL per side: its final level as a number, 2 = 0 … A = 12, 13 after passing A (scoring.md §S1)."""
 
 
 def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFrame:
@@ -593,8 +574,8 @@ def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.Da
         f"""
         WITH m AS (
             SELECT *,
-                   {_LEVEL_NO.format(s="EW")} AS lv_ew,
-                   {_LEVEL_NO.format(s="NS")} AS lv_ns
+                   {_LEVEL_NO["EW"]} AS lv_ew,
+                   {_LEVEL_NO["NS"]} AS lv_ns
             FROM matches WHERE event_id = $event AND ($round IS NULL OR round = $round)
         )
         SELECT * FROM (

@@ -12,20 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-SEATS = ("E", "N", "W", "S")
-_RANKS = "23456789TJQKABR"
-_SUITS = "SHCD"
+from schemas.vocabulary import DISPLAY_RANKS, JOKERS, SEATS, SUITS, rank_of_card
 
 Hands = dict[str, list[str] | None]
 
 
 def card_key(card: str) -> tuple[int, int]:
     """Sort key of a card: rank 2 … A, small joker ``SB``, big joker ``HR``; then suit."""
-    if card == "SB":
-        return (_RANKS.index("B"), 0)
-    if card == "HR":
-        return (_RANKS.index("R"), 0)
-    return (_RANKS.index(card[1]), _SUITS.index(card[0]))
+    suit = 0 if card in JOKERS else SUITS.index(card[0])
+    return (DISPLAY_RANKS.index(rank_of_card(card)), suit)
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:

@@ -1,7 +1,7 @@
-"""Attach player names and clubs (from ``match_start.players``) to per-player tables.
+"""Attach player names and clubs to per-player tables.
 
-Names and clubs are read once per store (``queries.players``, the only query that parses the
-raw ``match_start`` payloads); joining them here keeps that parse out of every other query.
+Names and clubs come from the pipeline's roster (the ``players`` table, read once per store by
+``queries.players``); joining them here keeps every other query free of that join.
 """
 
 from __future__ import annotations

@@ -1,18 +1,22 @@
 """Shared Streamlit plumbing of the pages: the cached store connection, cached queries, the
 language, the "no data yet" state and downloadable tables.
 
-The connection is one in-memory DuckDB per store path (``st.cache_resource``); each query runs on
-its own cursor (DuckDB connections are not shared between Streamlit's script threads) and its
-result is cached by store path, query name and parameters (``st.cache_data``). Dashboards never
-write to the store.
+The connection is one in-memory DuckDB per store path (``st.cache_resource``). Pages call the
+query functions of :mod:`dashboards.queries` themselves, through :func:`run`
+(``run(queries.player_summary, player=p)``), so a type checker follows each value from the page
+to its SQL and sees a renamed query or a wrong parameter (no query is named by a string). Each
+query runs on its own cursor (DuckDB connections are not shared between Streamlit's script
+threads) and its result is cached by store path, query and bound parameters (``st.cache_data``).
+Dashboards never write to the store.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import duckdb
 import pandas as pd
@@ -45,40 +49,72 @@ def _connection(store: str) -> duckdb.DuckDBPyConnection:
     return connect(store)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+Params = tuple[tuple[str, Any], ...]
+"""A query's parameters, bound to its signature with defaults applied, sorted by name."""
+
+
 @st.cache_data(show_spinner=False, max_entries=512)
-def _cached(store: str, name: str, params: tuple[tuple[str, Any], ...]) -> Any:
-    """Run ``queries.<name>(**params)`` on a fresh cursor of the store's connection."""
+def _cached(store: str, query: str, params: Params, _function: Callable[..., Any]) -> Any:
+    """``_function(cursor, **params)`` on a fresh cursor of the store's connection.
+
+    Cached by store, ``query`` (the function's qualified name) and ``params``; the function
+    object itself is not hashed (the leading underscore tells Streamlit so).
+    """
     cursor = _connection(store).cursor()
     try:
-        return getattr(queries, name)(cursor, **dict(params))
+        return _function(cursor, **dict(params))
     finally:
         cursor.close()
 
 
-def q(name: str, **params: Any) -> Any:
-    """The (cached) result of the query function ``name`` of :mod:`dashboards.queries`."""
-    return _cached(current_store(), name, tuple(sorted(params.items())))
+def _bound(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Params:
+    """The parameters of a call of ``function`` (without its connection), defaults filled in.
+
+    Binding makes ``run(f)`` and ``run(f, x=<default>)`` one cache entry, and a wrong parameter
+    a ``TypeError`` before anything is cached.
+    """
+    bound = inspect.signature(function).bind(None, *args, **kwargs)
+    bound.apply_defaults()
+    return tuple(sorted(list(bound.arguments.items())[1:]))
 
 
-WARM_QUERIES: list[tuple[str, dict[str, Any]]] = [
-    ("overview_totals", {}),
-    ("status_counts", {}),
-    ("filter_options", {}),
-    ("players", {}),
-    ("leaderboard", {"event": None, "rules": None, "min_rounds": 0}),
-    ("play_stats", {"player": None}),
-    ("jie_feng_received", {"player": None}),
-    ("bomb_summary", {"rules": None}),
-    ("bombs_per_deal", {"rules": None}),
-    ("bombs_by_class", {"rules": None}),
-    ("bomb_timing", {"rules": None}),
-    ("win_by_bombs", {"rules": None}),
-    ("tribute_kinds", {"rules": None}),
-    ("tribute_card_ranks", {"rules": None}),
-    ("level_gain_after_tribute", {"rules": None}),
-    ("quarantine_by_code", {}),
-    ("incomplete_matches", {}),
-    ("events", {}),
+def _run(store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The cached result of ``function(cursor, *args, **kwargs)`` over ``store``."""
+    name = f"{function.__module__}.{function.__qualname__}"
+    return _cached(store, name, _bound(function, args, kwargs), function)
+
+
+def run(query: Callable[Concatenate[queries.Con, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """The (cached) result of ``query(connection, *args, **kwargs)`` over the current store.
+
+    ``query`` is a function of :mod:`dashboards.queries`; its parameters are checked like a
+    direct call's.
+    """
+    result: R = _run(current_store(), query, args, kwargs)
+    return result
+
+
+WARM_QUERIES: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+    (queries.overview_totals, {}),
+    (queries.status_counts, {}),
+    (queries.filter_options, {}),
+    (queries.players, {}),
+    (queries.leaderboard, {"event": None, "rules": None, "min_rounds": 0}),
+    (queries.play_stats, {"player": None}),
+    (queries.jie_feng_received, {"player": None}),
+    (queries.bomb_summary, {"rules": None}),
+    (queries.bombs_per_deal, {"rules": None}),
+    (queries.bombs_by_class, {"rules": None}),
+    (queries.bomb_timing, {"rules": None}),
+    (queries.win_by_bombs, {"rules": None}),
+    (queries.tribute_kinds, {"rules": None}),
+    (queries.tribute_card_ranks, {"rules": None}),
+    (queries.level_gain_after_tribute, {"rules": None}),
+    (queries.quarantine_by_code, {}),
+    (queries.incomplete_matches, {}),
+    (queries.events, {}),
 ]
 """Store-wide queries (same parameters as the pages' defaults) computed in the background at start."""
 
@@ -92,11 +128,11 @@ def _warm_up(store: str) -> threading.Thread:
     asking for a query being warmed waits for that one result instead of computing it again.
     """
 
-    def run() -> None:
-        for name, params in WARM_QUERIES:
-            _cached(store, name, tuple(sorted(params.items())))
+    def warm() -> None:
+        for function, params in WARM_QUERIES:
+            _run(store, function, (), params)
 
-    thread = threading.Thread(target=run, name=f"gdan-warm-up:{store}", daemon=True)
+    thread = threading.Thread(target=warm, name=f"gdan-warm-up:{store}", daemon=True)
     thread.start()
     return thread
 

@@ -28,21 +28,8 @@ console = Console(stderr=True)
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 
-_ROSTER = """
-    roster AS (
-        SELECT e.key AS player_id,
-               last(e.value.name ORDER BY m.started_at NULLS FIRST, s.match_id) AS name,
-               last(e.value.club ORDER BY m.started_at NULLS FIRST, s.match_id) AS club
-        FROM (
-            SELECT match_id, unnest(map_entries(json_transform(json_extract(payload, '$.players'),
-                   '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
-            FROM raw_events
-            WHERE type = 'match_start' AND parse_error IS NULL
-        ) s LEFT JOIN matches m USING (match_id)
-        GROUP BY e.key
-    )
-"""
-"""Player names and clubs as declared in ``match_start.players`` (events.md); the latest match wins."""
+_ROSTER = "roster AS (SELECT player_id, name, club FROM players)"
+"""Player names and clubs from the pipeline's roster (``players``, ``pipelines.roster``)."""
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from importers.common import RANKS
+from schemas.vocabulary import RANKS, rank_of_card
 
-_JOKER_RANK = {"SB": "B", "HR": "R"}
-_SEQUENCE_ORDER = "A" + RANKS
+_SEQUENCE_ORDER = ("A", *RANKS)
 """Positions of a sequence's cards: A low (index 0) … A high (index 13), rules.md §3."""
-
-
-def _rank(card: str) -> str:
-    return _JOKER_RANK.get(card, card[1])
 
 
 def _lowest_of_run(ranks: Sequence[str], length: int) -> str | None:
@@ -34,7 +29,7 @@ def _lowest_of_run(ranks: Sequence[str], length: int) -> str | None:
 
 def classify_claim(cards: Sequence[str]) -> tuple[str, str] | None:
     """``(type id, rank)`` of a wild-free claim per rules.md §3, or None when it is no combination."""
-    counts = Counter(_rank(c) for c in cards)
+    counts = Counter(rank_of_card(c) for c in cards)
     size = len(cards)
     if size == 4 and sorted(cards) == ["HR", "HR", "SB", "SB"]:
         return ("joker_bomb", "JOKER")

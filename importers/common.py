@@ -2,7 +2,8 @@
 
 Both foreign formats number seats 0–3, play in increasing order and pair 0/2 and 1/3. Event v1
 (events.md "Cards", rules.md §1) plays E → N → W → S with E–W and N–S partners, so seat k maps
-to ``SEATS[k]``: the platform's order 0→1→2→3 becomes E→N→W→S.
+to ``SEATS[k]``: the platform's order 0→1→2→3 becomes E→N→W→S. ``SEATS`` and ``RANKS`` (a
+level's index on the NJUPT platform is ``2 + i``) are ``schemas.vocabulary``'s, re-exported here.
 """
 
 from __future__ import annotations
@@ -10,29 +11,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-SEATS: tuple[str, str, str, str] = ("E", "N", "W", "S")
-"""Platform seat index → event-v1 seat (rules.md §1)."""
+from schemas.vocabulary import CARDS, RANKS, SEATS, TEAM
 
-RANKS = "23456789TJQKA"
-"""Natural ranks, low to high (rules.md §1); a level's index on the NJUPT platform is ``2 + i``."""
+__all__ = ["RANKS", "SEATS", "EventWriter", "is_card", "seats_payload", "team_of"]
 
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark Windows tools put at the start of a file: an encoding signature, not content."""
 
-SUITS = "SHCD"
-JOKERS = ("SB", "HR")
+_CARDS = frozenset(CARDS)
 
 
 def team_of(seat_index: int) -> str:
     """The event-v1 team (``EW`` or ``NS``) of a platform seat index (rules.md §1)."""
-    return "EW" if seat_index % 2 == 0 else "NS"
+    return TEAM[SEATS[seat_index % 4]]
 
 
 def is_card(value: object) -> bool:
     """True when ``value`` is a card in events.md notation (suit then rank, or a joker)."""
-    if not isinstance(value, str) or len(value) != 2:
-        return False
-    return value in JOKERS or (value[0] in SUITS and value[1] in RANKS)
+    return isinstance(value, str) and value in _CARDS
 
 
 class EventWriter:

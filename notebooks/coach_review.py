@@ -34,7 +34,9 @@
 # %%
 import plotly.express as px
 import polars as pl
-from lens import newcombe_diff, no_data_figure, open_store, query, rate_bar, with_wilson
+from lens import newcombe_diff, no_data_figure, open_store, player_name, query, rate_bar, with_wilson
+
+from schemas.vocabulary import sql_partner
 
 # %% tags=["parameters"]
 PLAYER = None
@@ -55,7 +57,9 @@ else:
     known = ", ".join(deal_counts["player_id"].head(10).to_list()) or "none"
     raise ValueError(f"PLAYER {PLAYER!r} has no deals in {STORE}; players with most deals: {known}")
 player_deals = int(deal_counts.filter(pl.col("player_id") == player)["deals"].sum()) if player else 0
-print(f"player: {player} ({player_deals} deals)" if player else "no players in this store")
+name = player_name(con, player)
+label = f"{player} · {name}" if name else player
+print(f"player: {label} ({player_deals} deals)" if player else "no players in this store")
 
 # %% [markdown]
 # ## Matches
@@ -94,7 +98,7 @@ query(con, """
 # - *led trick lost to an opponent* / *… to an opponent bomb*: the lost-control measure above.
 
 # %%
-units = query(con, """
+units = query(con, f"""
     WITH hands AS (
         SELECT h.player_id, h.team, h.finish_position, h.bombs_played, d.winning_team,
                coalesce(h.finish_position = 4 OR (h.finish_position IS NULL AND d.double_win
@@ -124,7 +128,7 @@ units = query(con, """
     UNION ALL
     SELECT 'overtook partner', player_id, coalesce(overtook_partner, FALSE)::INT FROM plays
     WHERE player_id IS NOT NULL AND NOT is_lead
-      AND table_seat = CASE seat WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' ELSE 'N' END
+      AND table_seat = {sql_partner("seat")}
     UNION ALL
     SELECT 'led trick lost to an opponent', player_id, (winner_team <> team)::INT FROM leads
     UNION ALL

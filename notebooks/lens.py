@@ -18,15 +18,13 @@ import plotly.graph_objects as go
 import polars as pl
 
 from pipelines.warehouse import connect, store_path
+from schemas.vocabulary import BIG_JOKER, JOKER_RANKS, RANKS, SMALL_JOKER
 
 Z95 = NormalDist().inv_cdf(0.975)
 """The two-sided 95 % normal quantile (≈ 1.96) used by every interval below."""
 
 BOOTSTRAP_SEED = 20_260_618
 """Fixed seed so that every bootstrap interval in a notebook is reproducible run to run."""
-
-RANKS = "23456789TJQKA"
-"""Natural rank order of the non-joker cards (rules.md §1)."""
 
 CARD_CLASS_ORDER = ["big joker", "small joker", "level card", *reversed(RANKS)]
 """Display order for a tributed card, strongest first (single-card order, rules.md §2)."""
@@ -43,9 +41,19 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] | N
     return con.execute(sql, params or []).pl()
 
 
+def player_name(con: duckdb.DuckDBPyConnection, player: str | None) -> str | None:
+    """The player's name from the pipeline's roster (``players``: the latest declaration wins)."""
+    row = con.execute("SELECT name FROM players WHERE player_id = ?", [player]).fetchone()
+    return None if row is None else row[0]
+
+
 def card_rank(card: pl.Expr) -> pl.Expr:
-    """The rank character of a card in log notation (events.md "Cards"): ``B`` small, ``R`` big joker."""
-    return pl.when(card.str.len_chars() == 2).then(card.str.slice(1, 1))
+    """The rank letter of a card in log notation (events.md "Cards"), jokers ``B`` and ``R``
+    (``schemas.vocabulary.rank_of_card`` as a Polars expression); null for a missing card."""
+    return (
+        pl.when(card.is_in(list(JOKER_RANKS))).then(card.replace(JOKER_RANKS))
+        .when(card.str.len_chars() == 2).then(card.str.slice(1, 1))
+    )
 
 
 def card_class(card: pl.Expr, level: pl.Expr) -> pl.Expr:
@@ -56,8 +64,8 @@ def card_class(card: pl.Expr, level: pl.Expr) -> pl.Expr:
     """
     rank = card_rank(card)
     return (
-        pl.when(rank == "R").then(pl.lit("big joker"))
-        .when(rank == "B").then(pl.lit("small joker"))
+        pl.when(rank == JOKER_RANKS[BIG_JOKER]).then(pl.lit("big joker"))
+        .when(rank == JOKER_RANKS[SMALL_JOKER]).then(pl.lit("small joker"))
         .when(rank == level).then(pl.lit("level card"))
         .otherwise(rank)
     )

@@ -37,7 +37,6 @@ import plotly.express as px
 import polars as pl
 from lens import (
     CARD_CLASS_ORDER,
-    RANKS,
     card_class,
     card_rank,
     cluster_bootstrap_diff,
@@ -51,6 +50,7 @@ from lens import (
 )
 
 from replay.rulesets import BUILTIN
+from schemas.vocabulary import DISPLAY_RANKS, sql_team
 
 con, STORE = open_store()
 print(f"store: {STORE.resolve()}")
@@ -141,7 +141,7 @@ if returns.is_empty():
 else:
     fig = px.density_heatmap(
         returns, x="paid_class", y="returned_rank",
-        category_orders={"paid_class": CARD_CLASS_ORDER, "returned_rank": [*RANKS, "B", "R"]},
+        category_orders={"paid_class": CARD_CLASS_ORDER, "returned_rank": list(DISPLAY_RANKS)},
         labels={"paid_class": "card paid", "returned_rank": "card returned (natural rank)"},
         title="Card returned for each card paid (count of tributes)",
     )
@@ -158,10 +158,10 @@ fig.show()
 # held both big jokers in its dealt hands (from `deal_hands`, before the tribute).
 
 # %%
-outcomes = query(con, """
+outcomes = query(con, f"""
     WITH t AS (
         SELECT match_id, deal_no, any_value(kind) AS kind,
-               any_value(CASE WHEN giver IN ('E', 'W') THEN 'EW' ELSE 'NS' END) AS payer_team
+               any_value({sql_team("giver")}) AS payer_team
         FROM tributes GROUP BY match_id, deal_no
     ), jokers AS (
         SELECT match_id, deal_no, team, sum(big_jokers) AS team_big_jokers

@@ -25,13 +25,14 @@ from dagster import (
 from pipelines import checks
 from pipelines.player_patterns import write_player_patterns
 from pipelines.resources import StoreResource
+from pipelines.roster import write_roster
 from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
 from pipelines.state import load_last_run, load_state, save_last_run
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 from pipelines.warehouse import connect, write_warehouse
 from schemas.catalog import ALL_TABLES
-from schemas.tables import DERIVED, INCOMPLETE_MATCHES, RAW_EVENTS, SUMMARIES
+from schemas.tables import DERIVED, INCOMPLETE_MATCHES, PLAYERS, RAW_EVENTS, SUMMARIES
 
 
 def _doc(schema_doc: bytes | None, fallback: str) -> str:
@@ -92,6 +93,17 @@ def player_pattern_tables(store: StoreResource) -> Iterator[MaterializeResult]:
     rows = write_player_patterns(store.store())
     for name, n in rows.items():
         yield MaterializeResult(asset_key=name, metadata={"rows": n})
+
+
+@asset(
+    key="players",
+    deps=["raw_events", "matches"],
+    group_name="replay",
+    description=_doc((PLAYERS.metadata or {}).get(b"doc"), "players"),
+)
+def roster(store: StoreResource) -> MaterializeResult:
+    """The roster (player id → name, club) from ``match_start.players`` (``pipelines.roster``)."""
+    return MaterializeResult(metadata={"rows": write_roster(store.store())})
 
 
 SCORING_KEYS: list[AssetKey] = [
@@ -159,7 +171,7 @@ def card_conservation_check(store: StoreResource) -> AssetCheckResult:
 
 
 PIPELINE_ASSETS: list[AssetsDefinition] = [
-    raw_events, replayed_tables, player_pattern_tables, *SCORING_ASSETS, warehouse,
+    raw_events, replayed_tables, player_pattern_tables, roster, *SCORING_ASSETS, warehouse,
 ]
 PIPELINE_CHECKS: list[AssetChecksDefinition] = [
     match_statuses_check, unique_match_ids_check, card_conservation_check,

@@ -30,16 +30,15 @@ import pyarrow as pa
 from pipelines.store import Store
 from pipelines.warehouse import view_statements
 from schemas.tables import PLAYER_LEADS, PLAYER_PATTERNS
+from schemas.vocabulary import sql_partner, sql_rank, sql_rank_value
 
 INPUTS = ("plays", "deal_hands", "tributes")
 """The tables both summaries are computed from (only their views are created)."""
 MEMORY = "1GB"
 """DuckDB memory cap while computing (the plays scan spills beyond it)."""
 
-_PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
-_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
-_RANK = ("CASE WHEN return_card = 'SB' THEN 'B' WHEN return_card = 'HR' THEN 'R' "
-         "ELSE substr(return_card, 2, 1) END")
+_RETURN_RANK = sql_rank_value(sql_rank("return_card"))
+"""SQL: the natural rank of the return card as 2 … 14 (null for a joker or no card)."""
 
 PATTERNS_SQL = f"""
 WITH a AS (
@@ -48,7 +47,7 @@ WITH a AS (
         count(*) FILTER (WHERE (action = 'pass' AND could_beat) OR (action = 'play' AND NOT is_lead))
             AS able_to_beat,
         count(*) FILTER (WHERE overtook_partner) AS overtakes,
-        count(*) FILTER (WHERE NOT is_lead AND table_seat = {_PARTNER.format(s="seat")}) AS facing_partner,
+        count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("seat")}) AS facing_partner,
         count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
         coalesce(sum(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL), 0) AS bomb_opp_left_sum,
         count(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left_n
@@ -67,13 +66,13 @@ j AS (
     SELECT w.player_id, count(*) AS jie_feng
     FROM w SEMI JOIN deal_hands h
         ON w.match_id = h.match_id AND w.deal_no = h.deal_no AND w.player_id = h.player_id
-    WHERE w.is_lead AND w.prev_out AND w.prev_seat = {_PARTNER.format(s="w.seat")}
+    WHERE w.is_lead AND w.prev_out AND w.prev_seat = {sql_partner("w.seat")}
     GROUP BY w.player_id
 ),
 r AS (
     SELECT receiver_player AS player_id, count(return_card) AS returns,
-           coalesce(sum(list_position({_RANKS!r}, {_RANK}) + 1), 0) AS return_rank_sum,
-           count(list_position({_RANKS!r}, {_RANK})) AS return_rank_n
+           coalesce(sum({_RETURN_RANK}), 0) AS return_rank_sum,
+           count({_RETURN_RANK}) AS return_rank_n
     FROM tributes WHERE kind IN ('single', 'double') GROUP BY receiver_player
 ),
 ids AS (

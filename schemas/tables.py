@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-TABLES_VERSION = 4
+from schemas.vocabulary import SEATS
+
+TABLES_VERSION = 5
 
 _TS = pa.timestamp("us", tz="UTC")
-_SEATS = ("E", "N", "W", "S")
 
 RAW_EVENTS = pa.schema(
     [
@@ -42,7 +43,7 @@ MATCHES = pa.schema(
         pa.field("format_kind", pa.string()),
         pa.field("format_deals", pa.int32()),
         pa.field("format_minutes", pa.int32()),
-        *(pa.field(f"player_{s}", pa.string()) for s in _SEATS),
+        *(pa.field(f"player_{s}", pa.string()) for s in SEATS),
         pa.field("duplicate_board", pa.string()),
         pa.field("duplicate_room", pa.string()),
         pa.field("status", pa.string(), nullable=False),
@@ -144,7 +145,7 @@ PLAYS = pa.schema(
         pa.field("table_combo_type", pa.string()),
         pa.field("table_combo_rank", pa.string()),
         pa.field("table_seat", pa.string()),
-        *(pa.field(f"left_{s}", pa.int8()) for s in _SEATS),
+        *(pa.field(f"left_{s}", pa.int8()) for s in SEATS),
         pa.field("left_after", pa.int8()),
         pa.field("opp_min_left", pa.int8()),
         pa.field("overtook_partner", pa.bool_()),
@@ -297,10 +298,25 @@ PLAYER_LEADS = pa.schema(
                      "population = sum per combo_type"},
 )
 
+PLAYERS = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("club", pa.string()),
+        pa.field("declared_in", pa.string(), nullable=False),
+        pa.field("matches", pa.int64(), nullable=False),
+        pa.field("first_seen", _TS),
+        pa.field("last_seen", _TS),
+    ],
+    metadata={"doc": "one row per player declared in a match_start.players (events.md): name and club "
+                     "as declared by the latest such match (start time, null earliest; ties by match id)"},
+)
+
 SUMMARIES: dict[str, pa.Schema] = {
     "incomplete_matches": INCOMPLETE_MATCHES,
     "player_patterns": PLAYER_PATTERNS,
     "player_leads": PLAYER_LEADS,
+    "players": PLAYERS,
 }
 """Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""
 

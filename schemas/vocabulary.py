@@ -81,3 +81,9 @@ def sql_rank_value(rank_expr: str) -> str:
     """SQL: a natural rank letter as its number (2 … 14, like RANK_VALUE); null for the jokers."""
     arms = " ".join(f"WHEN '{r}' THEN {v}" for r, v in RANK_VALUE.items())
     return f"CASE {rank_expr} {arms} END"
+
+
+def sql_level_order(level_expr: str) -> str:
+    """SQL: a level ``2`` … ``A`` as 0 … 12 (like LEVEL_ORDER); null for anything else."""
+    arms = " ".join(f"WHEN '{r}' THEN {v}" for r, v in LEVEL_ORDER.items())
+    return f"CASE {level_expr} {arms} END"

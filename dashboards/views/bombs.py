@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts
-from dashboards.ui import choice, lang, no_data, q, show_chart, show_figure, show_table, tr
+from dashboards import charts, queries
+from dashboards.ui import choice, lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_bombs"))
 
-rules = choice("ruleset", q("filter_options")["rules"], "bm_rules")
-summary = q("bomb_summary", rules=rules).iloc[0]
+rules = choice("ruleset", run(queries.filter_options)["rules"], "bm_rules")
+summary = run(queries.bomb_summary, rules=rules).iloc[0]
 if int(summary["deals"]) == 0:
     no_data()
     st.stop()
@@ -35,16 +35,16 @@ cols[4].metric(tr("straight_flushes"), f"{int(summary['straight_flushes']):,}")
 
 left, right = st.columns(2)
 with left:
-    show_chart(charts.bombs_per_deal(q("bombs_per_deal", rules=rules), lang()), "bombs_per_deal")
+    show_chart(charts.bombs_per_deal(run(queries.bombs_per_deal, rules=rules), lang()), "bombs_per_deal")
 with right:
-    by_class = q("bombs_by_class", rules=rules)
+    by_class = run(queries.bombs_by_class, rules=rules)
     show_figure(by_class, charts.bombs_by_class, "bombs_by_class")
 
 left, right = st.columns(2)
 with left:
-    timing = q("bomb_timing", rules=rules)
+    timing = run(queries.bomb_timing, rules=rules)
     show_figure(timing, charts.bomb_timing, "bomb_timing")
 with right:
-    wins = q("win_by_bombs", rules=rules)
+    wins = run(queries.win_by_bombs, rules=rules)
     show_figure(wins, charts.win_by_bombs, "win_by_bombs")
 show_table(wins, "win_by_bombs")

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts
-from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from dashboards import charts, queries
+from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
 from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))
 
-distribution = q("dan_distribution")
+distribution = run(queries.dan_distribution)
 if distribution.empty:
     no_data()
 else:
@@ -22,7 +22,7 @@ else:
     with right:
         st.subheader(tr("close_to_promotion"))
         show_table(
-            q("close_to_promotion"),
+            run(queries.close_to_promotion),
             "close_to_promotion",
             column_config={
                 "player_id": tr("player"),
@@ -39,7 +39,9 @@ else:
         )
     st.subheader(tr("recent_changes"))
     show_table(
-        q("dan_events"), "dan_events", column_config={"event": tr("dan_change"), "player_id": tr("player")}
+        run(queries.dan_events),
+        "dan_events",
+        column_config={"event": tr("dan_change"), "player_id": tr("player")},
     )
 
 st.subheader(tr("rules_in_force"))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts
+from dashboards import charts, queries
 from dashboards.roster import clubs, with_names
-from dashboards.ui import choice, lang, no_data, q, show_chart, show_table, tr
+from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_leaderboard"))
 
-options = q("filter_options")
-roster = q("players")
+options = run(queries.filter_options)
+roster = run(queries.players)
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     club = choice("club", clubs(roster), "lb_club")
@@ -23,7 +23,7 @@ with c3:
 with c4:
     min_rounds = int(st.number_input(tr("min_rounds"), min_value=0, value=0, step=1, key="lb_min"))
 
-board = with_names(q("leaderboard", event=event, rules=rules, min_rounds=min_rounds), roster, club)
+board = with_names(run(queries.leaderboard, event=event, rules=rules, min_rounds=min_rounds), roster, club)
 if board.empty:
     no_data()
     st.stop()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts
-from dashboards.ui import lang, no_data, q, show_chart, show_figure, show_table, tr
+from dashboards import charts, queries
+from dashboards.ui import lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
 
-totals = q("overview_totals").iloc[0]
+totals = run(queries.overview_totals).iloc[0]
 if totals["matches"] == 0 and totals["raw_events"] == 0:
     no_data()
     st.stop()
@@ -22,7 +22,7 @@ first, last = totals["first_start"], totals["last_end"]
 if first is not None and str(first) != "NaT":
     st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d}")
 
-status = q("status_counts")
+status = run(queries.status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
 cols = st.columns(3)
 for col, key in zip(cols, ("valid", "partial", "invalid"), strict=True):
@@ -30,10 +30,10 @@ for col, key in zip(cols, ("valid", "partial", "invalid"), strict=True):
 
 left, right = st.columns(2)
 with left:
-    per_day = q("matches_per_day")
+    per_day = run(queries.matches_per_day)
     show_figure(per_day, charts.matches_per_day, "per_day")
 with right:
-    by_rules = q("matches_by_ruleset")
+    by_rules = run(queries.matches_by_ruleset)
     if not by_rules.empty:
         show_chart(charts.matches_by_ruleset(by_rules, lang()), "by_ruleset")
 show_table(by_rules, "matches_by_ruleset")

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts
+from dashboards import charts, queries
 from dashboards.patterns import pattern_table
-from dashboards.queries import RANK_ORDER
-from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
+from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 
 st.title(tr("page_player"))
 
-roster = q("players")
+roster = run(queries.players)
 if roster.empty:
     no_data()
     st.stop()
@@ -31,8 +31,8 @@ player = st.selectbox(
 )
 st.query_params["player"] = player
 
-row = q("player_summary", player=player).iloc[0]
-dan = q("player_dan", player=player)
+row = run(queries.player_summary, player=player).iloc[0]
+dan = run(queries.player_dan, player=player)
 cols = st.columns(5)
 cols[0].metric(
     tr("rating"),
@@ -52,7 +52,7 @@ if pd.notna(row["provisional"]) and bool(row["provisional"]):
 
 left, right = st.columns(2)
 with left:
-    history = q("rating_history", player=player)
+    history = run(queries.rating_history, player=player)
     if history.empty:
         st.subheader(tr("rating_history"))
         no_data("no_data_table")
@@ -64,7 +64,7 @@ with left:
             "rating_history",
         )
 with right:
-    ledger = q("dan_ledger", player=player)
+    ledger = run(queries.dan_ledger, player=player)
     if ledger.empty:
         st.subheader(tr("dan_ledger"))
         no_data("no_data_table")
@@ -91,12 +91,12 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader(tr("by_partner"))
-    show_table(q("results_by_partner", player=player), "by_partner")
+    show_table(run(queries.results_by_partner, player=player), "by_partner")
 with right:
     st.subheader(tr("by_opponent"))
-    show_table(q("results_by_opponent", player=player), "by_opponent")
+    show_table(run(queries.results_by_opponent, player=player), "by_opponent")
 
-positions = q("finish_positions", player=player)
+positions = run(queries.finish_positions, player=player)
 position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)}
 st.subheader(tr("play_patterns"))
 left, right = st.columns(2)
@@ -117,7 +117,7 @@ with left:
             "finish_positions",
         )
 with right:
-    leads = q("lead_types", player=player)
+    leads = run(queries.lead_types, player=player)
     if leads.empty:
         no_data("no_data_table")
     else:
@@ -129,10 +129,10 @@ with right:
         )
 
 stats = pattern_table(
-    q("play_stats", player=player),
-    q("play_stats", player=None),
-    q("jie_feng_received", player=player),
-    q("jie_feng_received", player=None),
+    run(queries.play_stats, player=player),
+    run(queries.play_stats, player=None),
+    run(queries.jie_feng_received, player=player),
+    run(queries.jie_feng_received, player=None),
 )
 stats = stats.assign(metric=[tr(k) for k in stats["metric"]])
 show_table(
@@ -147,11 +147,16 @@ show_table(
     },
 )
 
-returns = q("return_ranks", player=player)
+returns = run(queries.return_ranks, player=player)
 if not returns.empty:
     show_chart(
         charts.compare_shares(
-            returns, lang(), category="rank", title_key="returns_by_rank", x_key="rank", order=RANK_ORDER
+            returns,
+            lang(),
+            category="rank",
+            title_key="returns_by_rank",
+            x_key="rank",
+            order=list(DISPLAY_RANKS),
         ),
         "return_ranks",
     )

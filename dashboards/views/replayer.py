@@ -8,8 +8,10 @@ from collections.abc import Iterable
 import pandas as pd
 import streamlit as st
 
+from dashboards import queries
 from dashboards.reconstruct import Step, reconstruct
-from dashboards.ui import no_data, q, show_table, tr
+from dashboards.ui import no_data, run, show_table, tr
+from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 _SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
 
@@ -20,9 +22,9 @@ def cards_md(cards: Iterable[str] | None) -> str:
         return f"*{tr('hand_unknown')}*"
     out = []
     for card in cards:
-        if card == "SB":
+        if card == SMALL_JOKER:
             out.append("🃏B")
-        elif card == "HR":
+        elif card == BIG_JOKER:
             out.append(":red[🃏R]")
         else:
             suit = _SUIT[card[0]]
@@ -42,7 +44,7 @@ def seat_box(step: Step, seat: str, players: dict[str, str]) -> None:
 st.title(tr("page_replayer"))
 
 search = st.text_input("🔎 " + tr("choose_match"), key="rp_search")
-matches = q("find_matches", search=search)
+matches = run(queries.find_matches, search=search)
 if matches.empty:
     no_data()
     st.stop()
@@ -50,7 +52,7 @@ if matches.empty:
 c1, c2 = st.columns([3, 1])
 with c1:
     match = st.selectbox(tr("choose_match"), matches["match_id"].tolist(), key="rp_match")
-deals = q("match_deals", match=match)
+deals = run(queries.match_deals, match=match)
 if deals.empty:
     no_data("no_data_table")
     st.stop()
@@ -72,9 +74,9 @@ st.caption(
     f"{tr('tribute_kind')}: {shown(info['tribute_kind'])} · {tr('position')}: {shown(info['finish_order'])}"
 )
 
-hands = q("deal_hands", match=match, deal=deal)
-tributes = q("deal_tributes", match=match, deal=deal)
-plays = q("deal_plays", match=match, deal=deal)
+hands = run(queries.deal_hands, match=match, deal=deal)
+tributes = run(queries.deal_tributes, match=match, deal=deal)
+plays = run(queries.deal_plays, match=match, deal=deal)
 players = dict(zip(hands["seat"], hands["player_id"], strict=True))
 dealt = {
     row.seat: list(row.hand) if pd.api.types.is_list_like(row.hand) else None for row in hands.itertuples()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts
-from dashboards.ui import lang, no_data, q, show_chart, show_table, tr
+from dashboards import charts, queries
+from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_tournament"))
 
-events = q("events")
+events = run(queries.events)
 if events.empty:
     no_data()
     st.stop()
@@ -24,7 +24,7 @@ with left:
         key="tn_event",
         format_func=lambda e: f"{names[e]} ({e})" if names.get(e) else e,
     )
-rounds = [int(r) for r in q("event_rounds", event=event)["round"].dropna()]
+rounds = [int(r) for r in run(queries.event_rounds, event=event)["round"].dropna()]
 with right:
     round_no = st.selectbox(
         tr("round"),
@@ -36,7 +36,7 @@ with right:
 
 shown_round = round_no if round_no is not None else max(rounds, default="")
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
-table = q("standings", event=event, round_no=round_no)
+table = run(queries.standings, event=event, round_no=round_no)
 if table.empty:
     st.caption(tr("standings_missing"))
 else:
@@ -69,7 +69,7 @@ else:
 
 st.subheader(tr("round_results"))
 show_table(
-    q("round_results", event=event, round_no=round_no),
+    run(queries.round_results, event=event, round_no=round_no),
     "round_results",
     column_config={
         "round": tr("round"),

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts
-from dashboards.ui import choice, lang, no_data, q, show_chart, show_figure, show_table, tr
+from dashboards import charts, queries
+from dashboards.ui import choice, lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_tributes"))
 
-rules = choice("ruleset", q("filter_options")["rules"], "tr_rules")
-kinds = q("tribute_kinds", rules=rules)
+rules = choice("ruleset", run(queries.filter_options)["rules"], "tr_rules")
+kinds = run(queries.tribute_kinds, rules=rules)
 if kinds.empty:
     no_data()
     st.stop()
@@ -33,9 +33,9 @@ left, right = st.columns(2)
 with left:
     show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
 with right:
-    cards = q("tribute_card_ranks", rules=rules)
+    cards = run(queries.tribute_card_ranks, rules=rules)
     show_figure(cards, charts.tribute_cards, "tribute_cards")
 
-gain = q("level_gain_after_tribute", rules=rules)
+gain = run(queries.level_gain_after_tribute, rules=rules)
 show_figure(gain, charts.level_gain, "level_gain")
 show_table(gain, "level_gain_after_tribute")

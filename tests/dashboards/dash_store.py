@@ -470,6 +470,7 @@ def build_store(store: Path) -> Path:
     }.items():
         _write(store, name, rows)
     _write_player_patterns(store)
+    _write_roster(store)
     return store
 
 
@@ -482,3 +483,13 @@ def _write_player_patterns(store: Path) -> None:
         folder = store / "tables" / name
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, folder / "part-0.parquet")
+
+
+def _write_roster(store: Path) -> None:
+    """The pipeline's roster (``pipelines.roster``) of the ``match_start`` rows above."""
+    from pipelines.roster import compute
+    from pipelines.warehouse import connect
+
+    folder = store / "tables" / "players"
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(compute(connect(store)), folder / "part-0.parquet")

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboards.reconstruct import SEATS, apply_tributes, card_key, reconstruct, sort_cards
+from dashboards.reconstruct import apply_tributes, card_key, reconstruct, sort_cards
+from schemas.vocabulary import SEATS
 
 DECK = [s + r for s in "SHCD" for r in "23456789TJQKA"] + ["SB", "HR"]
 

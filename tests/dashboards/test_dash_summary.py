@@ -38,7 +38,7 @@ a AS (
 d AS (SELECT count(*) AS deals FROM deal_hands WHERE ($player IS NULL OR player_id = $player)),
 r AS (
     SELECT count(return_card) AS returns,
-           avg(list_position({queries.RANK_ORDER[:13]!r}, {_RANK}) + 1) AS return_rank
+           avg(list_position({list("23456789TJQKA")!r}, {_RANK}) + 1) AS return_rank
     FROM tributes
     WHERE kind IN ('single', 'double') AND ($player IS NULL OR receiver_player = $player)
 )
@@ -60,6 +60,21 @@ SELECT count(*) FILTER (WHERE is_lead AND player_id = $player AND prev_out
        (SELECT count(*) FROM mine) AS deals
 FROM p
 """
+
+REFERENCE_JIE_FENG_POPULATION = f"""
+WITH p AS (
+    SELECT pl.*,
+           last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER w AS prev_seat,
+           last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER w AS prev_out
+    FROM plays pl
+    WINDOW w AS (PARTITION BY match_id, deal_no ORDER BY seq
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+)
+SELECT count(*) FILTER (WHERE is_lead AND prev_out AND prev_seat = {_PARTNER.format(s="seat")}) AS jie_feng,
+       (SELECT count(*) FROM deal_hands) AS deals
+FROM p
+"""
+"""接风 received by anyone, counted play by play; deals = seats dealt (four per deal)."""
 
 REFERENCE_LEADS = """
 SELECT coalesce(combo_type, '?') AS combo_type,
@@ -96,9 +111,14 @@ def test_play_stats_equal_the_per_play_computation(store_con: duckdb.DuckDBPyCon
 
 
 def test_jie_feng_equals_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
-    for player in queries.players(store_con)["player_id"]:
+    players = queries.players(store_con)["player_id"].tolist()
+    assert players
+    received = 0
+    for player in players:
         reference = _ref(store_con, REFERENCE_JIE_FENG, player)
         _same(queries.jie_feng_received(store_con, player=player), reference)
+        received += int(reference["jie_feng"].iloc[0])
+    assert received > 0  # some player received 接风: not only 0 == 0
 
 
 def test_lead_types_equal_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
@@ -110,14 +130,43 @@ def test_lead_types_equal_the_per_play_computation(store_con: duckdb.DuckDBPyCon
         assert got["population_n"].astype(int).tolist() == want["population_n"].astype(int).tolist()
 
 
+def _expected_row(metric: str, player: pd.Series, population: pd.Series, num: str, den: str) -> dict:
+    """A rate row of ``pattern_table`` written out: count / sample size, none without a sample."""
+    return {"metric": metric,
+            "player_value": player[num] / player[den] if player[den] else None,
+            "player_n": int(player[den]),
+            "population_value": population[num] / population[den] if population[den] else None,
+            "population_n": int(population[den])}
+
+
+def _expected_mean(metric: str, player: pd.Series, population: pd.Series, mean: str, n: str) -> dict:
+    """A mean row of ``pattern_table`` written out: the mean and its sample size."""
+    return {"metric": metric,
+            "player_value": None if pd.isna(player[mean]) else float(player[mean]),
+            "player_n": int(player[n]),
+            "population_value": None if pd.isna(population[mean]) else float(population[mean]),
+            "population_n": int(population[n])}
+
+
 def test_pattern_table_is_unchanged(sim_store: Path) -> None:
-    """``dashboards.patterns`` gives the same rates and sample sizes from either source."""
+    """``dashboards.patterns`` over the summaries gives the rates and sample sizes of the per-play
+    computation, for the player and for the population (接风 included)."""
     con = connect(sim_store)
-    population_jf = queries.jie_feng_received(con, player=None)
     player = queries.players(con)["player_id"].iloc[0]
     got = pattern_table(queries.play_stats(con, player=player), queries.play_stats(con, player=None),
-                        queries.jie_feng_received(con, player=player), population_jf)
-    want = pattern_table(_ref(con, REFERENCE_PLAY_STATS, player), _ref(con, REFERENCE_PLAY_STATS, None),
-                         _ref(con, REFERENCE_JIE_FENG, player), population_jf)
+                        queries.jie_feng_received(con, player=player),
+                        queries.jie_feng_received(con, player=None))
+    mine, everyone = (_ref(con, REFERENCE_PLAY_STATS, p).iloc[0] for p in (player, None))
+    jf_mine = _ref(con, REFERENCE_JIE_FENG, player).iloc[0]
+    jf_everyone = con.execute(REFERENCE_JIE_FENG_POPULATION).df().iloc[0]
+    want = pd.DataFrame([
+        _expected_row("pass_when_beat", mine, everyone, "pass_beat", "able_to_beat"),
+        _expected_row("overtake_partner", mine, everyone, "overtakes", "facing_partner"),
+        _expected_row("bombs_per_deal", mine, everyone, "bombs", "deals"),
+        _expected_row("jie_feng", jf_mine, jf_everyone, "jie_feng", "deals"),
+        _expected_mean("bomb_opp_left", mine, everyone, "bomb_opp_left", "bombs"),
+        _expected_mean("return_rank", mine, everyone, "return_rank", "returns"),
+    ])
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
     assert got["player_n"].gt(0).all()
+    assert got["population_n"].gt(got["player_n"]).all()

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import lens
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from schemas.tables import PLAYERS
 
 
 @pytest.mark.parametrize(
@@ -157,3 +161,14 @@ def test_open_store_reads_gdan_store(tiny_store: Path, monkeypatch: pytest.Monke
     deals = lens.query(con, "SELECT count(*) AS n FROM deals WHERE deal_no > ?", [1])
     assert isinstance(deals, pl.DataFrame)
     assert deals["n"][0] == 5 * 5   # five matches of six deals; the first deal has no tribute
+
+
+def test_player_name_comes_from_the_roster_table(tmp_path: Path) -> None:
+    """``players`` (pipelines.roster) is the one place a name is read from; unknown ids have none."""
+    roster = [{"player_id": "p1", "name": "Ann", "declared_in": "m2", "matches": 2},
+              {"player_id": "p2", "name": None, "declared_in": "m1", "matches": 1}]
+    folder = tmp_path / "tables" / "players"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(roster, schema=PLAYERS), folder / "part-0.parquet")
+    con, _ = lens.open_store(tmp_path)
+    assert [lens.player_name(con, p) for p in ("p1", "p2", "nobody")] == ["Ann", None, None]

@@ -23,12 +23,14 @@ def test_asset_keys_are_the_table_names_and_the_warehouse_comes_last() -> None:
 
 
 def test_summary_tables_follow_their_inputs() -> None:
-    """incomplete_matches comes with the replay; the Player page's summaries after plays."""
+    """incomplete_matches comes with the replay; the Player page's summaries after plays; the
+    roster after the raw match_start events and the matches' start times."""
     graph = defs.resolve_asset_graph()
     assert AssetKey("raw_events") in graph.get(AssetKey("incomplete_matches")).parent_keys
     inputs = {AssetKey(n) for n in ("plays", "deal_hands", "tributes")}
     for name in ("player_patterns", "player_leads"):
         assert graph.get(AssetKey(name)).parent_keys == inputs
+    assert graph.get(AssetKey("players")).parent_keys == {AssetKey("raw_events"), AssetKey("matches")}
 
 
 def test_asset_checks_cover_statuses_uniqueness_and_cards() -> None:
