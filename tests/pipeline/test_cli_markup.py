@@ -77,3 +77,12 @@ def test_the_renderer_prints_every_cell_header_and_title_as_text(capsys: pytest.
     emit(rows, OutputFormat.table, title="[link=x]t")
     out = capsys.readouterr().out
     assert all(text in out for text in ("[i]col", "[/]", "[bold]b[/bold]", "[link=x]t"))
+
+
+def test_validate_prints_a_markup_like_match_id_literally(tmp_path: Path) -> None:
+    events = match_events("[/]m1")
+    del events[2]
+    log = write_jsonl(tmp_path / "bad.jsonl", events)
+    result = runner.invoke(app, ["validate", str(log)], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "invalid [/]m1" in result.stdout
