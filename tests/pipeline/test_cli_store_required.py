@@ -9,7 +9,7 @@ import pytest
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 from typer.testing import CliRunner, Result
 
-from gdan import app
+from gdan import app, pipeline
 from pipelines import replaying
 
 runner = CliRunner()
@@ -48,7 +48,14 @@ def test_run_with_create_starts_an_empty_store(tmp_path: Path) -> None:
     "args",
     [["sql", "SELECT count(*) FROM matches"], ["standings"], ["dan"], ["ratings"], ["dashboard"]],
 )
-def test_readers_need_an_existing_store(tmp_path: Path, args: list[str]) -> None:
+def test_readers_need_an_existing_store(
+    tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_server(*args: object, **kwargs: object) -> None:
+        raise AssertionError("started the dashboards' server on a folder that is not a store")
+
+    monkeypatch.setattr(pipeline.subprocess, "Popen", no_server)
+    monkeypatch.setattr(pipeline.subprocess, "call", no_server)
     typo = tmp_path / "dtaa"
     result = _gdan(*args, "--store", str(typo))
     assert result.exit_code == 1
