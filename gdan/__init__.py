@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 import typer
 
 from gdan import export, importer, pipeline, rankings, rules, simulate, tournament, validate
@@ -20,6 +23,23 @@ tournament.register(app)
 export.register(app)
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM handler: stop like Ctrl-C, so the command cleans up (workers, servers) and says why."""
+    raise KeyboardInterrupt
+
+
+def stop_on_signals() -> None:
+    """Make Ctrl-C (SIGINT) and ``kill`` (SIGTERM) stop every command, whatever the parent ignored.
+
+    A background job (``make test &``, ``nohup``) starts with SIGINT ignored, and Dagster then
+    copies that disposition to SIGTERM while it runs, so without this a `gdan run` or `gdan demo`
+    in the background could not be stopped with ``kill``. Both signals raise KeyboardInterrupt.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
 def main() -> None:
     """Console-script entry point."""
+    stop_on_signals()
     app()

@@ -11,48 +11,96 @@ import os
 import shutil
 import subprocess
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
 
 if TYPE_CHECKING:
+    import duckdb
     from rich.progress import Progress
 
 console = Console(stderr=True)
 
 StoreOption = Annotated[
     Path,
-    typer.Option("--store", envvar="GDAN_STORE", help="Store folder (inbox, tables, state).",
-                 show_envvar=True),
+    typer.Option(
+        "--store", envvar="GDAN_STORE", help="Store folder (inbox, tables, state).", show_envvar=True
+    ),
 ]
 DEFAULT_STORE = Path("data")
 
+EXIT_FAILED = 1
+"""A step failed, an asset check failed, or the store / query is wrong."""
+EXIT_QUARANTINED = 3
+"""``gdan run`` committed, but this run quarantined input (invalid matches, malformed lines)."""
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report an interrupted command)."""
+STOP_WAIT_S = 10.0
+"""How long the dashboards' server may take to stop before it is killed."""
 
-class OutputFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
+
+def is_store(store: Path) -> bool:
+    """Whether ``store`` is a store folder: `gdan ingest` or a run made its inbox, state or tables."""
+    return any((store / part).is_dir() for part in ("inbox", "state", "tables"))
+
+
+def require_tables(store: Path) -> None:
+    """Exit 1 with a message when ``store`` has no tables: readers never create or guess a store.
+
+    A mistyped ``--store`` would otherwise read as an empty store (0 rows, no error).
+    """
+    if not (store / "tables").is_dir():
+        what = "a store without tables (run `gdan run` first)" if is_store(store) else "not a store"
+        console.print(
+            literal(
+                f"no store at {store} (no tables/ folder): {what}. Check --store or "
+                "$GDAN_STORE; `gdan ingest` and `gdan run` create a store.",
+                "red",
+            )
+        )
+        raise typer.Exit(EXIT_FAILED)
+
+
+def read_connection(store: Path) -> duckdb.DuckDBPyConnection:
+    """The in-memory view connection over an existing store (:func:`require_tables`)."""
+    from pipelines.warehouse import connect
+
+    require_tables(store)
+    return connect(store)
 
 
 def _progress() -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console)
+    return Progress(
+        TextColumn("{task.description:<16}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    )
 
 
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Event files (*.jsonl, *.jsonl.gz, foreign logs) "
-                                                     "or folders of them.", exists=True)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Event files (*.jsonl, *.jsonl.gz, foreign logs) or folders of them.", exists=True
+        ),
+    ],
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Copy event files into the store's inbox; `gdan run` then ingests them (each file once).
+    """Copy event files into the store's inbox (creating the store); `gdan run` then ingests them.
 
-    A folder is copied as ``inbox/<folder name>/…``; its name is that of the resolved folder, so
-    ``gdan ingest ..`` or ``gdan ingest .`` copy into the inbox too.
+    Each file is copied once: the same content again is skipped, and a different file with a name
+    already in the inbox is kept under a hash-prefixed name. A folder is copied as
+    ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
+    ``gdan ingest .`` copy into the inbox too.
     """
     from pipelines.ingest import file_sha256
     from pipelines.store import Store
@@ -62,6 +110,7 @@ def ingest(
     for folder in (p.resolve() for p in paths if p.is_dir()):
         found = (f for f in sorted(folder.rglob("*")) if f.is_file())
         files += [(f, f.relative_to(folder.parent).as_posix()) for f in found]
+    inbox.mkdir(parents=True, exist_ok=True)
     copied = same = 0
     with _progress() as progress:
         task = progress.add_task("copy to inbox", total=len(files))
@@ -78,45 +127,118 @@ def ingest(
             shutil.copy2(source, target)
             copied += 1
             progress.advance(task)
-    console.print(f"[green]{copied} file(s) copied[/] to {inbox}, {same} already there. "
-                  "Next: [bold]gdan run[/]")
+    console.print(
+        f"[green]{copied} file(s) copied[/] to {escape(str(inbox))}, {same} already there. "
+        "Next: [bold]gdan run[/]"
+    )
 
 
 def run(
     store: StoreOption = DEFAULT_STORE,
-    workers: Annotated[int, typer.Option(help="Parsing and replay processes (0 = one per CPU core).", min=0)]
-    = 0,
-    refresh: Annotated[bool, typer.Option(help="Recompute scoring and views even when nothing is new.")]
-    = False,
+    workers: Annotated[
+        int, typer.Option(help="Parsing and replay processes (0 = one per CPU core).", min=0)
+    ] = 0,
+    refresh: Annotated[
+        bool, typer.Option(help="Recompute scoring and views even when nothing is new.")
+    ] = False,
+    create: Annotated[
+        bool,
+        typer.Option(
+            "--create",
+            help="Start a new, empty store when the folder is "
+            "not a store yet (without it a mistyped --store is an error).",
+        ),
+    ] = False,
 ) -> None:
     """Run the whole pipeline in-process: ingest the inbox, replay complete matches, scoring, views.
 
     Only new files are read and only newly complete matches replayed; with nothing new, the
-    downstream assets are skipped (see --refresh).
+    downstream assets are skipped (see --refresh). The store must exist (`gdan ingest` creates
+    it) unless --create.
+
+    Exit status: 0 when everything this run ingested is valid, partial or incomplete; 3 when
+    this run quarantined input (invalid matches, malformed or late lines: see the quarantine
+    table), so a scheduler can alert; 1 when a step or an asset check failed; 130 when
+    interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
+    committed state.
     """
-    _run(store, workers, refresh)
+    if not create and not is_store(store):
+        console.print(
+            literal(
+                f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
+                "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
+                "red",
+            )
+        )
+        raise typer.Exit(EXIT_FAILED)
+    quarantined = _run(store, workers, refresh)
+    if quarantined:
+        raise typer.Exit(EXIT_QUARANTINED)
 
 
-def _run(store: Path, workers: int, refresh: bool = False) -> None:
+def _quarantine_rows(store: Path) -> int:
+    """Rows in the store's ``quarantine`` table."""
+    from pipelines.store import Store
+
+    return Store(store).read_table("quarantine", columns=["code"]).num_rows
+
+
+def _run(store: Path, workers: int, refresh: bool = False) -> int:
+    """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
+
+    Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
+    last commit; says so too while it waits for another process that holds the writer lock.
+    """
+    from pipelines import store as store_module
     from pipelines.progress import show_with
     from pipelines.runner import PipelineFailedError, run_pipeline
     from pipelines.state import load_state
     from pipelines.store import Store
 
-    before = set(load_state(Store(store).state_dir).committed)
-    with _progress() as progress, show_with(progress):
-        try:
+    def waiting(pid: int | None) -> None:
+        holder = f"pid {pid}" if pid else "another process"
+        console.print(
+            f"waiting for the writer ({holder}) to finish: another `gdan run` or Dagster run "
+            "holds the store's lock"
+        )
+
+    before = _quarantine_rows(store)
+    committed_before = set(load_state(Store(store).state_dir).committed)
+    store_module.lock_wait_notices.append(waiting)
+    try:
+        with _progress() as progress, show_with(progress):
             run_pipeline(store, workers=workers, refresh=refresh)
-        except PipelineFailedError as exc:
-            _file_problems(store, before)
-            console.print(f"[red]{exc}[/]")
-            raise typer.Exit(1) from exc
-        except Exception as exc:
-            console.print(f"[red]pipeline failed:[/] {exc}\nThe store keeps its last committed state; "
-                          "fix the cause and run again.")
-            raise typer.Exit(1) from exc
-    _file_problems(store, before)
+    except PipelineFailedError as exc:
+        _file_problems(store, committed_before)
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from exc
+    except Exception as exc:
+        console.print(
+            f"[red]pipeline failed:[/] {escape(str(exc))}\nThe store keeps its last committed "
+            "state; fix the cause and run again."
+        )
+        raise typer.Exit(EXIT_FAILED) from exc
+    except BaseException as exc:
+        if isinstance(exc, SystemExit):
+            raise
+        # KeyboardInterrupt, or Dagster's DagsterExecutionInterruptedError for SIGINT/SIGTERM
+        # during a step: both BaseException, neither an error of the pipeline.
+        console.print(
+            "[yellow]interrupted:[/] the store keeps its last committed state; "
+            "`gdan run` continues from there."
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        store_module.lock_wait_notices.remove(waiting)
+    _file_problems(store, committed_before)
     _summary(store)
+    quarantined = _quarantine_rows(store) - before
+    if quarantined:
+        console.print(
+            f"[yellow]{quarantined} quarantine row(s) added by this run[/]: see "
+            '`gdan sql "SELECT code, count(*) FROM quarantine GROUP BY ALL"`'
+        )
+    return quarantined
 
 
 def _file_problems(store: Path, before: set[str]) -> None:
@@ -141,77 +263,76 @@ def _file_problems(store: Path, before: set[str]) -> None:
 
 
 def _summary(store: Path) -> None:
-    from rich.table import Table
-
+    """Matches and raw rows by status after the run, as a table on stderr."""
     from pipelines.state import load_state
     from pipelines.store import Store
 
-    state = load_state(Store(store).state_dir)
-    counts = state.counts()
-    table = Table(title=f"store {store}", show_header=True)
-    table.add_column("status")
-    table.add_column("matches", justify="right")
-    table.add_column("raw rows", justify="right")
-    for status in ("valid", "partial", "invalid", "incomplete"):
-        table.add_row(status, str(counts.get(f"matches_{status}", 0)), str(counts.get(f"rows_{status}", 0)))
-    table.add_row("malformed lines", "", str(counts["rows_malformed"]))
-    console.print(table)
+    counts = load_state(Store(store).state_dir).counts()
+    rows = [
+        (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
+        for status in ("valid", "partial", "invalid", "incomplete")
+    ]
+    rows.append(("malformed lines", None, counts["rows_malformed"]))
+    emit(
+        Rows(["status", "matches", "raw rows"], rows),
+        title=f"store {store}",
+        cell=lambda _column, value: "" if value is None else str(value),
+        out=console,
+    )
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help='A read-only query, e.g. "SELECT status, count(*) FROM matches '
-                                               'GROUP BY ALL". Every table is a view.')],
+    query: Annotated[
+        str,
+        typer.Argument(
+            help='A read-only query, e.g. "SELECT status, count(*) FROM matches '
+            'GROUP BY ALL". Every table is a view.'
+        ),
+    ],
     store: StoreOption = DEFAULT_STORE,
-    output: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-    = OutputFormat.table,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OutputFormat.table,
     limit: Annotated[int, typer.Option(help="Rows shown in table format (0 = all).", min=0)] = 100,
 ) -> None:
-    """Query the store read-only (in-memory DuckDB views over the Parquet tables)."""
+    """Query the store read-only (in-memory DuckDB views over the Parquet tables).
+
+    Only SELECT (and EXPLAIN of one) is accepted, and the query can read nothing but the
+    store's tables: writes, COPY … TO, EXPORT, ATTACH, INSTALL/LOAD, settings and reading other
+    files are refused (exit 1). To save a result, use --format csv or json and redirect stdout.
+    """
     import duckdb
 
-    from pipelines.warehouse import connect
+    from gdan.sandbox import RefusedQueryError, check_query, lock_down
 
-    con = connect(store)
     try:
+        check_query(query)
+    except RefusedQueryError as exc:
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from exc
+    con = read_connection(store)
+    try:
+        lock_down(con, store)
         result = con.execute(query)
         columns = [d[0] for d in result.description or []]
         rows = result.fetchall()
     except duckdb.Error as exc:
-        console.print(f"[red]query failed:[/] {exc}")
-        raise typer.Exit(1) from exc
+        console.print(f"[red]query failed:[/] {escape(str(exc))}")
+        raise typer.Exit(EXIT_FAILED) from exc
     finally:
         con.close()
-    _print_rows(columns, rows, output, limit)
-
-
-def _print_rows(columns: list[str], rows: list[tuple[object, ...]], output: OutputFormat, limit: int) -> None:
-    if output is OutputFormat.csv:
-        import csv
-
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        writer.writerows(rows)
-    elif output is OutputFormat.json:
-        import orjson
-
-        records = [dict(zip(columns, r, strict=True)) for r in rows]
-        sys.stdout.write(orjson.dumps(records, default=str, option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        from rich.table import Table
-
-        table = Table(*columns)
-        for row in rows[: limit or None]:
-            table.add_row(*("NULL" if v is None else str(v) for v in row))
-        Console().print(table)
-        if limit and len(rows) > limit:
-            console.print(f"{len(rows)} rows, {limit} shown (--limit 0 for all)")
+    emit(Rows(columns, rows), output, cell=raw_cell, limit=limit)
 
 
 def dashboard(
     store: StoreOption = DEFAULT_STORE,
     port: Annotated[int, typer.Option(help="Port of the Streamlit server.")] = 8501,
 ) -> None:
-    """Start the Streamlit dashboards over the store (reads only; safe while the pipeline runs)."""
+    """Start the Streamlit dashboards over the store (reads only; safe while the pipeline runs).
+
+    Runs until stopped: Ctrl-C, or `kill` of this process (SIGTERM), stops the server too.
+    """
+    require_tables(store)
     _dashboard(store, port)
 
 
@@ -220,19 +341,51 @@ def _dashboard(store: Path, port: int) -> None:
     spec = importlib.util.find_spec("dashboards")
     app = Path(spec.origin).parent / "app.py" if spec and spec.origin else Path("dashboards/app.py")
     if not app.exists():
-        console.print(f"[red]{app} not found[/]")
-        raise typer.Exit(1)
+        console.print(literal(f"{app} not found", "red"))
+        raise typer.Exit(EXIT_FAILED)
     env = {**os.environ, "GDAN_STORE": str(store.absolute())}
-    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
-               "--server.headless", "true"]
-    console.print(f"dashboards on [bold]http://localhost:{port}[/] (Ctrl-C to stop)")
-    raise typer.Exit(subprocess.call(command, env=env))
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+    ]
+    console.print(f"dashboards on [bold]http://localhost:{port}[/] (Ctrl-C or `kill {os.getpid()}` to stop)")
+    raise typer.Exit(_serve(command, env))
+
+
+def _serve(command: list[str], env: dict[str, str]) -> int:
+    """Run the server ``command`` until it exits; on Ctrl-C or SIGTERM stop it, then exit 0.
+
+    The server never outlives ``gdan``: it is terminated (killed after :data:`STOP_WAIT_S`) when
+    this process is interrupted, rather than left serving as an orphan.
+    """
+    server = subprocess.Popen(command, env=env)
+    try:
+        return server.wait()
+    except KeyboardInterrupt:
+        console.print("stopping the dashboards")
+        return 0
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 def demo(
     store: StoreOption = DEFAULT_STORE,
-    serve: Annotated[bool, typer.Option("--dashboard/--no-dashboard", help="Start the dashboards at the end.")
-                     ] = True,
+    serve: Annotated[
+        bool, typer.Option("--dashboard/--no-dashboard", help="Start the dashboards at the end.")
+    ] = True,
     port: Annotated[int, typer.Option(help="Port of the Streamlit server.")] = 8501,
     seed: Annotated[int, typer.Option(help="Seed of the sample data.")] = 0,
 ) -> None:
@@ -240,21 +393,39 @@ def demo(
 
     The sample: a 16-pair Swiss tournament of 5 rounds (national rules) and a 96-player league
     of 40 sessions (bcta rules: long enough for dan promotions and window resets; about a minute).
+    Creates the store when the folder is not one yet. Stop it with Ctrl-C, or `kill` its pid
+    (shown with the dashboards' address).
     """
     from pipelines.store import Store
 
     the_store = Store(store)
     if the_store.has_data("raw_events") or any(the_store.inbox.glob("*")):
-        console.print(f"store {store} already has data: not simulating")
+        console.print(literal(f"store {store} already has data: not simulating"))
     else:
         from simulator import simulate_to_dir
 
-        with console.status("simulating a sample tournament and league"):
-            workers = os.cpu_count() or 1
-            simulate_to_dir(the_store.inbox / "sample-tournament", kind="tournament", pairs=16, rounds=5,
-                            seed=seed, workers=workers)
-            simulate_to_dir(the_store.inbox / "sample-league", kind="league", players=96, rounds=40,
-                            seed=seed + 1, workers=workers)
+        try:
+            with console.status("simulating a sample tournament and league"):
+                workers = os.cpu_count() or 1
+                simulate_to_dir(
+                    the_store.inbox / "sample-tournament",
+                    kind="tournament",
+                    pairs=16,
+                    rounds=5,
+                    seed=seed,
+                    workers=workers,
+                )
+                simulate_to_dir(
+                    the_store.inbox / "sample-league",
+                    kind="league",
+                    players=96,
+                    rounds=40,
+                    seed=seed + 1,
+                    workers=workers,
+                )
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted[/] while simulating: the inbox may hold part of the sample")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     _run(store, 0)
     if serve:
         _dashboard(store, port)

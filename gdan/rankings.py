@@ -9,17 +9,16 @@ scoring parameters are imported inside the commands so that ``gdan --help`` stay
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
+from gdan.pipeline import DEFAULT_STORE, StoreOption, read_connection
+from gdan.render import OutputFormat, Rows, emit, literal, tidy_cell, write_json
 
 if TYPE_CHECKING:
     import duckdb
@@ -32,41 +31,15 @@ _ROSTER = "roster AS (SELECT player_id, name, club FROM players)"
 """Player names and clubs from the pipeline's roster (``players``, ``pipelines.roster``)."""
 
 
-@dataclass(frozen=True)
-class Rows:
-    """A query result: column names and row tuples."""
-
-    columns: list[str]
-    rows: list[tuple[Any, ...]]
-
-    def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts by column name."""
-        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
-
-    def without(self, names: Sequence[str]) -> Rows:
-        """The same rows without the named columns."""
-        keep = [i for i, c in enumerate(self.columns) if c not in names]
-        return Rows([self.columns[i] for i in keep], [tuple(r[i] for i in keep) for r in self.rows])
-
-    def all_zero(self, name: str) -> bool:
-        """Whether column ``name`` holds only zeros and nulls."""
-        i = self.columns.index(name)
-        return not any(r[i] for r in self.rows)
-
-
 def _fail(message: str) -> typer.Exit:
-    """Print ``message`` in red on stderr; the caller raises the returned exit 1."""
-    console.print(f"[red]{message}[/]")
+    """Print ``message`` in red on stderr, literally; the caller raises the returned exit 1."""
+    console.print(literal(message, "red"))
     return typer.Exit(1)
 
 
 def _connect(store: Path) -> duckdb.DuckDBPyConnection:
     """A read-only view connection over the store, or exit 1 when the folder holds no tables."""
-    from pipelines.warehouse import connect
-
-    if not (store / "tables").is_dir():
-        raise _fail(f"no store at {store} (no tables/ folder): run `gdan run` first or pass --store")
-    return connect(store)
+    return read_connection(store)
 
 
 def _query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> Rows:
@@ -87,104 +60,67 @@ def _suggest(wanted: str, known: Sequence[str], what: str) -> str:
 
 
 _LABELS = {
-    "match_points": "MP", "level_points": "LP", "bcta_round_score": "BCTA score", "head_to_head": "H2H",
-    "raw_level_diff": "level diff", "opponents_score": "opp score", "previous_rank": "prev rank",
-    "tied_level_points": "LP among tied", "opponents_level_points": "opp LP",
-    "levels_gained": "levels gained", "deducted_match_points": "MP deducted",
-    "deducted_level_points": "LP deducted", "decided_by": "decided by", "next_dan": "next",
-    "points_to_next": "to next", "window_rounds_used": "window used", "rounds_left": "rounds left",
-    "counted_rounds": "counted", "needed_per_round": "per round needed", "opponent_dans": "opp dans",
-    "round_points": "round pts", "points_earned": "earned", "dan_after": "dan", "total_after": "total",
-    "window_size": "window", "started_at": "date", "last_played": "last played",
+    "match_points": "MP",
+    "level_points": "LP",
+    "bcta_round_score": "BCTA score",
+    "head_to_head": "H2H",
+    "raw_level_diff": "level diff",
+    "opponents_score": "opp score",
+    "previous_rank": "prev rank",
+    "tied_level_points": "LP among tied",
+    "opponents_level_points": "opp LP",
+    "levels_gained": "levels gained",
+    "deducted_match_points": "MP deducted",
+    "deducted_level_points": "LP deducted",
+    "decided_by": "decided by",
+    "next_dan": "next",
+    "points_to_next": "to next",
+    "window_rounds_used": "window used",
+    "rounds_left": "rounds left",
+    "counted_rounds": "counted",
+    "needed_per_round": "per round needed",
+    "opponent_dans": "opp dans",
+    "round_points": "round pts",
+    "points_earned": "earned",
+    "dan_after": "dan",
+    "total_after": "total",
+    "window_size": "window",
+    "started_at": "date",
+    "last_played": "last played",
 }
 """Short headers of the rich tables (csv and json keep the table's column names)."""
 
 
 def _cell(column: str, value: Any) -> str:
-    """A value as shown in a rich table: floats rounded, progress in %, nulls as a dash, dates."""
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if column == "progress":
+    """A value as shown in these tables: progress in %, tie-break steps by their short label."""
+    if column == "progress" and value is not None:
         return f"{value:.1%}"
-    if column == "decided_by":
+    if column == "decided_by" and value is not None:
         return _LABELS.get(value, value)
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.0f}"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d")
-    if isinstance(value, list):
-        return ",".join(map(str, value))
-    return str(value)
+    return tidy_cell(column, value)
 
 
-def _emit(result: Rows, output: OutputFormat, title: str = "", keep: Sequence[str] = (),
-          drop_first: Sequence[str] = ()) -> None:
-    """Write ``result`` to stdout as a rich table, csv (with a header) or a json list of objects.
-
-    A table wider than the terminal loses whole columns rather than cutting every cell short:
-    first ``drop_first`` in that order, then the others from the right, never ``keep``; a note on
-    stderr names the hidden columns (csv and json always have them all).
-    """
-    if output is OutputFormat.csv:
-        import csv
-
-        writer = csv.writer(sys.stdout)
-        writer.writerow(result.columns)
-        writer.writerows(result.rows)
-    elif output is OutputFormat.json:
-        _write_json(result.records())
-    else:
-        out = Console()
-        cells = [[_cell(c, v) for c, v in zip(result.columns, row, strict=True)] for row in result.rows]
-        shown = list(result.columns)
-        order = dict.fromkeys((*drop_first, *reversed(shown)))
-        droppable = [c for c in order if c in shown and c not in keep]
-        table = _table(result, shown, cells, title)
-        while droppable and _natural_width(out, table) > out.width:
-            shown.remove(droppable.pop(0))
-            table = _table(result, shown, cells, title)
-        out.print(table)
-        hidden = [_LABELS.get(c, c) for c in result.columns if c not in shown]
-        if hidden:
-            console.print(f"[dim]{len(hidden)} column(s) hidden to fit {out.width} characters: "
-                          f"{', '.join(hidden)} (widen the terminal, or --format csv|json)[/]")
-        if not result.rows:
-            console.print("no rows: has `gdan run` scored this store, and do the filters match anything?")
+_EMPTY = "no rows: has `gdan run` scored this store, and do the filters match anything?"
 
 
-def _table(result: Rows, shown: Sequence[str], cells: list[list[str]], title: str) -> Any:
-    """The rich table of the ``shown`` columns: light rules, no outer padding, numbers right-aligned."""
-    from rich import box
-    from rich.table import Column, Table
-
-    index = [result.columns.index(c) for c in shown]
-    headers = [Column(_LABELS.get(c, c), justify="right" if _numeric(result, i) else "left")
-               for c, i in zip(shown, index, strict=True)]
-    table = Table(*headers, title=title or None, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for row in cells:
-        table.add_row(*(row[i] for i in index))
-    return table
-
-
-def _numeric(result: Rows, i: int) -> bool:
-    """Whether column ``i`` holds numbers (and nulls) only."""
-    values = [r[i] for r in result.rows if r[i] is not None]
-    return bool(values) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
-
-
-def _natural_width(console: Console, table: Any) -> int:
-    """Characters ``table`` needs to show every cell on one line."""
-    from rich.measure import Measurement
-
-    return Measurement.get(console, console.options.update_width(1_000_000), table).maximum
-
-
-def _write_json(data: object) -> None:
-    import orjson
-
-    sys.stdout.write(orjson.dumps(data, default=str, option=orjson.OPT_INDENT_2).decode() + "\n")
+def _emit(
+    result: Rows,
+    output: OutputFormat,
+    title: str = "",
+    keep: Sequence[str] = (),
+    drop_first: Sequence[str] = (),
+) -> None:
+    """:func:`gdan.render.emit` with these tables' headers, cells and empty-result hint."""
+    emit(
+        result,
+        output,
+        title=title,
+        labels=_LABELS,
+        cell=_cell,
+        keep=keep,
+        drop_first=drop_first,
+        empty_note=_EMPTY,
+    )
 
 
 # --- standings (§S7) ---------------------------------------------------------------------------
@@ -200,8 +136,9 @@ _EVENTS_SQL = """
 """
 
 
-def _tie_break_columns(ruleset: str, event: str | None = None,
-                       overrides: Path | None = None) -> tuple[str, list[str]]:
+def _tie_break_columns(
+    ruleset: str, event: str | None = None, overrides: Path | None = None
+) -> tuple[str, list[str]]:
     """The event's primary column and its tie-break steps in chain order (§S7).
 
     The parameters are the ruleset's, or the event's entry in ``overrides`` (the pipeline's
@@ -214,15 +151,25 @@ def _tie_break_columns(ruleset: str, event: str | None = None,
 
 
 def standings(
-    event: Annotated[str | None, typer.Option("--event", "-e", help="Event id; without it, list the events.")]
-    = None,
-    stage: Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
-    = None,
-    round_no: Annotated[int | None, typer.Option("--round", "-r", help="Standings after this round "
-                                                 "(default: the last round).", min=1)] = None,
-    overrides: Annotated[Path | None, typer.Option(
-        help="Per-event scoring parameters (.toml/.json) the pipeline ran with (its overrides_file), "
-             "for events with their own tie-break chain.", exists=True, dir_okay=False)] = None,
+    event: Annotated[
+        str | None, typer.Option("--event", "-e", help="Event id; without it, list the events.")
+    ] = None,
+    stage: Annotated[
+        str | None, typer.Option(help="Stage of the event (needed when it has several).")
+    ] = None,
+    round_no: Annotated[
+        int | None,
+        typer.Option("--round", "-r", help="Standings after this round (default: the last round).", min=1),
+    ] = None,
+    overrides: Annotated[
+        Path | None,
+        typer.Option(
+            help="Per-event scoring parameters (.toml/.json) the pipeline ran with (its overrides_file), "
+            "for events with their own tie-break chain.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -251,8 +198,13 @@ def standings(
     if output is OutputFormat.table:
         deductions = [c for c in ("deducted_match_points", "deducted_level_points") if rows.all_zero(c)]
         rows = rows.without(["player_1", "player_2", *deductions])
-    _emit(rows, output, title=table.title, keep=("rank", "team_id", rows.columns[-1], table.primary),
-          drop_first=("byes", "draws", "losses", "rounds"))
+    _emit(
+        rows,
+        output,
+        title=table.title,
+        keep=("rank", "team_id", rows.columns[-1], table.primary),
+        drop_first=("byes", "draws", "losses", "rounds"),
+    )
 
 
 @dataclass(frozen=True)
@@ -265,8 +217,14 @@ class _Standings:
     """The primary total's column (match points, or the BCTA round score)."""
 
 
-def _event_standings(con: duckdb.DuckDBPyConnection, events: Rows, event: str, stage: str | None,
-                     round_no: int | None, overrides: Path | None) -> _Standings:
+def _event_standings(
+    con: duckdb.DuckDBPyConnection,
+    events: Rows,
+    event: str,
+    stage: str | None,
+    round_no: int | None,
+    overrides: Path | None,
+) -> _Standings:
     """Look up one event stage after one round, with clear errors for unknown values."""
     known = events.records()
     ids = list(dict.fromkeys(e["event_id"] for e in known))
@@ -282,39 +240,66 @@ def _event_standings(con: duckdb.DuckDBPyConnection, events: Rows, event: str, s
         names = ", ".join(str(e["stage"]) for e in stages)
         raise _fail(f"event {event} has several stages ({names}): choose one with --stage")
     info = stages[0]
-    rounds = _query(con, "SELECT DISTINCT after_round FROM standings WHERE event_id = ? "
-                         "AND stage IS NOT DISTINCT FROM ? ORDER BY 1", [event, info["stage"]])
+    rounds = _query(
+        con,
+        "SELECT DISTINCT after_round FROM standings WHERE event_id = ? "
+        "AND stage IS NOT DISTINCT FROM ? ORDER BY 1",
+        [event, info["stage"]],
+    )
     played = [r[0] for r in rounds.rows]
     after = played[-1] if round_no is None else round_no
     if after not in played:
-        raise _fail(f"event {event} has no standings after round {after}; rounds: "
-                    f"{', '.join(map(str, played))}")
+        raise _fail(
+            f"event {event} has no standings after round {after}; rounds: {', '.join(map(str, played))}"
+        )
     ruleset = (info["rules"] or "national").split(",")[0]
     primary, chain = _tie_break_columns(ruleset, event, overrides)
     record = [c for c in ("wins", "draws", "losses", "byes") if c not in chain]
-    columns = ["rank", "team_id", "player_1", "player_2", "rounds", *record, primary, *chain,
-               "deducted_match_points", "deducted_level_points", "decided_by"]
+    columns = [
+        "rank",
+        "team_id",
+        "player_1",
+        "player_2",
+        "rounds",
+        *record,
+        primary,
+        *chain,
+        "deducted_match_points",
+        "deducted_level_points",
+        "decided_by",
+    ]
     select = ", ".join(f'"{c}"' for c in columns)
-    rows = _query(con, f"SELECT {select} FROM standings WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? "
-                       "AND after_round = ? ORDER BY rank, team_id", [event, info["stage"], after])
+    rows = _query(
+        con,
+        f"SELECT {select} FROM standings WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? "
+        "AND after_round = ? ORDER BY rank, team_id",
+        [event, info["stage"], after],
+    )
     stage_text = f" · stage {info['stage']}" if info["stage"] is not None else ""
-    title = (f"{event}{stage_text} · after round {after} of {played[-1]} · {info['entry']} entries · "
-             f"rules {info['rules']} · ranked by {primary}, then {' › '.join(chain)}")
+    title = (
+        f"{event}{stage_text} · after round {after} of {played[-1]} · {info['entry']} entries · "
+        f"rules {info['rules']} · ranked by {primary}, then {' › '.join(chain)}"
+    )
     return _Standings(title, rows, primary)
 
 
 # --- amateur dan (§S5) --------------------------------------------------------------------------
 
-_DAN_COLUMNS = ("d.player_id, r.name, d.dan, d.points, d.next_dan, d.points_to_next, d.progress, "
-                "d.window_no, d.window_rounds_used, d.rounds_left, d.rounds, d.counted_rounds, "
-                "CAST(ceil(d.points_to_next / nullif(d.rounds_left, 0)) AS BIGINT) AS needed_per_round, "
-                "d.last_played")
+_DAN_COLUMNS = (
+    "d.player_id, r.name, d.dan, d.points, d.next_dan, d.points_to_next, d.progress, "
+    "d.window_no, d.window_rounds_used, d.rounds_left, d.rounds, d.counted_rounds, "
+    "CAST(ceil(d.points_to_next / nullif(d.rounds_left, 0)) AS BIGINT) AS needed_per_round, "
+    "d.last_played"
+)
 
 
 def _players(con: duckdb.DuckDBPyConnection, wanted: Sequence[str]) -> list[str]:
     """Player ids for ids or names (case-insensitive); exit 1 on an unknown or ambiguous player."""
-    known = _query(con, f"WITH {_ROSTER} SELECT DISTINCT p.player_id, r.name FROM player_matches p "
-                        "LEFT JOIN roster r USING (player_id) ORDER BY 1").rows
+    known = _query(
+        con,
+        f"WITH {_ROSTER} SELECT DISTINCT p.player_id, r.name FROM player_matches p "
+        "LEFT JOIN roster r USING (player_id) ORDER BY 1",
+    ).rows
     ids = {str(pid).lower(): str(pid) for pid, _ in known}
     by_name: dict[str, list[str]] = {}
     for pid, name in known:
@@ -334,12 +319,18 @@ def _players(con: duckdb.DuckDBPyConnection, wanted: Sequence[str]) -> list[str]
 
 
 def dan(
-    players: Annotated[list[str] | None, typer.Argument(help="Player ids or names; none: every player.")]
-    = None,
-    close: Annotated[bool, typer.Option("--close", help="List the players closest to promotion: "
-                                        "highest progress to the next dan first.")] = False,
-    top: Annotated[int | None, typer.Option(help="Players listed (0 = all; default: all, 10 with "
-                                            "--close).", min=0)] = None,
+    players: Annotated[
+        list[str] | None, typer.Argument(help="Player ids or names; none: every player.")
+    ] = None,
+    close: Annotated[
+        bool,
+        typer.Option(
+            "--close", help="List the players closest to promotion: highest progress to the next dan first."
+        ),
+    ] = False,
+    top: Annotated[
+        int | None, typer.Option(help="Players listed (0 = all; default: all, 10 with --close).", min=0)
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -359,19 +350,25 @@ def dan(
             params.append(ids)
         if close:
             conditions.append("d.next_dan IS NOT NULL AND d.rounds_left > 0")
-        order = ("d.progress DESC, d.points_to_next, d.player_id" if close
-                 else "d.dan DESC, d.points DESC, d.player_id")
+        order = (
+            "d.progress DESC, d.points_to_next, d.player_id"
+            if close
+            else "d.dan DESC, d.points DESC, d.player_id"
+        )
         limit = top if top is not None else (10 if close else 0)
-        current = _query(con, f"WITH {_ROSTER} SELECT {_DAN_COLUMNS} FROM dan_current d "
-                              f"LEFT JOIN roster r USING (player_id) WHERE {' AND '.join(conditions)} "
-                              f"ORDER BY {order}" + (" LIMIT ?" if limit else ""),
-                         [*params, *([limit] if limit else [])])
+        current = _query(
+            con,
+            f"WITH {_ROSTER} SELECT {_DAN_COLUMNS} FROM dan_current d "
+            f"LEFT JOIN roster r USING (player_id) WHERE {' AND '.join(conditions)} "
+            f"ORDER BY {order}" + (" LIMIT ?" if limit else ""),
+            [*params, *([limit] if limit else [])],
+        )
         ledger = _ledger(con, ids[0]) if len(ids) == 1 else None
     finally:
         con.close()
     missing = [p for p in ids if p not in {r[0] for r in current.rows}]
     if missing and not close:
-        console.print(f"no amateur dan rounds (bcta rules, §S5) for: {', '.join(missing)}")
+        console.print(literal(f"no amateur dan rounds (bcta rules, §S5) for: {', '.join(missing)}"))
     title = "closest to promotion (§S5)" if close else "amateur dan (§S5)"
     if output is OutputFormat.table:
         current = current.without(["window_no", "rounds"])
@@ -382,22 +379,30 @@ def dan(
         _emit(current, output, title=title, keep=keep, drop_first=drop_first)
     elif output is OutputFormat.json:
         records = current.records()
-        _write_json({"current": records[0] if records else None, "ledger": ledger.records()})
+        write_json({"current": records[0] if records else None, "ledger": ledger.records()})
     elif output is OutputFormat.csv:
         _emit(ledger, output)
     else:
         _emit(current, output, title=title, keep=keep, drop_first=drop_first)
         if ledger.rows:
-            _emit(ledger, output, title=f"dan ledger of {ids[0]} (§S5)",
-                  keep=("event_id", "started_at", "counted", "points_earned", "dan_after", "total_after"),
-                  drop_first=("seq", "event", "window_size"))
+            _emit(
+                ledger,
+                output,
+                title=f"dan ledger of {ids[0]} (§S5)",
+                keep=("event_id", "started_at", "counted", "points_earned", "dan_after", "total_after"),
+                drop_first=("seq", "event", "window_size"),
+            )
 
 
 def _ledger(con: duckdb.DuckDBPyConnection, player: str) -> Rows:
     """One player's dan ledger in time order."""
-    return _query(con, "SELECT seq, event_id, round, started_at, opponent_dans, counted, round_points, "
-                       "points_earned, dan_before, dan_after, total_after, window_no, window_rounds_used, "
-                       "window_size, event FROM dan_ledger WHERE player_id = ? ORDER BY seq", [player])
+    return _query(
+        con,
+        "SELECT seq, event_id, round, started_at, opponent_dans, counted, round_points, "
+        "points_earned, dan_before, dan_after, total_after, window_no, window_rounds_used, "
+        "window_size, event FROM dan_ledger WHERE player_id = ? ORDER BY seq",
+        [player],
+    )
 
 
 # --- ratings ------------------------------------------------------------------------------------
@@ -405,10 +410,13 @@ def _ledger(con: duckdb.DuckDBPyConnection, player: str) -> Rows:
 
 def ratings(
     top: Annotated[int, typer.Option(help="Players listed (0 = all).", min=0)] = 20,
-    min_rounds: Annotated[int, typer.Option(help="Only players with at least this many rated rounds.",
-                                            min=0)] = 0,
-    club: Annotated[str | None, typer.Option(help="Only this club's players (as declared in "
-                                             "match_start.players; case-insensitive).")] = None,
+    min_rounds: Annotated[
+        int, typer.Option(help="Only players with at least this many rated rounds.", min=0)
+    ] = 0,
+    club: Annotated[
+        str | None,
+        typer.Option(help="Only this club's players (as declared in match_start.players; case-insensitive)."),
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -420,8 +428,12 @@ def ratings(
     con = _connect(store)
     try:
         if club is not None:
-            clubs = [r[0] for r in _query(con, f"WITH {_ROSTER} SELECT DISTINCT club FROM roster "
-                                               "WHERE club IS NOT NULL ORDER BY 1").rows]
+            clubs = [
+                r[0]
+                for r in _query(
+                    con, f"WITH {_ROSTER} SELECT DISTINCT club FROM roster WHERE club IS NOT NULL ORDER BY 1"
+                ).rows
+            ]
             if club.lower() not in {c.lower() for c in clubs}:
                 raise _fail(_suggest(club, clubs, "club"))
         board = _query(
@@ -439,8 +451,13 @@ def ratings(
         con.close()
     title = "ratings (display rating = mu − k·sigma)" + (f" · club {club}" if club else "")
     title += f" · ≥ {min_rounds} rounds" if min_rounds else ""
-    _emit(board, output, title=title, keep=("rank", "player_id", "name", "rating"),
-          drop_first=("last_played", "deals", "club", "sigma", "mu"))
+    _emit(
+        board,
+        output,
+        title=title,
+        keep=("rank", "player_id", "name", "rating"),
+        drop_first=("last_played", "deals", "club", "sigma", "mu"),
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -25,6 +25,13 @@ LevelOpt = Annotated[str, typer.Option("--level", "-l", help="Level rank of the 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 
 
+def _name(c: Combo) -> str:
+    """A reading as people say it: sequences by their span (``straight A2345``), see ``replay.naming``."""
+    from replay.naming import combo_name
+
+    return combo_name(c.type, c.rank, c.size)
+
+
 def _combo_dict(c: Combo) -> dict[str, object]:
     """A reading as JSON: type, rank, size and its §4 bomb class (null for non-bombs)."""
     from replay import bomb_class
@@ -62,8 +69,9 @@ def readings_cmd(
     """List every reading of CARDS as one combination at LEVEL (weakest first); none = not a play."""
     import orjson
     from rich.console import Console
-    from rich.table import Table
+    from rich.markup import escape
 
+    from gdan.render import Rows, emit
     from replay import card_list, readings, wilds_in
 
     try:
@@ -80,15 +88,10 @@ def readings_cmd(
     wild = wilds_in(flat, level)
     head = f"{' '.join(flat)} at level {level}" + (f" ({wild} wild)" if wild else "")
     if not found:
-        console.print(f"{head}: [bold red]not a combination[/bold red]")
+        console.print(f"{escape(head)}: [bold red]not a combination[/bold red]")
         raise typer.Exit(code=1)
-    table = Table(title=head)
-    for col in ("reading", "type", "rank", "size", "bomb class"):
-        table.add_column(col)
-    for c in found:
-        d = _combo_dict(c)
-        table.add_row(str(c), c.type, c.rank, str(c.size), str(d["bomb_class"] or "-"))
-    console.print(table)
+    rows = [(_name(c), c.type, c.rank, c.size, _combo_dict(c)["bomb_class"]) for c in found]
+    emit(Rows(["reading", "type", "rank", "size", "bomb class"], rows), title=head, keep=("reading",))
 
 
 @rules_app.command("beats")
@@ -144,7 +147,7 @@ def beats_cmd(
         for p in play_r:
             for t in table_r:
                 mark = "beats" if (p, t) in pairs else "does not beat"
-                console.print(f"  {p} {mark} {t}")
+                console.print(f"  {_name(p)} {mark} {_name(t)}")
     if not pairs:
         raise typer.Exit(code=1)
 
@@ -163,9 +166,8 @@ def ruleset_cmd(
     from dataclasses import asdict
 
     import orjson
-    from rich.console import Console
-    from rich.table import Table
 
+    from gdan.render import Rows, emit
     from simulator.api import resolve_rules
 
     try:
@@ -177,16 +179,15 @@ def ruleset_cmd(
     if json_out:
         typer.echo(orjson.dumps(data).decode())
         return
-    table = Table(title=f"ruleset {ruleset.id}: {ruleset.name}")
-    table.add_column("parameter")
-    table.add_column("value")
+    rows: list[tuple[str, str]] = []
     for key, value in data.items():
         if isinstance(value, dict):
-            for sub, v in value.items():
-                table.add_row(f"{key}.{sub}", str(v))
+            rows += [(f"{key}.{sub}", str(v)) for sub, v in value.items()]
         elif key not in ("id", "name"):
-            table.add_row(key, str(value))
-    Console().print(table)
+            rows.append((key, str(value)))
+    emit(
+        Rows(["parameter", "value"], rows), title=f"ruleset {ruleset.id}: {ruleset.name}", keep=("parameter",)
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -54,6 +54,7 @@ def validate(
 
     import orjson
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import Progress
 
     from replay.replayer import replay_match
@@ -91,7 +92,7 @@ def validate(
             progress.advance(task)
     if not as_json:
         for match_id, message in invalid:
-            out.print(f"[red]invalid[/red] {match_id}  {message}", soft_wrap=True)
+            out.print(f"[red]invalid[/red] {escape(match_id)}  {escape(message)}", soft_wrap=True)
         out.print(
             f"{len(matches)} matches: [green]{counts['valid']} valid[/green], "
             f"[yellow]{counts['partial']} partial[/yellow], [red]{counts['invalid']} invalid[/red]"

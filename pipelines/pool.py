@@ -4,15 +4,24 @@ Used by ingest (parsing line chunks) and replay (replaying match chunks): at mos
 ``2 * workers`` tasks are in flight, so a long input never piles up in memory. Workers are
 started with ``spawn`` (the pipeline may run inside Dagster's threads, where ``fork`` is
 unsafe); with one worker the function runs in this process.
+
+Stopping is never left to the workers' goodwill. A worker inherits ignored signals from its
+parent (a background job ignores SIGINT, and Dagster copies SIGINT's disposition to SIGTERM),
+so :func:`default_signals` restores the default actions first thing in every worker. When the
+caller is interrupted (Ctrl-C, SIGTERM, any exception) the pending tasks are cancelled and the
+workers terminated, with a bounded wait and SIGKILL for one still starting up, instead of
+waiting for the pool to drain.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -22,24 +31,71 @@ Runner = Callable[[Iterable[tuple[Any, ...]]], Iterator[R]]
 TASKS_PER_WORKER = 50
 """Tasks a worker runs before it is replaced: caps the growth of per-process caches."""
 
+STOP_WAIT_S = 5.0
+"""How long a terminated worker may take to exit before it is killed."""
+
+
+def default_signals() -> None:
+    """Pool initializer: SIGTERM and SIGINT end this worker, whatever its parent ignored.
+
+    The parent stops the workers itself when it is interrupted, so a worker needs no
+    KeyboardInterrupt traceback of its own: the default action (exit) is what it should do.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def stop_processes(processes: Iterable[BaseProcess], wait_s: float = STOP_WAIT_S) -> None:
+    """Terminate ``processes``, wait up to ``wait_s`` for each, then kill the ones still alive.
+
+    SIGKILL covers a worker that has not yet run :func:`default_signals` and still ignores
+    SIGTERM.
+    """
+    alive = [p for p in processes if p.is_alive()]
+    for process in alive:
+        process.terminate()
+    for process in alive:
+        process.join(wait_s)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
 
 @contextmanager
 def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
-    """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order."""
+    """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order.
+
+    Leaving the block normally waits for the workers to finish; leaving it by an exception
+    (including KeyboardInterrupt and Dagster's interrupt error) cancels what is pending and
+    stops the workers (:func:`stop_processes`) before the exception goes on.
+    """
     if workers <= 1:
         yield lambda tasks: (fn(*task) for task in tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             max_tasks_per_child=TASKS_PER_WORKER) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=default_signals,
+        max_tasks_per_child=TASKS_PER_WORKER,
+    )
 
-        def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
-            pending: deque[Future[R]] = deque()
-            for task in tasks:
-                pending.append(pool.submit(fn, *task))
-                while len(pending) >= 2 * workers:
-                    yield pending.popleft().result()
-            while pending:
+    def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
+        pending: deque[Future[R]] = deque()
+        for task in tasks:
+            pending.append(pool.submit(fn, *task))
+            while len(pending) >= 2 * workers:
                 yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
+    try:
         yield run
+    except BaseException:
+        # ProcessPoolExecutor has no public way to stop its workers before Python 3.14
+        # (terminate_workers); its ``_processes`` map is the one place they are listed.
+        processes = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        stop_processes(processes)
+        raise
+    pool.shutdown(wait=True)

@@ -32,16 +32,23 @@ class Tracker:
 
 @contextmanager
 def track(description: str, total: int | None = None) -> Iterator[Tracker]:
-    """A progress bar for one stage (shown only under :func:`show_with`); completes it on exit."""
+    """A progress bar for one stage (shown only under :func:`show_with`).
+
+    A stage that finishes fills its bar; one that is interrupted or fails keeps the bar where it
+    stopped and says so, so the screen never shows 100 % for work that was not done.
+    """
     if _progress is None:
         yield Tracker()
         return
     task = _progress.add_task(description, total=total)
     try:
         yield Tracker(task)
-    finally:
-        done = next(t for t in _progress.tasks if t.id == task)
-        _progress.update(task, total=done.total or 1, completed=done.total or 1)
+    except BaseException as exc:
+        why = "failed" if isinstance(exc, Exception) else "interrupted"
+        _progress.update(task, description=f"{description} ({why})")
+        raise
+    done = next(t for t in _progress.tasks if t.id == task)
+    _progress.update(task, total=done.total or 1, completed=done.total or 1)
 
 
 @contextmanager
@@ -53,4 +60,3 @@ def show_with(progress: Progress) -> Iterator[None]:
         yield
     finally:
         _progress = previous
-

@@ -6,6 +6,10 @@ stages report progress through ``pipelines.progress``.
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from dagster import DagsterInstance, ExecuteInProcessResult, materialize
@@ -18,8 +22,29 @@ class PipelineFailedError(RuntimeError):
     """A step raised or an asset check failed."""
 
 
-def run_pipeline(root: str | Path, *, workers: int = 0, refresh: bool = False,
-                 log_level: str = "WARNING") -> ExecuteInProcessResult:
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """Give SIGTERM back the disposition it had before Dagster ran.
+
+    Dagster's interrupt handling (``dagster._utils.interrupts``) sets SIGTERM to whatever SIGINT
+    has when it leaves, so in a process that ignores SIGINT (a background job, ``nohup``) SIGTERM
+    stays ignored after a run: the process, and every worker it spawns later, could no longer
+    be stopped with ``kill``.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+
+
+def run_pipeline(
+    root: str | Path, *, workers: int = 0, refresh: bool = False, log_level: str = "WARNING"
+) -> ExecuteInProcessResult:
     """Materialize every asset and run every asset check over the store at ``root``.
 
     Downstream assets are skipped when nothing new was committed since the last complete run,
@@ -27,13 +52,17 @@ def run_pipeline(root: str | Path, *, workers: int = 0, refresh: bool = False,
 
     Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
     """
-    result = materialize(
-        [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
-        resources={"store": StoreResource(root=str(Path(root).absolute()), replay_workers=workers,
-                                          refresh=refresh)},
-        instance=DagsterInstance.ephemeral(),
-        run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-    )
+    with _sigterm_kept():
+        result = materialize(
+            [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
+            resources={
+                "store": StoreResource(
+                    root=str(Path(root).absolute()), replay_workers=workers, refresh=refresh
+                )
+            },
+            instance=DagsterInstance.ephemeral(),
+            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+        )
     failed = [
         f"{e.asset_check_key.asset_key.to_user_string()}:{e.asset_check_key.name} {e.metadata}"
         for e in result.get_asset_check_evaluations()

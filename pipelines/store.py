@@ -24,9 +24,10 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -221,8 +222,8 @@ class Store:
                     yield
                     return
                 self.state_dir.mkdir(parents=True, exist_ok=True)
-                with open(self.state_dir / ".lock", "w") as handle:
-                    fcntl.flock(handle, fcntl.LOCK_EX)
+                with open(self.state_dir / ".lock", "a+") as handle:
+                    _lock_exclusive(handle)
                     try:
                         yield
                     finally:
@@ -258,6 +259,27 @@ class Store:
         for old in (self.tables_dir / VERSIONS).glob(f"{name}-*"):
             if old.resolve() not in keep:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+lock_wait_notices: list[Callable[[int | None], None]] = []
+"""Called with the holder's pid (None if unknown) when the writer lock is busy, before waiting."""
+
+
+def _lock_exclusive(handle: IO[str]) -> None:
+    """``flock`` the open lock file; if another process holds it, tell :data:`lock_wait_notices`
+    (so a user is not left staring at a silent wait), then wait. The holder writes its pid in."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        text = handle.read().strip()
+        for notice in list(lock_wait_notices):
+            notice(int(text) if text.isdigit() else None)
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
 
 
 _thread_locks: dict[Path, threading.RLock] = {}

@@ -12,6 +12,7 @@ from dashboards import queries
 from dashboards.reconstruct import Step, reconstruct
 from dashboards.ui import no_data, run, show_table, tr
 from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
+from replay.naming import combo_name
 
 _SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
 
@@ -111,7 +112,8 @@ with middle[0]:
 with middle[1]:
     st.markdown(f"**{tr('on_table')}**")
     if step.table is not None:
-        st.markdown(f"{step.table['seat']}: {cards_md(step.table['cards'])} · `{step.table['combo_type']}`")
+        combo = combo_name(step.table["combo_type"], step.table["combo_rank"], step.table.get("combo_size"))
+        st.markdown(f"{step.table['seat']}: {cards_md(step.table['cards'])} · `{combo}`")
     for row in step.trick:
         text = cards_md(row["cards"]) if row["action"] == "play" else f"*{tr('pass')}*"
         st.markdown(f"{row['seat']} → {text}")

@@ -15,7 +15,7 @@ runner = CliRunner()
 def test_readings_text() -> None:
     result = runner.invoke(app, ["rules", "readings", "--level", "2", "H2", "S5", "S6", "S7", "S8"])
     assert result.exit_code == 0, result.output
-    assert "straight 4" in result.output and "straight flush 5" in result.output
+    assert "straight 45678" in result.output and "straight flush 56789" in result.output
 
 
 def test_readings_json() -> None:
@@ -40,8 +40,8 @@ def test_readings_bad_card() -> None:
 def test_beats_text_lists_reading_pairs() -> None:
     result = runner.invoke(app, ["rules", "beats", "--level", "2", "H2 H2 S7 S7 S8 S8", "S6 S6 D7 D7 C8 C8"])
     assert result.exit_code == 0, result.output
-    assert "tube 7 beats tube 6" in result.output
-    assert "plate 7 does not beat tube 6" in result.output
+    assert "tube 778899 beats tube 667788" in result.output
+    assert "plate 777888 does not beat tube 667788" in result.output
 
 
 def test_beats_json_level_card() -> None:
@@ -79,7 +79,7 @@ def test_beats_with_declared_readings() -> None:
     args = ["rules", "beats", "--level", "2", "H2 H2 S7 S7 S8 S8", "S6 S6 D7 D7 C8 C8"]
     assert runner.invoke(app, [*args, "--as", "tube:7"]).exit_code == 0
     declined = runner.invoke(app, [*args, "--as", "plate:7"])
-    assert declined.exit_code == 1 and "plate 7 does not beat" in declined.output
+    assert declined.exit_code == 1 and "plate 777888 does not beat" in declined.output
     wrong = runner.invoke(app, [*args, "--as", "tube:9"])
     assert wrong.exit_code == 2 and "its readings: tube:6, tube:7, plate:7" in wrong.output
 

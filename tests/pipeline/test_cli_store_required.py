@@ -1,0 +1,91 @@
+"""A mistyped ``--store`` is an error, never a new empty store; ``gdan run`` exits 0 only when
+nothing it ingested was quarantined, and 3 when something was (so a scheduler can alert)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pipeline_helpers import fake_replay, match_events, write_jsonl
+from typer.testing import CliRunner, Result
+
+from gdan import app, pipeline
+from pipelines import replaying
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def stand_in_replayer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replaying, "default_replay_fn", lambda: fake_replay)
+
+
+def _gdan(*args: str) -> Result:
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def _said(result: Result) -> str:
+    return " ".join(result.stderr.split())
+
+
+def test_run_on_a_folder_that_is_not_a_store_fails_and_creates_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "dtaa"
+    result = _gdan("run", "--store", str(typo), "--workers", "1")
+    assert result.exit_code == 1
+    assert f"no store at {typo}" in _said(result) and "--create" in _said(result)
+    assert not typo.exists()
+
+
+def test_run_with_create_starts_an_empty_store(tmp_path: Path) -> None:
+    store = tmp_path / "new"
+    result = _gdan("run", "--store", str(store), "--workers", "1", "--create")
+    assert result.exit_code == 0, result.output
+    assert (store / "tables").is_dir()
+    assert _gdan("run", "--store", str(store), "--workers", "1").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["sql", "SELECT count(*) FROM matches"], ["standings"], ["dan"], ["ratings"], ["dashboard"]],
+)
+def test_readers_need_an_existing_store(
+    tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_server(*args: object, **kwargs: object) -> None:
+        raise AssertionError("started the dashboards' server on a folder that is not a store")
+
+    monkeypatch.setattr(pipeline.subprocess, "Popen", no_server)
+    monkeypatch.setattr(pipeline.subprocess, "call", no_server)
+    typo = tmp_path / "dtaa"
+    result = _gdan(*args, "--store", str(typo))
+    assert result.exit_code == 1
+    assert f"no store at {typo}" in _said(result)
+    assert result.stdout == "" and not typo.exists()
+
+
+def test_run_exits_3_when_this_run_quarantined_input_and_0_after(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "inbox" / "a.jsonl", match_events("m1"), extra_lines=("not json",))
+    first = _gdan("run", "--store", str(tmp_path), "--workers", "1")
+    assert first.exit_code == 3, first.output
+    assert "1 quarantine row(s) added by this run" in _said(first)
+    again = _gdan("run", "--store", str(tmp_path), "--workers", "1")
+    assert again.exit_code == 0, again.output
+
+
+def test_run_exits_3_for_an_invalid_match(tmp_path: Path) -> None:
+    events = match_events("m1")
+    del events[2]
+    write_jsonl(tmp_path / "inbox" / "a.jsonl", events)
+    result = _gdan("run", "--store", str(tmp_path), "--workers", "1")
+    assert result.exit_code == 3, result.output
+
+
+def test_run_exits_0_for_valid_and_incomplete_matches(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "inbox" / "a.jsonl", match_events("m1") + match_events("m2", end=False))
+    result = _gdan("run", "--store", str(tmp_path), "--workers", "1")
+    assert result.exit_code == 0, result.output
+
+
+def test_run_help_names_every_exit_status() -> None:
+    text = " ".join(_gdan("run", "--help").stdout.split())
+    assert all(f"{code} when" in text for code in ("0", "3", "1", "130")), text
