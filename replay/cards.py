@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from schemas.vocabulary import BIG_JOKER as BIG_JOKER
-from schemas.vocabulary import CARDS, RANKS
+from schemas.vocabulary import CARDS as CARDS
+from schemas.vocabulary import RANKS as RANKS
 from schemas.vocabulary import SMALL_JOKER as SMALL_JOKER
 from schemas.vocabulary import SUITS as SUITS
 

@@ -26,7 +26,6 @@ from replay.errors import ErrorCode, ReplayError
 from replay.events import (
     LEVEL_INDEX,
     RULING_KINDS,
-    TEAMS,
     check_event,
     normalise_level,
     one_of,
@@ -35,7 +34,7 @@ from replay.events import (
 from replay.features import hand_features
 from replay.moves import BeatProbe
 from replay.rulesets import BUILTIN, Ruleset
-from replay.seats import OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS
+from replay.seats import OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS, TEAMS
 from replay.state import (
     HAND_SIZE,
     DealState,
@@ -146,7 +145,8 @@ def _fail(seq: int | None, code: ErrorCode, message: str) -> _Fault:
 
 
 def _seq_key(ev: dict[str, Any]) -> int:
-    return ev["seq"]
+    seq: int = ev["seq"]
+    return seq
 
 
 def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _Fault | None]:
