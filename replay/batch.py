@@ -19,6 +19,7 @@ import orjson
 
 from replay.errors import ErrorCode, ReplayError
 from replay.replayer import MatchReplay, paused_gc, replay_match
+from replay.rows import QuarantineRow, Row
 from replay.rulesets import Ruleset
 
 if TYPE_CHECKING:
@@ -27,16 +28,17 @@ if TYPE_CHECKING:
 __all__ = ["MatchReplay", "ReplayError", "replay_batch", "replay_match"]
 
 
-def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = None) -> dict[str, Any]:
-    return {
-        "source_file": row.get("source_file"),
-        "line_no": row.get("line_no"),
-        "match_id": row.get("match_id"),
-        "seq": seq if seq is not None else row.get("seq"),
-        "code": code,
-        "message": message,
-        "payload": row.get("payload"),
-    }
+def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = None) -> QuarantineRow:
+    """The ``quarantine`` row of input ``row`` (a dict of its ``RAW_EVENTS`` fields, or fewer)."""
+    return QuarantineRow(
+        source_file=row.get("source_file"),
+        line_no=row.get("line_no"),
+        match_id=row.get("match_id"),
+        seq=seq if seq is not None else row.get("seq"),
+        code=code,
+        message=message,
+        payload=row.get("payload"),
+    )
 
 
 def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None) -> dict[str, pa.Table]:
@@ -52,10 +54,9 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
 
 
 def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
-    from replay.arrow import DERIVED, rows_to_table, tuples_to_table
+    from replay.arrow import DERIVED, rows_to_table
 
-    out: dict[str, list[dict[str, Any]]] = {name: [] for name in DERIVED}
-    plays: list[tuple[Any, ...]] = []
+    out: dict[str, list[Row]] = {name: [] for name in DERIVED}
     cols = ("source_file", "line_no", "match_id", "seq", "payload", "parse_error")
     data = {
         c: events.column(c).to_pylist() if c in events.column_names else [None] * events.num_rows
@@ -102,13 +103,9 @@ def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> d
             base = {**(raw_row(at) if at is not None else {}), "match_id": match_id}
             out["quarantine"].append(_quarantine(base, err.code.value, err.message, err.seq))
         rows = result.rows
-        plays.extend(rows.play_tuples)
         for name in rows:
-            if name != "plays":
-                out[name].extend(rows[name])
-    tables = {name: rows_to_table(out[name], schema) for name, schema in DERIVED.items() if name != "plays"}
-    tables["plays"] = tuples_to_table(plays, DERIVED["plays"])
-    return {name: tables[name] for name in DERIVED}
+            out[name].extend(rows.typed(name))
+    return {name: rows_to_table(name, out[name]) for name in DERIVED}
 
 
 def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:

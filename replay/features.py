@@ -6,6 +6,8 @@ control for the luck of the deal.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from schemas.vocabulary import BIG_JOKER, LEVEL_ORDER, SMALL_JOKER, SUITS, WILD_SUIT
 from schemas.vocabulary import RANKS as LEVELS
 
@@ -45,7 +47,18 @@ def _chances(mask: int, need: int) -> int:
     return n
 
 
-def hand_features(hand: list[str], level: str) -> dict[str, int]:
+class HandFeatures(NamedTuple):
+    """The starting-hand features of one dealt hand (the ``deal_hands`` columns of the same names)."""
+
+    jokers: int
+    big_jokers: int
+    wilds: int
+    level_cards: int
+    natural_bombs: int
+    straight_flush_chances: int
+
+
+def hand_features(hand: list[str], level: str) -> HandFeatures:
     """Jokers, big jokers, wilds, level cards, natural bombs and straight-flush chances of a hand.
 
     - ``natural_bombs``: ranks held four times or more without wilds, plus the joker bomb;
@@ -62,11 +75,11 @@ def hand_features(hand: list[str], level: str) -> dict[str, int]:
     wilds, big = counts[_WILD], counts[_BIG]
     jokers = counts[_SMALL] + big
     need = 5 - wilds
-    return {
-        "jokers": jokers,
-        "big_jokers": big,
-        "wilds": wilds,
-        "level_cards": counts[LEVEL_ORDER[level]] + wilds,
-        "natural_bombs": sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
-        "straight_flush_chances": sum(_chances(mask, need) for mask in masks[:4] if mask),
-    }
+    return HandFeatures(
+        jokers=jokers,
+        big_jokers=big,
+        wilds=wilds,
+        level_cards=counts[LEVEL_ORDER[level]] + wilds,
+        natural_bombs=sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
+        straight_flush_chances=sum(_chances(mask, need) for mask in masks[:4] if mask),
+    )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from replay.cards import is_card, rank_of, single_order, tribute_candidates
 from replay.errors import ErrorCode, ReplayError
@@ -320,31 +319,6 @@ class TributePhase:
         level = self.deal.level
         return (a.giver if single_order(a.card, level) > single_order(b.card, level) else b.giver,)
 
-    def rows(self) -> list[dict[str, Any]]:
-        """``tributes`` table rows (without the match/deal/player columns the replayer adds)."""
-        if self.anti_seats is not None:
-            return [
-                {
-                    "kind": "anti",
-                    "giver": g,
-                    "receiver": None,
-                    "card": None,
-                    "return_card": None,
-                    "equal_double": None,
-                    "anti_seats": self.anti_seats,
-                }
-                for g in self.givers
-            ]
-        equal = self._equal() if self.due == "double" and len(self.payments) == 2 else None
-        return [
-            {
-                "kind": self.due,
-                "giver": p.giver,
-                "receiver": p.receiver,
-                "card": p.card,
-                "return_card": p.return_card,
-                "equal_double": equal,
-                "anti_seats": None,
-            }
-            for p in self.payments
-        ]
+    def equal_double(self) -> bool | None:
+        """For a double tribute of two cards paid: whether they are equal (rules.md §6); else None."""
+        return self._equal() if self.due == "double" and len(self.payments) == 2 else None
