@@ -76,10 +76,10 @@ def hand_features(hand: list[str], level: str) -> HandFeatures:
     jokers = counts[_SMALL] + big
     need = 5 - wilds
     return HandFeatures(
-        jokers=jokers,
-        big_jokers=big,
-        wilds=wilds,
-        level_cards=counts[LEVEL_ORDER[level]] + wilds,
-        natural_bombs=sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
-        straight_flush_chances=sum(_chances(mask, need) for mask in masks[:4] if mask),
+        jokers,
+        big,
+        wilds,
+        counts[LEVEL_ORDER[level]] + wilds,
+        sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
+        sum(_chances(mask, need) for mask in masks[:4] if mask),
     )

@@ -50,6 +50,16 @@ class PlayRow(NamedTuple):
     t: datetime | None
 
 
+_new_tuple = tuple.__new__
+
+
+def play_row(values: tuple[Any, ...]) -> PlayRow:
+    """A :class:`PlayRow` of its 30 values in field order. A ``NamedTuple`` is a tuple: made this way
+    it costs one tuple copy, where calling ``PlayRow(...)`` runs its generated ``__new__`` in Python,
+    several times dearer (``plays`` rows are made once per play and pass, the replay's hot path)."""
+    return _new_tuple(PlayRow, values)
+
+
 class DealRow(NamedTuple):
     """``deals``: one deal of a valid or partial match, its result and counts."""
 
