@@ -5,34 +5,40 @@ JSON line. Malformed rows (``parse_error`` set or no ``match_id``) become ``quar
 with code ``malformed_line``; the other rows are grouped by match and replayed with
 :func:`replay.replayer.replay_match`. An invalid match yields its ``matches`` row and one
 ``quarantine`` row at its first offending event; valid and partial matches yield all their rows.
+
+pyarrow is loaded only when ``replay_batch`` runs (``replay.arrow``), so ``import replay`` and the
+rules engine do not pay for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import pyarrow as pa
 
 from replay.errors import ErrorCode, ReplayError
 from replay.replayer import MatchReplay, paused_gc, replay_match
+from replay.rows import QuarantineRow, Row
 from replay.rulesets import Ruleset
-from schemas.tables import DERIVED
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["MatchReplay", "ReplayError", "replay_batch", "replay_match"]
 
 
-def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = None) -> dict[str, Any]:
-    return {
-        "source_file": row.get("source_file"),
-        "line_no": row.get("line_no"),
-        "match_id": row.get("match_id"),
-        "seq": seq if seq is not None else row.get("seq"),
-        "code": code,
-        "message": message,
-        "payload": row.get("payload"),
-    }
+def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = None) -> QuarantineRow:
+    """The ``quarantine`` row of input ``row`` (a dict of its ``RAW_EVENTS`` fields, or fewer)."""
+    return QuarantineRow(
+        source_file=row.get("source_file"),
+        line_no=row.get("line_no"),
+        match_id=row.get("match_id"),
+        seq=seq if seq is not None else row.get("seq"),
+        code=code,
+        message=message,
+        payload=row.get("payload"),
+    )
 
 
 def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None) -> dict[str, pa.Table]:
@@ -48,8 +54,9 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
 
 
 def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
-    out: dict[str, list[dict[str, Any]]] = {name: [] for name in DERIVED}
-    plays: list[tuple[Any, ...]] = []
+    from replay.arrow import DERIVED, rows_to_table
+
+    out: dict[str, list[Row]] = {name: [] for name in DERIVED}
     cols = ("source_file", "line_no", "match_id", "seq", "payload", "parse_error")
     data = {
         c: events.column(c).to_pylist() if c in events.column_names else [None] * events.num_rows
@@ -96,13 +103,9 @@ def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> d
             base = {**(raw_row(at) if at is not None else {}), "match_id": match_id}
             out["quarantine"].append(_quarantine(base, err.code.value, err.message, err.seq))
         rows = result.rows
-        plays.extend(rows.play_tuples)
         for name in rows:
-            if name != "plays":
-                out[name].extend(rows[name])
-    tables = {name: _to_table(out[name], schema) for name, schema in DERIVED.items() if name != "plays"}
-    tables["plays"] = _tuples_to_table(plays, DERIVED["plays"])
-    return {name: tables[name] for name in DERIVED}
+            out[name].extend(rows.typed(name))
+    return {name: rows_to_table(name, out[name]) for name in DERIVED}
 
 
 def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:
@@ -112,16 +115,3 @@ def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) ->
     return next(
         (i for ev, i in zip(reversed(evs), reversed(where), strict=True) if ev.get("seq") == seq), None
     )
-
-
-def _to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """Rows to a table of ``schema``, column by column (faster than ``Table.from_pylist``)."""
-    columns = [pa.array([r.get(f.name) for r in rows], type=f.type) for f in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _tuples_to_table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
-    """Row tuples in ``schema`` column order to a table: one transpose, then one array per column."""
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
-    arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=schema)

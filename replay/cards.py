@@ -16,7 +16,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from schemas.vocabulary import BIG_JOKER as BIG_JOKER
-from schemas.vocabulary import CARDS, RANKS
+from schemas.vocabulary import CARDS as CARDS
+from schemas.vocabulary import JOKER_RANKS
+from schemas.vocabulary import RANKS as RANKS
 from schemas.vocabulary import SMALL_JOKER as SMALL_JOKER
 from schemas.vocabulary import SUITS as SUITS
 
@@ -28,7 +30,9 @@ DECK: tuple[str, ...] = tuple(c for c in CARDS for _ in range(2))
 CODE: dict[str, int] = {c: i for i, c in enumerate(CARDS)}
 RANK_INDEX: dict[str, int] = {r: i for i, r in enumerate(RANKS)}
 
-JOKER_RANK_VALUE = {"B": 14, "R": 15}
+SMALL_JOKER_RANK = JOKER_RANKS[SMALL_JOKER]
+BIG_JOKER_RANK = JOKER_RANKS[BIG_JOKER]
+JOKER_RANK_VALUE = {SMALL_JOKER_RANK: 14, BIG_JOKER_RANK: 15}
 """Single-order values of the jokers; natural ranks are 0–12, the level rank 13 (see single_value)."""
 
 
@@ -108,9 +112,9 @@ def rank_of(card: str) -> str:
     """Rank character of a card: ``2``…``A``, or ``B``/``R`` for the small/big joker."""
     code = parse_card(card)
     if code == SMALL_JOKER_CODE:
-        return "B"
+        return SMALL_JOKER_RANK
     if code == BIG_JOKER_CODE:
-        return "R"
+        return BIG_JOKER_RANK
     return RANKS[code % 13]
 
 

@@ -31,6 +31,7 @@ from replay.cards import (
     level_index,
     parse_cards,
 )
+from schemas.vocabulary import JOKER_RANKS
 
 TYPES: tuple[str, ...] = (
     "single",
@@ -62,7 +63,7 @@ SEQ_POSITIONS: dict[str, int] = {"A": 1, **{r: i + 2 for i, r in enumerate(RANKS
 SEQ_RANK_OF_POSITION: dict[int, str] = {p: r for r, p in SEQ_POSITIONS.items()}
 _SEQ_LENGTH = {"straight": 5, "straight_flush": 5, "tube": 3, "plate": 2}
 _TYPE_ORDER = {t: i for i, t in enumerate(TYPES)}
-_SINGLE_RANKS = frozenset((*RANKS, "B", "R"))
+_SINGLE_RANKS = frozenset((*RANKS, *JOKER_RANKS.values()))
 
 
 def _valid_ranks(type_: str) -> frozenset[str]:

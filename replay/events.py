@@ -15,12 +15,14 @@ from itertools import repeat
 from typing import Any
 
 from replay.errors import ErrorCode, ReplayError
-from replay.seats import SEATS, TEAM, TEAMS
+from schemas.vocabulary import LEVEL_ORDER, RANKS, SEATS, TEAM, TEAMS
 
 FORMAT_VERSION = 1
 
-LEVELS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
-LEVEL_INDEX: dict[str, int] = {lv: i for i, lv in enumerate(LEVELS)}
+LEVELS: tuple[str, ...] = RANKS
+"""The levels a team climbs, 2 … A: the natural ranks (rules.md §2)."""
+LEVEL_INDEX: dict[str, int] = LEVEL_ORDER
+"""Levels 2 … A as 0 … 12."""
 
 FORMAT_KINDS = frozenset({"until_a", "deals", "timed", "timed_deals"})
 END_REASONS = frozenset({"passed_a", "deals", "time", "a_failures", "forfeit", "abandoned"})

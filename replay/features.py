@@ -6,9 +6,11 @@ control for the luck of the deal.
 
 from __future__ import annotations
 
-from replay.events import LEVEL_INDEX, LEVELS
+from typing import NamedTuple
 
-_SUITS = ("S", "H", "C", "D")
+from schemas.vocabulary import BIG_JOKER, LEVEL_ORDER, SMALL_JOKER, SUITS, WILD_SUIT
+from schemas.vocabulary import RANKS as LEVELS
+
 _SEQ_RANKS = ("A", *LEVELS)
 """Natural sequence order with A low and high (rules.md §3): A 2 3 … K A, positions 0…13."""
 _WILD, _SMALL, _BIG = 13, 14, 15
@@ -20,12 +22,12 @@ def _card_slots(level: str) -> dict[str, tuple[int, int, int]]:
     and 13); wilds and jokers count in their own slots, under suit 4, with no positions."""
     slots = {
         s + r: (i, suit, sum(1 << p for p, x in enumerate(_SEQ_RANKS) if x == r))
-        for suit, s in enumerate(_SUITS)
+        for suit, s in enumerate(SUITS)
         for i, r in enumerate(LEVELS)
     }
-    slots["H" + level] = (_WILD, 4, 0)
-    slots["SB"] = (_SMALL, 4, 0)
-    slots["HR"] = (_BIG, 4, 0)
+    slots[WILD_SUIT + level] = (_WILD, 4, 0)
+    slots[SMALL_JOKER] = (_SMALL, 4, 0)
+    slots[BIG_JOKER] = (_BIG, 4, 0)
     return slots
 
 
@@ -45,7 +47,18 @@ def _chances(mask: int, need: int) -> int:
     return n
 
 
-def hand_features(hand: list[str], level: str) -> dict[str, int]:
+class HandFeatures(NamedTuple):
+    """The starting-hand features of one dealt hand (the ``deal_hands`` columns of the same names)."""
+
+    jokers: int
+    big_jokers: int
+    wilds: int
+    level_cards: int
+    natural_bombs: int
+    straight_flush_chances: int
+
+
+def hand_features(hand: list[str], level: str) -> HandFeatures:
     """Jokers, big jokers, wilds, level cards, natural bombs and straight-flush chances of a hand.
 
     - ``natural_bombs``: ranks held four times or more without wilds, plus the joker bomb;
@@ -62,11 +75,11 @@ def hand_features(hand: list[str], level: str) -> dict[str, int]:
     wilds, big = counts[_WILD], counts[_BIG]
     jokers = counts[_SMALL] + big
     need = 5 - wilds
-    return {
-        "jokers": jokers,
-        "big_jokers": big,
-        "wilds": wilds,
-        "level_cards": counts[LEVEL_INDEX[level]] + wilds,
-        "natural_bombs": sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
-        "straight_flush_chances": sum(_chances(mask, need) for mask in masks[:4] if mask),
-    }
+    return HandFeatures(
+        jokers,
+        big,
+        wilds,
+        counts[LEVEL_ORDER[level]] + wilds,
+        sum(1 for n in counts[:13] if n >= 4) + (jokers == 4),
+        sum(_chances(mask, need) for mask in masks[:4] if mask),
+    )

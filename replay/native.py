@@ -33,7 +33,12 @@ COMPILED: tuple[str, ...] = (
     "tribute",
     "seats",
     "errors",
+    "faults",
     "features",
+    "rows",
+    "reading",
+    "penalties",
+    "output",
     "summary",
     "replayer",
 )

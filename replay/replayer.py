@@ -7,7 +7,11 @@ logs lack a seat's hand is replayed with the checks that remain and marked ``par
 
 Reading policy (events.md): a declared ``combo`` must be one of the cards' readings; without one,
 a follower's play takes the weakest reading that beats the table and a lead the strongest reading
-(by ``replay.combos.sort_key``), and the play is marked ``reading_inferred`` when there was a choice.
+(by ``replay.combos.sort_key``), and the play is marked ``reading_inferred`` when there was a choice
+(``replay.reading``).
+
+This module is the state machine of a match; what a ruling costs is ``replay.penalties``, the rows
+it derives are built by ``replay.output`` (typed as ``replay.rows``).
 """
 
 from __future__ import annotations
@@ -20,22 +24,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
-from replay.cards import CARDS
-from replay.combos import BeatKey, Combo, beat_key, bomb_class, key_beats, readings
 from replay.errors import ErrorCode, ReplayError
-from replay.events import (
-    LEVEL_INDEX,
-    RULING_KINDS,
-    TEAMS,
-    check_event,
-    normalise_level,
-    one_of,
-    parse_time,
-)
-from replay.features import hand_features
+from replay.events import LEVEL_INDEX, LEVELS, check_event, normalise_level, parse_time
+from replay.faults import Fault, fault
 from replay.moves import BeatProbe
+from replay.output import DealResult, MatchRows
+from replay.penalties import Penalties, ruled_side, ruling_fault
+from replay.reading import allowed_readings, choose_reading
+from replay.rows import ReplayRows
 from replay.rulesets import BUILTIN, Ruleset
-from replay.seats import OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS
 from replay.state import (
     HAND_SIZE,
     DealState,
@@ -44,75 +41,9 @@ from replay.state import (
     finish_gain,
     level_up,
 )
-from replay.summary import level_winner, match_row, player_rows
+from replay.summary import MatchEnd, level_winner, match_row
 from replay.tribute import TributePhase
-
-TABLES = ("matches", "deals", "deal_hands", "plays", "tributes", "player_matches", "rulings")
-"""Row lists a :class:`MatchReplay` holds, one per derived table of ``schemas.tables.DERIVED``."""
-
-PLAY_COLUMNS: tuple[str, ...] = (
-    "match_id",
-    "deal_no",
-    "trick_no",
-    "seq",
-    "pos_in_trick",
-    "is_lead",
-    "seat",
-    "player_id",
-    "team",
-    "action",
-    "cards",
-    "combo_type",
-    "combo_rank",
-    "combo_size",
-    "bomb_class",
-    "wilds_used",
-    "reading_inferred",
-    "table_combo_type",
-    "table_combo_rank",
-    "table_seat",
-    "left_E",
-    "left_N",
-    "left_W",
-    "left_S",
-    "left_after",
-    "opp_min_left",
-    "overtook_partner",
-    "could_beat",
-    "went_out",
-    "t",
-)
-"""Columns of a ``plays`` row tuple: the ``schemas.tables.PLAYS`` columns in schema order."""
-
-
-class ReplayRows(Mapping[str, list[dict[str, Any]]]):
-    """Derived rows by table name. ``plays`` rows, by far the most, are kept as tuples in
-    :data:`PLAY_COLUMNS` order (``play_tuples``, what ``replay_batch`` turns into Arrow columns) and
-    made into dicts only when ``rows["plays"]`` is first read."""
-
-    __slots__ = ("_names", "_plays", "_rows", "play_tuples")
-
-    def __init__(
-        self, rows: dict[str, list[dict[str, Any]]], play_tuples: list[tuple[Any, ...]] | None
-    ) -> None:
-        """``play_tuples`` None: no ``plays`` table at all (an invalid match has only ``matches``)."""
-        self._rows = rows
-        self.play_tuples = play_tuples if play_tuples is not None else []
-        self._names = (*rows, "plays") if play_tuples is not None else tuple(rows)
-        self._plays: list[dict[str, Any]] | None = None
-
-    def __getitem__(self, name: str) -> list[dict[str, Any]]:
-        if name != "plays" or name not in self._names:
-            return self._rows[name]
-        if self._plays is None:
-            self._plays = [dict(zip(PLAY_COLUMNS, row, strict=True)) for row in self.play_tuples]
-        return self._plays
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
+from schemas.vocabulary import CARDS, OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS, TEAMS, WILD_SUIT
 
 
 @dataclass(slots=True)
@@ -133,23 +64,12 @@ class MatchReplay:
         return self.status != "invalid"
 
 
-class _Fault(Exception):
-    """Raised inside the replay to stop at the first offending event."""
-
-    def __init__(self, error: ReplayError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-def _fail(seq: int | None, code: ErrorCode, message: str) -> _Fault:
-    return _Fault(ReplayError(seq, code, message))
-
-
 def _seq_key(ev: dict[str, Any]) -> int:
-    return ev["seq"]
+    seq: int = ev["seq"]
+    return seq
 
 
-def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _Fault | None]:
+def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Fault | None]:
     """The events in ``seq`` order, cut before the first framing fault (events.md "Framing"),
     and that fault: a duplicate or missing ``seq`` is reported once the events before it replay.
 
@@ -160,7 +80,7 @@ def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _
     if set(map(type, seqs)) != {int} or min(seqs) < 0:
         for seq in seqs:
             if type(seq) is not int or seq < 0:
-                raise _fail(
+                raise fault(
                     None, ErrorCode.MALFORMED_FIELD, f"`seq` must be a non-negative integer, got {seq!r}"
                 )
     if seqs == list(range(len(seqs))):
@@ -170,10 +90,10 @@ def _in_seq_order(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], _
         seq = ev["seq"]
         if seq != expected:
             if seq == expected - 1:
-                fault = _fail(seq, ErrorCode.DUPLICATE_SEQ, f"seq {seq} occurs more than once")
+                gap = fault(seq, ErrorCode.DUPLICATE_SEQ, f"seq {seq} occurs more than once")
             else:
-                fault = _fail(expected, ErrorCode.MISSING_SEQ, f"seq {expected} is missing (next is {seq})")
-            return ordered[:expected], fault
+                gap = fault(expected, ErrorCode.MISSING_SEQ, f"seq {expected} is missing (next is {seq})")
+            return ordered[:expected], gap
     return ordered, None
 
 
@@ -187,19 +107,12 @@ class _Replayer:
         self.deal: DealState | None = None
         self.tribute: TributePhase | None = None
         self.phase = "start"
-        self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES if name != "plays"}
-        self.plays: list[tuple[Any, ...]] = []
-        """``plays`` rows as tuples in :data:`PLAY_COLUMNS` order."""
+        self.out = MatchRows()
+        self.penalties = Penalties(self.ruleset)
         self.known: set[str] = set(SEATS)
-        self.end: tuple[str | None, str | None, datetime | None] = (None, None, None)
+        self.end: MatchEnd = (None, None, None)
         self.seq = 0
         self.t: datetime | None = None
-        self.yellow: dict[str, int] = {}
-        """Yellow cards per player (seat, else team) in the current deal."""
-        self.reds: dict[str, int] = {}
-        """Red cards per player (seat, else team) in the round."""
-        self.fouls: dict[str, int] = {}
-        """Fouls per team in the round."""
         self.probes: dict[str, BeatProbe] = {}
         """Per seat, its current hand prepared for ``could_beat``; dropped when the seat plays."""
 
@@ -210,17 +123,15 @@ class _Replayer:
         error: ReplayError | None = None
         try:
             self._replay(events, match_id)
-        except _Fault as fault:
-            error = fault.error
+        except Fault as stop:
+            error = stop.error
         status = "invalid" if error is not None else "partial" if self.known != set(SEATS) else "valid"
         known = [s for s in SEATS if s in self.known]
         row = match_row(match_id, self.m, status, error, known, self.end, len(events))
         if error is not None:
-            return MatchReplay(match_id, status, error, ReplayRows({"matches": [row]}, None))
+            return MatchReplay(match_id, status, error, ReplayRows({"matches": [row]}))
         assert self.m is not None
-        self.rows["matches"] = [row]
-        self.rows["player_matches"] = player_rows(self.m, row, self.rows["deals"])
-        return MatchReplay(match_id, status, None, ReplayRows(self.rows, self.plays))
+        return MatchReplay(match_id, status, None, self.out.finish(row, self.m))
 
     def _replay(self, events: list[dict[str, Any]], match_id: str) -> None:
         ordered, framing = _in_seq_order(events)
@@ -229,7 +140,7 @@ class _Replayer:
             self.seq = seq
             bad = check_event(ev, check_time=False)
             if bad is not None:
-                raise _Fault(bad)
+                raise Fault(bad)
             if ev.get("match") != match_id:
                 raise self._fail(
                     ErrorCode.MALFORMED_FIELD,
@@ -253,14 +164,14 @@ class _Replayer:
             raise framing
         expected = len(ordered)
         if self.phase != "ended":
-            raise _fail(
+            raise fault(
                 expected,
                 ErrorCode.INCOMPLETE_MATCH,
                 f"the stream ends at seq {expected - 1} without match_end",
             )
 
-    def _fail(self, code: ErrorCode, message: str) -> _Fault:
-        return _fail(self.seq, code, message)
+    def _fail(self, code: ErrorCode, message: str) -> Fault:
+        return fault(self.seq, code, message)
 
     def _need_match(self, what: str) -> MatchState:
         if self.m is None:
@@ -279,6 +190,7 @@ class _Replayer:
                 f"unknown ruleset {ev['rules']!r}; expected one of {', '.join(sorted(self.rulesets))}",
             )
         self.ruleset = ruleset
+        self.penalties = Penalties(ruleset)
         fmt = ev.get("format") or {}
         kind = fmt.get("kind", ruleset.default_format.kind)
         same = kind == ruleset.default_format.kind
@@ -289,7 +201,7 @@ class _Replayer:
         if kind in ("timed", "timed_deals") and minutes is None:
             raise self._fail(ErrorCode.MALFORMED_FIELD, f"format {kind} needs `minutes`")
         state = ev.get("start_state") or {}
-        levels = {"EW": "2", "NS": "2"}
+        levels = dict.fromkeys(TEAMS, LEVELS[0])
         for team, lv in (state.get("levels") or ev.get("start_levels") or {}).items():
             levels[team] = normalise_level(lv) or "2"
         self.m = MatchState(
@@ -430,12 +342,12 @@ class _Replayer:
             claimed_leader=leader,
             started_at=self.t,
             levels_before=dict(m.levels),
-            wild="H" + level,
+            wild=WILD_SUIT + level,
         )
         due = "none" if m.prev_order is None or m.prev_foul else "double" if m.prev_double_win else "single"
         self.tribute = TributePhase(self.ruleset, self.deal, due, m.prev_order)
         self.probes = {}
-        self.yellow = {}
+        self.penalties.new_deal()
         self.phase = "tribute"
 
     def _extra_deal_due(self) -> bool:
@@ -456,7 +368,7 @@ class _Replayer:
 
     def _check(self, error: ReplayError | None) -> None:
         if error is not None:
-            raise _Fault(error)
+            raise Fault(error)
 
     def _tribute(self, ev: dict[str, Any]) -> None:
         self._check(self._in_tribute("tribute").on_tribute(self.seq, ev["from"], ev["to"], ev["card"]))
@@ -479,7 +391,7 @@ class _Replayer:
             allowed = (d.claimed_leader,) if m.prev_winner is None else TEAM_SEATS[m.prev_winner]
         claimed = d.claimed_leader
         if claimed is not None and claimed not in allowed:
-            raise _fail(
+            raise fault(
                 d.seq,
                 ErrorCode.WRONG_LEADER,
                 f"deal_start names leader {claimed}; expected "
@@ -550,109 +462,24 @@ class _Replayer:
         missing = [c for c, n in Counter(cards).items() if hand.get(c, 0) < n]
         raise self._fail(ErrorCode.CARD_NOT_IN_HAND, f"{seat} plays {' '.join(missing)}, not in hand")
 
-    def _options(self, d: DealState, cards: list[str]) -> tuple[_Reading, ...]:
-        """The readings of the played cards the ruleset allows (rules.md §3, §10)."""
-        level = d.level
-        key = (tuple(cards), level)
-        options = _READINGS.get(key)
-        if options is None:
-            try:
-                found = readings(cards, level)
-            except ValueError as exc:
-                raise self._fail(ErrorCode.NOT_A_COMBINATION, f"{' '.join(cards)}: {exc}") from None
-            if len(_READINGS) > 200_000:
-                _READINGS.clear()
-            options = _READINGS[key] = tuple((r, beat_key(r, level), bomb_class(r)) for r in found)
-        if not self.ruleset.full_house_joker_pair and _joker_pair(cards):
-            options = tuple(r for r in options if r[0].type != "full_house")
-        if not options:
-            raise self._fail(
-                ErrorCode.NOT_A_COMBINATION,
-                f"{' '.join(cards)} is no combination at level {level} (rules.md §3)",
-            )
-        return options
-
-    def _choose(self, d: DealState, ev: dict[str, Any], options: tuple[_Reading, ...]) -> _Reading:
-        """The reading the play is taken as (module docstring: reading policy), checked against the
-        table (rules.md §4)."""
-        trick = d.trick
-        table, table_key = trick.table, trick.key
-        declared = ev.get("combo")
-        if declared is not None:
-            chosen = next(
-                (r for r in options if r[0].type == declared["type"] and r[0].rank == declared["rank"]), None
-            )
-            if chosen is None:
-                found = ", ".join(f"{r.type} {r.rank}" for r, _, _ in options)
-                raise self._fail(
-                    ErrorCode.BAD_READING,
-                    f"declared {declared['type']} {declared['rank']} is not a "
-                    f"reading of {' '.join(ev['cards'])}; readings: {found}",
-                )
-            if table_key is not None and not key_beats(chosen[1], table_key):
-                raise self._fail(ErrorCode.DOES_NOT_BEAT, f"{chosen[0]} does not beat {table} (rules.md §4)")
-            return chosen
-        if table_key is None:
-            return options[-1]
-        for r in options:
-            if key_beats(r[1], table_key):
-                return r
-        raise self._fail(
-            ErrorCode.DOES_NOT_BEAT,
-            f"{' '.join(ev['cards'])} ({options[-1][0]}) does not beat {table} (rules.md §4)",
-        )
-
     def _play(self, ev: dict[str, Any]) -> None:
         d = self._in_play(ev)
+        m = self.m
+        assert m is not None
         seat, cards = ev["seat"], ev["cards"]
         counts = d.counts
-        left_e, left_n, left_w, left_s = counts["E"], counts["N"], counts["W"], counts["S"]
+        before = (counts["E"], counts["N"], counts["W"], counts["S"])
         self._take_cards(d, seat, cards)
-        options = self._options(d, cards)
-        chosen, key, bc = self._choose(d, ev, options)
+        options = allowed_readings(self.seq, self.ruleset, cards, d.level)
+        trick = d.trick
+        chosen, key, bc = choose_reading(self.seq, ev, options, trick.table, trick.key)
         self.probes.pop(seat, None)
         if bc:
             d.bombs[seat] += 1
         d.plays += 1
+        inferred = ev.get("combo") is None and len(options) > 1
+        self.out.play(m, d, self.seq, seat, cards, (chosen, bc, inferred), before, self.t)
         left = counts[seat]
-        trick = d.trick
-        table = trick.table
-        m = self.m
-        assert m is not None
-        self.plays.append(
-            (
-                m.match_id,
-                d.no,
-                trick.no,
-                self.seq,
-                trick.pos,
-                table is None,
-                seat,
-                m.seats[seat],
-                TEAM[seat],
-                "play",
-                list(cards),
-                chosen.type,
-                chosen.rank,
-                chosen.size,
-                bc,
-                cards.count(d.wild),
-                ev.get("combo") is None and len(options) > 1,
-                table.type if table else None,
-                table.rank if table else None,
-                trick.table_seat,
-                left_e,
-                left_n,
-                left_w,
-                left_s,
-                left,
-                _opp_min_left(counts, seat),
-                trick.table_seat == PARTNER[seat],
-                None,
-                left == 0,
-                self.t,
-            )
-        )
         trick.table, trick.key, trick.table_seat, trick.passes = chosen, key, seat, 0
         trick.pos += 1
         if left == 0:
@@ -683,43 +510,10 @@ class _Replayer:
             key = trick.key
             assert key is not None
             could = probe.beats_key(key)
-        counts = d.counts
         m = self.m
         assert m is not None
-        self.plays.append(
-            (
-                m.match_id,
-                d.no,
-                trick.no,
-                self.seq,
-                trick.pos,
-                False,
-                seat,
-                m.seats[seat],
-                TEAM[seat],
-                "pass",
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                table.type,
-                table.rank,
-                trick.table_seat,
-                counts["E"],
-                counts["N"],
-                counts["W"],
-                counts["S"],
-                counts[seat],
-                _opp_min_left(counts, seat),
-                None,
-                could,
-                False,
-                self.t,
-            )
-        )
+        self.out.pass_(m, d, self.seq, seat, could, self.t)
+        counts = d.counts
         d.passes += 1
         trick.passes += 1
         trick.pos += 1
@@ -741,62 +535,24 @@ class _Replayer:
     # ---- rulings ----------------------------------------------------------------------------------
 
     def _ruling(self, ev: dict[str, Any]) -> None:
+        """A referee ruling: recorded as a ``rulings`` row, then applied (``replay.penalties``)."""
         m = self._need_match("ruling")
-        kind = ev["kind"]
-        if not one_of(kind, RULING_KINDS):
-            raise self._fail(
-                ErrorCode.BAD_RULING,
-                f"unknown ruling kind {kind!r}; expected one of {', '.join(sorted(RULING_KINDS))}",
-            )
-        seat, team = ev.get("seat"), ev.get("team")
-        if seat is not None and seat not in SEATS:
-            raise self._fail(ErrorCode.BAD_RULING, f"ruling seat {seat!r} is not E, N, W or S")
-        if team is not None and team not in TEAMS:
-            raise self._fail(ErrorCode.BAD_RULING, f"ruling team {team!r} is not EW or NS")
-        side = team or (TEAM[seat] if seat else None)
-        if side is None and kind in ("foul", "red_card", "forfeit_match", "deduction", "yellow_card"):
-            raise self._fail(ErrorCode.BAD_RULING, f"a {kind} ruling needs `seat` or `team`")
-        levels = ev.get("levels")
-        if kind == "level_adjust" and not levels:
-            raise self._fail(ErrorCode.BAD_RULING, "a level_adjust ruling needs `levels`")
-        points = ev.get("points") or {}
-        d = self.deal if self.phase in ("tribute", "play", "deal_over") else None
-        self.rows["rulings"].append(
-            {
-                "match_id": m.match_id,
-                "seq": self.seq,
-                "deal_no": d.no if d else None,
-                "kind": kind,
-                "seat": seat,
-                "team": side,
-                "player_id": m.seats[seat] if seat else None,
-                "level_points": points.get("level_points"),
-                "match_points": points.get("match_points"),
-                "level_EW": normalise_level((levels or {}).get("EW")),
-                "level_NS": normalise_level((levels or {}).get("NS")),
-                "note": ev.get("note"),
-                "t": self.t,
-            }
-        )
+        bad = ruling_fault(ev)
+        if bad is not None:
+            raise self._fail(ErrorCode.BAD_RULING, bad)
+        kind, seat, side = ev["kind"], ev.get("seat"), ruled_side(ev)
+        in_deal = self.phase in ("tribute", "play")
+        d = self.deal if in_deal or self.phase == "deal_over" else None
+        self.out.ruling(m, ev, self.seq, d.no if d else None, side, self.t)
         if kind == "level_adjust":
-            for tm, lv in (levels or {}).items():
+            for tm, lv in ev["levels"].items():
                 m.levels[tm] = normalise_level(lv) or m.levels[tm]
         elif side is not None:
-            self._penalise(kind, seat or side, side)
-
-    def _penalise(self, kind: str, player: str, team: str) -> None:
-        """Results of a foul, forfeit or card ruling against ``player`` (seat, else team) of ``team``."""
-        if kind == "foul":
-            self.fouls[team] = self.fouls.get(team, 0) + 1
-            limit = self.ruleset.fouls_per_round_loss
-            if limit is not None and self.fouls[team] >= limit:
-                self._lose_round(team)
-            else:
-                self._forfeit_deal(team, "a foul ruling")
-        elif kind == "forfeit_match":
-            self._lose_round(team)
-        elif kind == "red_card" or (kind == "yellow_card" and self._yellow_makes_red(player)):
-            self._red_card(player, team)
+            penalty = self.penalties.judge(kind, seat or side, side, in_deal)
+            if penalty.effect == "forfeit_deal":
+                self._forfeit_deal(side, penalty.reason)
+            elif penalty.effect == "lose_round":
+                self._lose_round(side)
 
     def _forfeit_deal(self, team: str, what: str) -> None:
         """The deal in play is forfeited by ``team``: a double win for the other team (rules.md §8)."""
@@ -812,28 +568,6 @@ class _Replayer:
         assert m is not None
         m.forfeited_by = m.forfeited_by or team
         self.phase = "match_over"
-
-    def _yellow_makes_red(self, player: str) -> bool:
-        """Whether this yellow card is the player's ``yellows_per_red``-th of the deal (BCTA rule book).
-
-        Yellows count per player within a deal in play (tribute or play phase; reset at each
-        ``deal_start``); one shown outside a deal is recorded but makes no red card.
-        """
-        limit = self.ruleset.card_penalty.yellows_per_red
-        if limit is None or self.phase not in ("tribute", "play"):
-            return False
-        self.yellow[player] = self.yellow.get(player, 0) + 1
-        return self.yellow[player] >= limit
-
-    def _red_card(self, player: str, team: str) -> None:
-        """A red card (shown, or made of yellows): the ruleset's ``card_penalty`` says what it costs."""
-        rule = self.ruleset.card_penalty
-        self.reds[player] = self.reds.get(player, 0) + 1
-        limit = rule.reds_per_round_loss
-        if rule.red_effect == "lose_round" or (limit is not None and self.reds[player] >= limit):
-            self._lose_round(team)
-        else:
-            self._forfeit_deal(team, "a red card")
 
     # ---- results ----------------------------------------------------------------------------------
 
@@ -868,7 +602,9 @@ class _Replayer:
                         f"{{'EW': {after['EW']!r}, 'NS': {after['NS']!r}}} (rules.md §5.8, §7)",
                     )
         m.levels = after
-        self._emit_deal(d, order, winner, real_gain, double, (a_attempt, a_passed, a_failed), before)
+        assert self.tribute is not None
+        result = DealResult(order, winner, real_gain, double, (a_attempt, a_passed, a_failed), before)
+        self.out.deal(m, d, self.tribute, result, self.t)
         m.deals_played += 1
         m.prev_order = order
         m.prev_double_win = double
@@ -930,76 +666,6 @@ class _Replayer:
                     m.a_failures[team] = 0
         return True, False, True
 
-    def _emit_deal(
-        self,
-        d: DealState,
-        order: list[str],
-        winner: str,
-        gain: int,
-        double: bool,
-        a: tuple[bool, bool, bool],
-        before: dict[str, str],
-    ) -> None:
-        m = self.m
-        assert m is not None and self.tribute is not None
-        after = m.levels
-        self.rows["deals"].append(
-            {
-                "match_id": m.match_id,
-                "deal_no": d.no,
-                "rules": m.rules,
-                "level": d.level,
-                "declarers": d.declarers,
-                "level_EW_before": before["EW"],
-                "level_NS_before": before["NS"],
-                "level_EW_after": after["EW"],
-                "level_NS_after": after["NS"],
-                "tribute_kind": self.tribute.kind,
-                "leader": d.leader,
-                "finish_order": order,
-                "winning_team": winner,
-                "level_gain": gain,
-                "double_win": double,
-                "a_attempt": a[0],
-                "a_passed": a[1],
-                "a_failed": a[2],
-                "foul": d.foul_team is not None,
-                "tricks": d.trick.no if d.trick.table else d.trick.no - 1,
-                "jie_feng": d.jie_feng,
-                "bombs_EW": d.bombs["E"] + d.bombs["W"],
-                "bombs_NS": d.bombs["N"] + d.bombs["S"],
-                "plays": d.plays,
-                "passes": d.passes,
-                "started_at": d.started_at,
-                "ended_at": self.t,
-            }
-        )
-        for seat in SEATS:
-            cards = d.dealt[seat]
-            feats = hand_features(cards, d.level) if cards is not None else dict.fromkeys(_FEATURES)
-            self.rows["deal_hands"].append(
-                {
-                    "match_id": m.match_id,
-                    "deal_no": d.no,
-                    "seat": seat,
-                    "player_id": m.seats[seat],
-                    "team": TEAM[seat],
-                    "hand": cards,
-                    **feats,
-                    "finish_position": order.index(seat) + 1 if seat in order else None,
-                    "bombs_played": d.bombs[seat],
-                }
-            )
-        for r in self.tribute.rows():
-            r.update(
-                match_id=m.match_id,
-                deal_no=d.no,
-                level=d.level,
-                giver_player=m.seats.get(r["giver"]) if r["giver"] else None,
-                receiver_player=m.seats.get(r["receiver"]) if r["receiver"] else None,
-            )
-            self.rows["tributes"].append(r)
-
     def _match_end(self, ev: dict[str, Any]) -> None:
         m = self._need_match("match_end")
         reason = ev["reason"]
@@ -1052,28 +718,6 @@ class _Replayer:
 
 
 _CARD_SET = frozenset(CARDS)
-_OPPONENTS: dict[str, tuple[str, str]] = {s: TEAM_SEATS[OTHER_TEAM[TEAM[s]]] for s in SEATS}
-
-_Reading = tuple[Combo, BeatKey, str | None]
-"""A reading of a play with what the replay needs of it: its ``beat_key`` at the deal's level
-(compared with the table's) and its ``bomb_class``."""
-_READINGS: dict[tuple[tuple[str, ...], str], tuple[_Reading, ...]] = {}
-"""Readings by the played cards as logged and the level (plays repeat a lot across deals)."""
-
-
-def _opp_min_left(counts: dict[str, int], seat: str) -> int | None:
-    """Fewest cards an opponent of ``seat`` still holding cards has (None when both are out); a
-    play changes only its own seat's count, so this is the same before and after it."""
-    a, b = _OPPONENTS[seat]
-    ca, cb = counts[a], counts[b]
-    return min(ca, cb) if ca and cb else ca or cb or None
-
-
-_FEATURES = ("jokers", "big_jokers", "wilds", "level_cards", "natural_bombs", "straight_flush_chances")
-
-
-def _joker_pair(cards: list[str]) -> bool:
-    return cards.count("SB") == 2 or cards.count("HR") == 2
 
 
 _HANDLERS: dict[str, Callable[[_Replayer, dict[str, Any]], None]] = {

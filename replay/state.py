@@ -13,7 +13,7 @@ from typing import Any
 
 from replay.combos import BeatKey, Combo
 from replay.events import LEVEL_INDEX, LEVELS
-from replay.seats import NEXT, PARTNER, SEATS
+from schemas.vocabulary import NEXT, PARTNER, SEATS, TEAMS
 
 HAND_SIZE = 27
 
@@ -119,7 +119,7 @@ class MatchState:
     prev_foul: bool = False
     prev_winner: str | None = None
     last_declarers: str | None = None
-    a_failures: dict[str, int] = field(default_factory=lambda: {"EW": 0, "NS": 0})
+    a_failures: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
     passed_a: str | None = None
     lost_on_a: str | None = None
     forfeited_by: str | None = None

@@ -8,16 +8,25 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from replay.cards import is_card, rank_of, single_order, tribute_candidates
 from replay.errors import ErrorCode, ReplayError
 from replay.rulesets import ReturnRule, Ruleset
-from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, TEAM, TEAM_SEATS
 from replay.state import DealState
+from schemas.vocabulary import (
+    BIG_JOKER,
+    JOKER_RANKS,
+    NEXT,
+    OTHER_TEAM,
+    PARTNER,
+    PREV,
+    RANK_VALUE,
+    SEATS,
+    TEAM,
+    TEAM_SEATS,
+)
 
-NATURAL_RANK: dict[str, int] = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
-"""Natural rank of a card for the return constraint (2…10, J 11, Q 12, K 13, A 14), rules.md §6."""
+_JOKER_RANKS = frozenset(JOKER_RANKS.values())
 
 
 @dataclass(slots=True)
@@ -38,11 +47,11 @@ def return_allowed(
     (the receiver's hand after the tribute; ``None`` when unknown, then only the card is judged)."""
     if rule.applies_to == "partner_only" and not to_partner:
         return True
-    limit = NATURAL_RANK[rule.max_rank]
+    limit = RANK_VALUE[rule.max_rank]
 
     def fits(c: str) -> bool:
         rank = rank_of(c)
-        if rank in ("B", "R") or NATURAL_RANK[rank] > limit:
+        if rank in _JOKER_RANKS or RANK_VALUE[rank] > limit:
             return False
         if rule.exclude_level_cards and rank == level:
             return False
@@ -73,7 +82,7 @@ class TributePhase:
         self.givers: tuple[str, ...] = ()
         self.receivers: tuple[str, ...] = ()
         if due == "single" and prev_order:
-            rest = [s for s in ("E", "N", "W", "S") if s not in prev_order[:3]]
+            rest = [s for s in SEATS if s not in prev_order[:3]]
             fourth = self.fourth = prev_order[3] if len(prev_order) == 4 else rest[0]
             self.givers, self.receivers = (fourth,), (prev_order[0],)
         elif due == "double" and prev_order:
@@ -93,7 +102,7 @@ class TributePhase:
             hand = self.deal.hands[s]
             if hand is None:
                 return None
-            total += hand.get("HR", 0)
+            total += hand.get(BIG_JOKER, 0)
         return total >= 2
 
     def _error(self, seq: int, code: ErrorCode, message: str) -> ReplayError:
@@ -310,31 +319,6 @@ class TributePhase:
         level = self.deal.level
         return (a.giver if single_order(a.card, level) > single_order(b.card, level) else b.giver,)
 
-    def rows(self) -> list[dict[str, Any]]:
-        """``tributes`` table rows (without the match/deal/player columns the replayer adds)."""
-        if self.anti_seats is not None:
-            return [
-                {
-                    "kind": "anti",
-                    "giver": g,
-                    "receiver": None,
-                    "card": None,
-                    "return_card": None,
-                    "equal_double": None,
-                    "anti_seats": self.anti_seats,
-                }
-                for g in self.givers
-            ]
-        equal = self._equal() if self.due == "double" and len(self.payments) == 2 else None
-        return [
-            {
-                "kind": self.due,
-                "giver": p.giver,
-                "receiver": p.receiver,
-                "card": p.card,
-                "return_card": p.return_card,
-                "equal_double": equal,
-                "anti_seats": None,
-            }
-            for p in self.payments
-        ]
+    def equal_double(self) -> bool | None:
+        """For a double tribute of two cards paid: whether they are equal (rules.md §6); else None."""
+        return self._equal() if self.due == "double" and len(self.payments) == 2 else None

@@ -14,7 +14,7 @@ import pytest
 
 from replay import replay_match
 from replay.events import EVENT_TYPES, OPTIONAL, REQUIRED, check_event
-from replay.replayer import TABLES
+from replay.rows import TABLES
 from schemas.catalog import ALL_TABLES
 from schemas.tables import DERIVED, TABLES_VERSION
 

@@ -11,8 +11,8 @@ import streamlit as st
 from dashboards import queries
 from dashboards.reconstruct import Step, reconstruct
 from dashboards.ui import no_data, run, show_table, tr
-from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 from replay.naming import combo_name
+from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 _SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
 

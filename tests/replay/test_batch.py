@@ -14,7 +14,8 @@ import pytest
 from replay_builder import Log
 
 from replay import replay_batch, replay_match
-from replay.replayer import PLAY_COLUMNS, TABLES
+from replay.arrow import COLUMN_FIELDS
+from replay.rows import ROW_FIELDS, TABLES
 from schemas.tables import DERIVED, RAW_EVENTS
 
 
@@ -95,10 +96,13 @@ def test_empty_batch() -> None:
     assert all(t.num_rows == 0 for t in out.values())
 
 
-def test_play_tuples_follow_the_plays_schema() -> None:
-    """``plays`` rows travel as tuples (replay.replayer.PLAY_COLUMNS) into ``replay_batch``'s Arrow
-    columns: their order must be the schema's, or columns would be silently swapped."""
-    assert tuple(DERIVED["plays"].names) == PLAY_COLUMNS
+@pytest.mark.parametrize("name", sorted(DERIVED))
+def test_row_types_follow_the_schemas(name: str) -> None:
+    """Each derived table's row type (replay.rows) has exactly its schema's columns, and
+    ``replay.arrow`` takes every column from the field of its name."""
+    fields = ROW_FIELDS[name]
+    assert sorted(fields) == sorted(DERIVED[name].names)
+    assert [fields[i] for i in COLUMN_FIELDS[name]] == DERIVED[name].names
 
 
 def test_batch_plays_equal_the_replayed_rows() -> None:
@@ -131,9 +135,9 @@ def test_row_tables_of_valid_and_invalid_matches() -> None:
     log = valid_log()
     rows = replay_match(log.events).rows
     assert sorted(rows) == sorted(TABLES) and len(rows) == len(TABLES)
-    assert len(rows["plays"]) == len(rows.play_tuples) > 0
+    assert len(rows["plays"]) == len(rows.typed("plays")) > 0
     log.events[5]["seat"] = "S" if log.events[5]["seat"] != "S" else "N"
     bad = replay_match(log.events).rows
-    assert list(bad) == ["matches"] and bad.play_tuples == []
+    assert list(bad) == ["matches"]
     with pytest.raises(KeyError):
         bad["plays"]

@@ -121,7 +121,7 @@ def test_hand_features(hand: list[str], level: str, expected: tuple[int, ...]) -
     """jokers, big jokers, wilds, level cards (rules.md §2), natural bombs, straight-flush chances (§3)."""
     f = hand_features(hand, level)
     names = ("jokers", "big_jokers", "wilds", "level_cards", "natural_bombs", "straight_flush_chances")
-    assert tuple(f[n] for n in names) == expected
+    assert tuple(getattr(f, n) for n in names) == expected
 
 
 def _chances_by_counting(hand: list[str], level: str) -> int:
@@ -149,7 +149,7 @@ def test_hand_features_match_counting(cards: list[int], level: str) -> None:
     wilds = hand.count("H" + level)
     jokers = hand.count("SB") + hand.count("HR")
     ranks = Counter(c[1] for c in hand if c not in ("SB", "HR", "H" + level))
-    assert f == {
+    assert f._asdict() == {
         "jokers": jokers,
         "big_jokers": hand.count("HR"),
         "wilds": wilds,

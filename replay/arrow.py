@@ -1,0 +1,44 @@
+"""Typed rows (``replay.rows``) to Arrow tables of the ``schemas.tables`` schemas. The only replay
+module that loads pyarrow: ``replay.batch.replay_batch`` imports it when it runs, so ``import replay``
+stays light.
+
+On import, every row type is checked against its table's schema: the same column names, each
+field mapped to its column by name (:data:`COLUMN_FIELDS`), so a field added, dropped or renamed
+on one side only fails at once instead of writing a column into another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from replay.rows import ROW_FIELDS, Row
+from schemas.tables import DERIVED
+
+__all__ = ["COLUMN_FIELDS", "DERIVED", "rows_to_table"]
+
+
+def _column_fields(name: str, schema: pa.Schema) -> tuple[int, ...]:
+    """For each column of ``schema``, the index of the field of that name in the table's row type."""
+    fields = ROW_FIELDS[name]
+    missing = [c for c in schema.names if c not in fields]
+    extra = [f for f in fields if f not in schema.names]
+    if missing or extra or len(fields) != len(schema.names):
+        raise TypeError(
+            f"replay.rows: the {name} row type does not match schemas.tables: "
+            f"columns without a field {missing}, fields without a column {extra}"
+        )
+    return tuple(fields.index(c) for c in schema.names)
+
+
+COLUMN_FIELDS: dict[str, tuple[int, ...]] = {name: _column_fields(name, s) for name, s in DERIVED.items()}
+"""Per derived table, the row-type field index of each schema column, in schema order."""
+
+
+def rows_to_table(name: str, rows: Sequence[Row]) -> pa.Table:
+    """Rows of table ``name`` to a table of its schema: one transpose, then one array per column."""
+    schema = DERIVED[name]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in ROW_FIELDS[name]]
+    arrays = [pa.array(columns[i], type=f.type) for i, f in zip(COLUMN_FIELDS[name], schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
