@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replay.overrides import override
+from replay.rulesets import BUILTIN, EqualLevels
 
 TieBreak = Literal[
     "level_points",
@@ -33,6 +34,8 @@ TieBreak = Literal[
 """A tie-break step of §S7; each has its own column in the ``standings`` table."""
 
 PrimaryKey = Literal["match_points", "bcta_round_score"]
+DealGainReading = Literal["finishing_places", "levels_gained"]
+"""How a won deal's "升一級/升兩級/升三級" is read for BCTA deal points (§S4, §S5)."""
 SameDanPolicy = Literal["both", "either"]
 
 # §S3: winner's share for level difference d = 0..13 (Jiangsu 13-level 26-point table; the
@@ -182,6 +185,16 @@ class ScoringParams:
     bcta_round: DealPoints = BCTA_ROUND
     bcta_dan: DealPoints = BCTA_DAN
     standings: StandingsParams = field(default_factory=StandingsParams)
+    equal_levels: EqualLevels = "draw"
+    """A round ended by deals or time at equal levels is scored as a ``draw`` or as a win for the
+    replay's winner (``declarers``); the built-in value is the ruleset's ``equal_levels``
+    (replay/rulesets.py, rules.md §7), an event may override it."""
+    deal_gain: DealGainReading = "finishing_places"
+    """The levels a won deal "goes up" for its BCTA points. ``finishing_places`` (default): seed
+    001's own definition, 單局勝出 "同隊選手為頭游和二游升三級；同隊選手為頭游和三游升二級；同隊選手為
+    頭游和末游升一級" (1st+2nd = 3, 1st+3rd = 2, 1st+4th = 1; a foul counts as a double win), also
+    at A where the level cannot rise. ``levels_gained``: the replay's ``deals.level_gain``, the
+    levels actually gained after the cap at A (the deal that passes A then scores nothing)."""
 
 
 _HUAIAN_CHAIN: tuple[TieBreak, ...] = ("level_points", "tied_level_points", "opponents_level_points")
@@ -197,7 +210,8 @@ BY_RULESET: dict[str, ScoringParams] = {
     "jiangsu": ScoringParams(
         ruleset="jiangsu", standings=StandingsParams(two_tied=_JIANGSU_CHAIN, many_tied=_JIANGSU_CHAIN)
     ),
-    "bcta": ScoringParams(ruleset="bcta", standings=StandingsParams(primary="bcta_round_score")),
+    "bcta": ScoringParams(ruleset="bcta", standings=StandingsParams(primary="bcta_round_score"),
+                          equal_levels=BUILTIN["bcta"].equal_levels),
 }
 """Built-in parameters. ``bcta`` (policy): ranks by total BCTA round score (§S4), then the
 national chain; rulesets not listed (e.g. ``njupt``) use ``national``."""

@@ -29,10 +29,19 @@ def match(match_id: str, ew: tuple[str, str], ns: tuple[str, str], final: tuple[
     }
 
 
-def deal(match_id: str, deal_no: int, winning_team: str, gain: int, a_failed: bool = False) -> dict[str, Any]:
-    """One ``deals`` row: who won the deal and how many levels it gained."""
-    return {"match_id": match_id, "deal_no": deal_no, "winning_team": winning_team,
-            "level_gain": gain, "a_failed": a_failed}
+def deal(match_id: str, deal_no: int, winning_team: str, gain: int, a_failed: bool = False,
+         order: str | None = None) -> dict[str, Any]:
+    """One ``deals`` row: who won the deal and how many levels it gained (after the cap at A).
+
+    ``order`` (e.g. ``"EWNS"``) sets ``finish_order`` and ``double_win``; without it the row has no
+    finish order, as a results-only log may not.
+    """
+    row: dict[str, Any] = {"match_id": match_id, "deal_no": deal_no, "winning_team": winning_team,
+                           "level_gain": gain, "a_failed": a_failed}
+    if order is not None:
+        row["finish_order"] = list(order)
+        row["double_win"] = {order[0], order[1]} in ({"E", "W"}, {"N", "S"})
+    return row
 
 
 def frame(rows: list[dict[str, Any]], schema: pa.Schema) -> pl.DataFrame:
