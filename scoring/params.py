@@ -169,8 +169,11 @@ class StandingsParams:
     )
     """`national` Art. 49. Rounds drawn (step 4) is left out: the book excludes it under match-point
     scoring (場分制除外), which every ruleset here uses."""
-    round_robin: bool = False
-    """Opponents' score is skipped in round robins (`national` Art. 49 (6))."""
+    round_robin: bool | None = None
+    """Opponents' score is skipped in round robins (`national` Art. 49 (6) "對手分…（循環賽除外）").
+    ``None`` (policy): inferred per stage, see :func:`scoring.standings.is_round_robin`."""
+    round_robin_names: tuple[str, ...] = ("round_robin", "round-robin", "round robin", "循環", "循环")
+    """(policy) A stage whose name contains one of these (any case) is a round robin."""
     infer_byes: bool = True
     """(policy) A team of the stage with no match in a round it did not withdraw from has a bye."""
 

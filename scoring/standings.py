@@ -5,8 +5,8 @@ policy), then the ruleset's chain. The chain is chosen by how many teams share t
 total (`national` Art. 49: two tied → with head-to-head; three or more → without), and each
 step splits the tied group into sub-groups that continue with the remaining steps. A step that
 cannot separate anyone (e.g. head-to-head when the two never met, opponents' score in a round
-robin, previous rank after round 1) is passed over. Teams still equal share the rank (the
-books' "lots" or shared place are left to the referee). Every tie-break value has its own
+robin (:func:`is_round_robin`), previous rank after round 1) is passed over. Teams still equal
+share the rank (the books' "lots" or shared place are left to the referee). Every tie-break value has its own
 column, and ``decided_by`` names the step that separated a team from the one above it.
 """
 
@@ -75,10 +75,12 @@ Block = tuple[list[str], str | None]
 class _Ranker:
     """Orders the teams of one stage after one round and remembers the tie-break values used."""
 
-    def __init__(self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams):
+    def __init__(self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams,
+                 round_robin: bool):
         self.teams = teams
         self.prev_rank = prev_rank
         self.p = p
+        self.round_robin = round_robin
         self.h2h: dict[str, float] = {}
         self.tied_lp: dict[str, float] = {}
 
@@ -104,7 +106,7 @@ class _Ranker:
             self.tied_lp[t] = sum(met)
             return self.tied_lp[t]
         if step == "opponents_score":
-            return None if self.p.round_robin else self.opponents_score(t)
+            return None if self.round_robin else self.opponents_score(t)
         if step == "opponents_level_points":
             return self.opponents_level_points(t)
         if step == "previous_rank":
@@ -139,7 +141,32 @@ class _Ranker:
         return blocks
 
 
-def _stage_standings(rows: pl.DataFrame, p: ScoringParams) -> list[dict[str, Any]]:
+def is_round_robin(stage: str | None, entry: str, rows: pl.DataFrame, p: StandingsParams) -> bool:
+    """Whether a stage is a round robin (循環賽), where `national` Art. 49 (6) skips opponents' score.
+
+    ``p.round_robin`` decides when set. Otherwise (policy): the stage's name contains one of
+    ``p.round_robin_names`` (the simulator and many organisers name it so), or, for a pair
+    event, its pairings are a complete round robin: every two pairs met, all equally often
+    (single, double, … round robin). The whole stage is read, so standings after its early
+    rounds are ranked as a round robin too. A Swiss stage never pairs every two teams; an
+    individual event (partners change) is one only by its name.
+    """
+    if p.round_robin is not None:
+        return p.round_robin
+    if stage is not None and any(name in stage.lower() for name in p.round_robin_names):
+        return True
+    if entry != "pair":
+        return False
+    meetings: dict[frozenset[str], int] = defaultdict(int)
+    entries: set[str] = set(rows["team_id"].to_list())
+    for t, opponents in rows.select("team_id", "opponents").iter_rows():
+        for o in opponents or []:
+            meetings[frozenset((t, o))] += 1
+    pairs = len(entries) * (len(entries) - 1) // 2
+    return len(entries) > 2 and len(meetings) == pairs and len(set(meetings.values())) == 1
+
+
+def _stage_standings(rows: pl.DataFrame, p: ScoringParams, round_robin: bool) -> list[dict[str, Any]]:
     """Standings rows of one event stage, after each of its rounds."""
     out: list[dict[str, Any]] = []
     prev: dict[str, int] = {}
@@ -148,7 +175,8 @@ def _stage_standings(rows: pl.DataFrame, p: ScoringParams) -> list[dict[str, Any
         for row in rows.filter(pl.col("round") == rnd).iter_rows(named=True):
             team = teams.setdefault(row["team_id"], _Team(row["team_id"], row["player_1"], row["player_2"]))
             team.add(row)
-        ranker = _Ranker(teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings)
+        ranker = _Ranker(teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings,
+                         round_robin)
         place = 1
         ranks: dict[str, int] = {}
         for block, decided in ranker.rank():
@@ -162,7 +190,7 @@ def _stage_standings(rows: pl.DataFrame, p: ScoringParams) -> list[dict[str, Any
                     "level_points": team.level_points, "head_to_head": ranker.h2h.get(t),
                     "wins": team.wins, "draws": team.draws, "losses": team.losses, "byes": team.byes,
                     "raw_level_diff": team.raw_level_diff,
-                    "opponents_score": None if p.standings.round_robin else ranker.opponents_score(t),
+                    "opponents_score": None if round_robin else ranker.opponents_score(t),
                     "previous_rank": prev.get(t), "tied_level_points": ranker.tied_lp.get(t),
                     "opponents_level_points": ranker.opponents_level_points(t),
                     "levels_gained": team.levels_gained,
@@ -222,6 +250,7 @@ def standings(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | Non
     for (event_id, stage), grp in ordered.group_by("event_id", "stage", maintain_order=True):
         p = params_for(grp["rules"][0] or "national", overrides, event_id)
         entry, entries = _entries(grp)
-        for r in _stage_standings(entries.sort("round", "team_id"), p):
+        round_robin = is_round_robin(stage, entry, entries, p.standings)
+        for r in _stage_standings(entries.sort("round", "team_id"), p, round_robin):
             rows.append({"event_id": event_id, "stage": stage, "entry": entry, **r})
     return frame(rows, STANDINGS)

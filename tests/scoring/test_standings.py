@@ -201,3 +201,56 @@ def test_standings_are_ordered_and_independent_of_row_order(games: list[Game], r
             else:
                 assert b["rank"] == t.filter(pl.col("rank") < b["rank"]).height + 1
                 assert b["decided_by"] is not None
+
+
+# `national` Art. 49 一.1 (6) / 一.2 (5): "對手分（所遇過的所有對手的累積場分）多者名次列前（循環賽除外）".
+# After round 2 of a six-team round robin, a+b and c+d have 4 match points, 28 level
+# points, 2 wins and +2 each, never met, shared first place after round 1; only opponents' score
+# (a+b: 2, c+d: 1) tells them apart, which a round robin does not use: they share the place
+# (Art. 49 三 "允許最終名次并列"; lots are the referee's).
+SIX = {"A": AB, "B": ("m", "n"), "C": CD, "D": EF, "E": GH, "F": IJ}
+RR_GAMES = [
+    (1, "A", "B", ("4", "3")), (1, "C", "D", ("4", "3")), (1, "E", "F", ("4", "4")),
+    (2, "A", "D", ("4", "3")), (2, "C", "E", ("4", "3")), (2, "B", "F", ("4", "3")),
+]
+
+
+def staged(stage: str | None, games: list[tuple[int, str, str, tuple[str, str]]]) -> pl.DataFrame:
+    """Standings after the last round of one stage from (round, EW key, NS key, final levels)."""
+    rows = [match(f"r{rnd}-{i}", SIX[ew], SIX[ns], final, _winner(final), rnd=rnd, stage=stage)
+            for i, (rnd, ew, ns, final) in enumerate(games)]
+    table = standings(score_matches(matches(*rows), deals()))
+    return table.filter(pl.col("after_round") == table["after_round"].max()).sort("rank", "team_id")
+
+
+@pytest.mark.parametrize(
+    ("stage", "ranks", "decided_by", "opp_scores"),
+    [("round_robin", [1, 1], [None, None], [None, None]),
+     ("循環賽 A組", [1, 1], [None, None], [None, None]),
+     ("swiss", [1, 2], [None, "opponents_score"], [2.0, 1.0])],
+    ids=["round-robin", "round-robin-zh", "swiss"],
+)
+def test_round_robin_skips_opponents_score_art_49(stage: str, ranks: list[int], decided_by: list,
+                                                  opp_scores: list) -> None:
+    """Art. 49 (6) (循環賽除外): in a round robin the two stay equal and share the place."""
+    top = staged(stage, RR_GAMES).head(2)
+    assert top["team_id"].to_list() == ["a+b", "c+d"]
+    assert (top["match_points"].to_list(), top["level_points"].to_list()) == ([4.0, 4.0], [28.0, 28.0])
+    assert top["previous_rank"].to_list() == [1, 1]
+    assert top["rank"].to_list() == ranks
+    assert top["decided_by"].to_list() == decided_by
+    assert top["opponents_score"].to_list() == opp_scores
+
+
+def test_complete_round_robin_is_recognised_without_its_name() -> None:
+    """A stage whose pairings are a complete round robin (every two teams met once) is one."""
+    teams = ["A", "B", "C", "D"]
+    rotation = [[("A", "B"), ("C", "D")], [("A", "C"), ("B", "D")], [("A", "D"), ("B", "C")]]
+    games = [(rnd, ew, ns, ("5", "3") if teams.index(ew) % 2 else ("4", "4"))
+             for rnd, pairs in enumerate(rotation, 1) for ew, ns in pairs]
+    rows = [match(f"r{rnd}-{i}", SIX[ew], SIX[ns], final, _winner(final), rnd=rnd, stage=None)
+            for i, (rnd, ew, ns, final) in enumerate(games)]
+    table = standings(score_matches(matches(*rows), deals()))
+    assert table["opponents_score"].null_count() == table.height
+    swiss_like = standings(score_matches(matches(*rows[:4]), deals()))
+    assert swiss_like["opponents_score"].null_count() == 0
