@@ -159,9 +159,9 @@ RATINGS = pa.schema(
         pa.field("update_unit", pa.string()),
         pa.field("library", pa.string()),
     ],
-    metadata={"doc": "current openskill rating per player; rating = mu − k·sigma (display); "
-                     "provisional until sigma < threshold; model_params JSON; "
-                     "library = openskill==<version>"},
+    metadata={"doc": "current rating per player (Gaussian whole-history fit of per-deal level margins, "
+                     "docs/ratings.md); mu, sigma in levels per 10 deals; rating = mu − k·sigma (display); "
+                     "provisional while sigma ≥ threshold; model_params JSON; library = numpy==<version>"},
 )
 
 RATING_HISTORY = pa.schema(
@@ -174,14 +174,20 @@ RATING_HISTORY = pa.schema(
         pa.field("partner_id", pa.string()),
         pa.field("result", pa.string()),
         pa.field("win_probability", pa.float64()),
+        pa.field("expected_level_diff", pa.float64()),
+        pa.field("level_diff_sd", pa.float64()),
+        pa.field("level_diff_low", pa.float64()),
+        pa.field("level_diff_high", pa.float64()),
+        pa.field("level_diff", pa.int32()),
         pa.field("mu_before", pa.float64()),
         pa.field("sigma_before", pa.float64()),
         pa.field("mu_after", pa.float64()),
         pa.field("sigma_after", pa.float64()),
         pa.field("rating_after", pa.float64()),
     ],
-    metadata={"doc": "one row per player per rated match (round); win_probability = the model's "
-                     "prediction for the player's team before the match"},
+    metadata={"doc": "one row per player per rated match (round); win_probability and the forecast "
+                     "of the final level difference (mean, sd, central interval) for the player's team "
+                     "before the match, and the actual level difference"},
 )
 
 PARTNERS = pa.schema(

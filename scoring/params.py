@@ -237,27 +237,34 @@ def with_overrides(base: ScoringParams, changes: Mapping[str, Any]) -> ScoringPa
     return override(base, changes, "scoring")
 
 
-UpdateUnit = Literal["round", "deal"]
-RatingModel = Literal["PlackettLuce", "ThurstoneMostellerFull", "BradleyTerryFull"]
-
-
 @dataclass(frozen=True, slots=True)
 class RatingParams:
-    """Player ratings with ``openskill`` (two-player teams); see docs/ratings.md for the choice."""
+    """The Gaussian whole-history rating of per-deal level margins (``scoring/ratings.py``).
 
-    model: RatingModel = "PlackettLuce"
-    mu: float = 25.0
-    sigma: float = 25.0 / 3.0
-    beta: float = 24.0
-    """Performance noise. openskill's default (25/6) is made for games of skill; a guandan round is
-    mostly luck, and 24 forecasts later rounds best on simulated leagues (docs/ratings.md)."""
-    tau: float = 25.0 / 300.0
-    """Dynamics: sigma added before each update so that ratings can follow changing skill."""
-    update_unit: UpdateUnit = "round"
-    """One update per round (match result) or one per deal (each deal's winners rank first)."""
-    provisional_sigma: float = 7.9
-    """A rating is provisional until sigma falls below this: about 30 rounds with these parameters."""
-    display_k: float = 3.0
+    Units are levels per deal; the defaults were fitted on a simulated tuning league that the
+    benchmark does not score (docs/ratings.md, ``benchmarks/bench_ratings.py --tune``).
+    """
+
+    model: str = "gaussian_deal_margins"
+    prior_sd: float = 0.3
+    """Spread of skills in the population: prior sd of a new player's share of a deal's margin."""
+    deal_sd: float = 2.2
+    """Noise of one deal's level margin (±1 … ±3) around the team-skill margin: luck of the cards."""
+    within_weight: float = 1.0
+    """Place difference of two partners per unit of their skill difference."""
+    within_sd: float = 1.8
+    """Noise of the partners' place difference."""
+    tau: float = 0.0
+    """Skill drift: sd added to a player's skill before each round played (0: skills are constant)."""
+    deals_per_round: float = 7.8
+    """Deals a round is forecast over (a BCTA round: 11 deals or 60 minutes, about 8 in practice)."""
+    interval: float = 0.8
+    """Central probability of the forecast interval of a round's level difference."""
+    display_deals: float = 10.0
+    """Skills are shown in levels per this many deals (about one round)."""
+    provisional_sigma: float = 1.5
+    """A rating is provisional while sigma (in display units) is at least this."""
+    display_k: float = 2.0
     """Displayed rating = mu − k·sigma (a conservative estimate)."""
 
 
