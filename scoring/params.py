@@ -213,15 +213,19 @@ BY_RULESET: dict[str, ScoringParams] = {
     "jiangsu": ScoringParams(
         ruleset="jiangsu", standings=StandingsParams(two_tied=_JIANGSU_CHAIN, many_tied=_JIANGSU_CHAIN)
     ),
-    "bcta": ScoringParams(ruleset="bcta", standings=StandingsParams(primary="bcta_round_score"),
-                          equal_levels=BUILTIN["bcta"].equal_levels),
+    "bcta": ScoringParams(
+        ruleset="bcta",
+        standings=StandingsParams(primary="bcta_round_score"),
+        equal_levels=BUILTIN["bcta"].equal_levels,
+    ),
 }
 """Built-in parameters. ``bcta`` (policy): ranks by total BCTA round score (§S4), then the
 national chain; rulesets not listed (e.g. ``njupt``) use ``national``."""
 
 
-def params_for(ruleset: str, overrides: Mapping[str, ScoringParams] | None = None,
-               event_id: str | None = None) -> ScoringParams:
+def params_for(
+    ruleset: str, overrides: Mapping[str, ScoringParams] | None = None, event_id: str | None = None
+) -> ScoringParams:
     """The parameters of an event: its override if given, else its ruleset's, else ``national``."""
     if overrides and event_id is not None and event_id in overrides:
         return overrides[event_id]

@@ -35,8 +35,9 @@ def _result_points(points: DealPoints, result: str) -> int:
     return {"win": points.win, "draw": points.draw, "loss": points.loss}[result]
 
 
-def _bcta_points(points: DealPoints, result: str, won_deals: Mapping[int, int], opp_failures: int,
-                 opp_levels_gained: int) -> int:
+def _bcta_points(
+    points: DealPoints, result: str, won_deals: Mapping[int, int], opp_failures: int, opp_levels_gained: int
+) -> int:
     """§S4/§S5: result points + points of won deals + opponents' failures at A (+ shutout bonus)."""
     total = _result_points(points, result) + _won_deal_points(won_deals, points)
     total += points.failure_points(opp_failures)
@@ -58,8 +59,13 @@ def _scored_as_draw(m: Mapping[str, Any], level: int, opp_level: int, p: Scoring
     return p.equal_levels == "draw" and level == opp_level and m.get("end_reason") in FORMAT_ENDS
 
 
-def _side_row(m: Mapping[str, Any], side: str, p: ScoringParams, deal_counts: Mapping[int, int],
-              deductions: Mapping[str, float]) -> dict[str, Any]:
+def _side_row(
+    m: Mapping[str, Any],
+    side: str,
+    p: ScoringParams,
+    deal_counts: Mapping[int, int],
+    deductions: Mapping[str, float],
+) -> dict[str, Any]:
     """Score one side of one finished match."""
     other = _OTHER[side]
     passed = m.get("passed_a")
@@ -125,8 +131,12 @@ def _side_row(m: Mapping[str, Any], side: str, p: ScoringParams, deal_counts: Ma
     }
 
 
-def score_matches(matches: pl.DataFrame, deals: pl.DataFrame, deductions: pl.DataFrame | None = None,
-                  overrides: Mapping[str, ScoringParams] | None = None) -> pl.DataFrame:
+def score_matches(
+    matches: pl.DataFrame,
+    deals: pl.DataFrame,
+    deductions: pl.DataFrame | None = None,
+    overrides: Mapping[str, ScoringParams] | None = None,
+) -> pl.DataFrame:
     """``match_scores`` rows for every finished valid/partial match, two per match (§S2–§S5).
 
     ``deductions`` has columns ``match_id, team, match_points, level_points`` (positive amounts
@@ -148,8 +158,15 @@ def score_matches(matches: pl.DataFrame, deals: pl.DataFrame, deductions: pl.Dat
     for m in finished.iter_rows(named=True):
         p = params_for(m.get("rules") or "national", overrides, m.get("event_id"))
         for side in SIDES:
-            rows.append(_side_row(m, side, p, counts[p.deal_gain].get((m["match_id"], side), {}),
-                                  ded.get((m["match_id"], side), {})))
+            rows.append(
+                _side_row(
+                    m,
+                    side,
+                    p,
+                    counts[p.deal_gain].get((m["match_id"], side), {}),
+                    ded.get((m["match_id"], side), {}),
+                )
+            )
     scores = frame(rows, MATCH_SCORES)
     return pl.concat([scores, bye_rows(scores, overrides)], how="vertical")
 
@@ -173,8 +190,10 @@ def _deal_counts(deals: pl.DataFrame, reading: DealGainReading) -> dict[tuple[st
         first = pl.col("finish_order").list.get(0, null_on_oob=True)
         third = pl.col("finish_order").list.get(2, null_on_oob=True)
         by_places = (
-            pl.when(pl.col("double_win").fill_null(False)).then(3)
-            .when(third == first.replace_strict(_PARTNER, default=None)).then(2)
+            pl.when(pl.col("double_win").fill_null(False))
+            .then(3)
+            .when(third == first.replace_strict(_PARTNER, default=None))
+            .then(2)
             .otherwise(1)
         )
         gain = pl.when(first.is_null()).then(capped).otherwise(by_places)
@@ -199,8 +218,9 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     bye (Swiss with an odd number of teams, `national` Art. 26 §6). More teams missing means
     absences, not byes. Bye rows have no ``match_id`` and ``outcome == "bye"``.
     """
-    played = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null()
-                           & (pl.col("outcome") != "bye"))
+    played = scores.filter(
+        pl.col("event_id").is_not_null() & pl.col("round").is_not_null() & (pl.col("outcome") != "bye")
+    )
     if played.is_empty():
         return scores.clear()
     rows = []
@@ -217,15 +237,29 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
                 continue
             (team,) = missing
             mp = p.match_points
-            rows.append({
-                **{c: None for c in scores.columns},
-                "event_id": event_id, "stage": stage, "round": rnd, "rules": first["rules"],
-                "started_at": in_round["started_at"].min(), "team_id": team,
-                "player_1": teams[team][0], "player_2": teams[team][1],
-                "outcome": "bye", "result": "bye", "level_diff": 0, "levels_gained": 0,
-                "match_points": mp.bye_match_points, "level_points": mp.bye_level_points,
-                "bcta_round_score": 0, "bcta_dan_points": 0, "a_failures": 0,
-                "deducted_match_points": 0.0, "deducted_level_points": 0.0,
-                "level_table": p.level_points.name,
-            })
+            rows.append(
+                {
+                    **{c: None for c in scores.columns},
+                    "event_id": event_id,
+                    "stage": stage,
+                    "round": rnd,
+                    "rules": first["rules"],
+                    "started_at": in_round["started_at"].min(),
+                    "team_id": team,
+                    "player_1": teams[team][0],
+                    "player_2": teams[team][1],
+                    "outcome": "bye",
+                    "result": "bye",
+                    "level_diff": 0,
+                    "levels_gained": 0,
+                    "match_points": mp.bye_match_points,
+                    "level_points": mp.bye_level_points,
+                    "bcta_round_score": 0,
+                    "bcta_dan_points": 0,
+                    "a_failures": 0,
+                    "deducted_match_points": 0.0,
+                    "deducted_level_points": 0.0,
+                    "level_table": p.level_points.name,
+                }
+            )
     return frame(rows, MATCH_SCORES)

@@ -75,8 +75,9 @@ Block = tuple[list[str], str | None]
 class _Ranker:
     """Orders the teams of one stage after one round and remembers the tie-break values used."""
 
-    def __init__(self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams,
-                 round_robin: bool):
+    def __init__(
+        self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams, round_robin: bool
+    ):
         self.teams = teams
         self.prev_rank = prev_rank
         self.p = p
@@ -175,29 +176,43 @@ def _stage_standings(rows: pl.DataFrame, p: ScoringParams, round_robin: bool) ->
         for row in rows.filter(pl.col("round") == rnd).iter_rows(named=True):
             team = teams.setdefault(row["team_id"], _Team(row["team_id"], row["player_1"], row["player_2"]))
             team.add(row)
-        ranker = _Ranker(teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings,
-                         round_robin)
+        ranker = _Ranker(
+            teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings, round_robin
+        )
         place = 1
         ranks: dict[str, int] = {}
         for block, decided in ranker.rank():
             for i, t in enumerate(block):
                 ranks[t] = place
                 team = teams[t]
-                out.append({
-                    "after_round": rnd, "rank": place, "team_id": t, "player_1": team.player_1,
-                    "player_2": team.player_2, "rounds": team.rounds, "primary_key": p.standings.primary,
-                    "match_points": team.match_points, "bcta_round_score": team.bcta_round_score,
-                    "level_points": team.level_points, "head_to_head": ranker.h2h.get(t),
-                    "wins": team.wins, "draws": team.draws, "losses": team.losses, "byes": team.byes,
-                    "raw_level_diff": team.raw_level_diff,
-                    "opponents_score": None if round_robin else ranker.opponents_score(t),
-                    "previous_rank": prev.get(t), "tied_level_points": ranker.tied_lp.get(t),
-                    "opponents_level_points": ranker.opponents_level_points(t),
-                    "levels_gained": team.levels_gained,
-                    "deducted_match_points": team.deducted_match_points,
-                    "deducted_level_points": team.deducted_level_points,
-                    "decided_by": decided if i == 0 else None,
-                })
+                out.append(
+                    {
+                        "after_round": rnd,
+                        "rank": place,
+                        "team_id": t,
+                        "player_1": team.player_1,
+                        "player_2": team.player_2,
+                        "rounds": team.rounds,
+                        "primary_key": p.standings.primary,
+                        "match_points": team.match_points,
+                        "bcta_round_score": team.bcta_round_score,
+                        "level_points": team.level_points,
+                        "head_to_head": ranker.h2h.get(t),
+                        "wins": team.wins,
+                        "draws": team.draws,
+                        "losses": team.losses,
+                        "byes": team.byes,
+                        "raw_level_diff": team.raw_level_diff,
+                        "opponents_score": None if round_robin else ranker.opponents_score(t),
+                        "previous_rank": prev.get(t),
+                        "tied_level_points": ranker.tied_lp.get(t),
+                        "opponents_level_points": ranker.opponents_level_points(t),
+                        "levels_gained": team.levels_gained,
+                        "deducted_match_points": team.deducted_match_points,
+                        "deducted_level_points": team.deducted_level_points,
+                        "decided_by": decided if i == 0 else None,
+                    }
+                )
             place += len(block)
         prev = ranks
     return out
@@ -212,22 +227,32 @@ def _entries(grp: pl.DataFrame) -> tuple[str, pl.DataFrame]:
     row per player, whose opponents are the two opposing players.
     """
     with_opp = grp.join(
-        grp.filter(pl.col("match_id").is_not_null())
-        .select("match_id", pl.col("team_id").alias("opp_team_id"),
-                pl.concat_list("player_1", "player_2").alias("opp_players")),
-        on=["match_id", "opp_team_id"], how="left",
+        grp.filter(pl.col("match_id").is_not_null()).select(
+            "match_id",
+            pl.col("team_id").alias("opp_team_id"),
+            pl.concat_list("player_1", "player_2").alias("opp_players"),
+        ),
+        on=["match_id", "opp_team_id"],
+        how="left",
     )
     pairs_per_player = (
         grp.select(pl.concat_list("player_1", "player_2").alias("p"), "team_id")
-        .explode("p", empty_as_null=True).drop_nulls("p").group_by("p").agg(pl.col("team_id").n_unique())
+        .explode("p", empty_as_null=True)
+        .drop_nulls("p")
+        .group_by("p")
+        .agg(pl.col("team_id").n_unique())
     )
     if pairs_per_player.is_empty() or pairs_per_player["team_id"].max() == 1:  # type: ignore[operator]
         return "pair", with_opp.with_columns(
-            pl.when(pl.col("opp_team_id").is_null()).then(pl.lit([], dtype=pl.List(pl.String)))
-            .otherwise(pl.concat_list("opp_team_id")).alias("opponents"))
+            pl.when(pl.col("opp_team_id").is_null())
+            .then(pl.lit([], dtype=pl.List(pl.String)))
+            .otherwise(pl.concat_list("opp_team_id"))
+            .alias("opponents")
+        )
     individual = (
         with_opp.with_columns(pl.concat_list("player_1", "player_2").alias("team_id"))
-        .explode("team_id", empty_as_null=True).drop_nulls("team_id")
+        .explode("team_id", empty_as_null=True)
+        .drop_nulls("team_id")
         .with_columns(
             pl.col("team_id").alias("player_1"),
             pl.lit(None, dtype=pl.String).alias("player_2"),

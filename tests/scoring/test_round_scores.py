@@ -19,8 +19,15 @@ def side(scores: pl.DataFrame, match_id: str, side_: str) -> dict:
 
 @pytest.mark.parametrize(
     ("level", "passed", "expected"),
-    [("2", False, 1), ("T", False, 9), ("10", False, 9), ("K", False, 12), ("A", False, 13), ("A", True, 14),
-     (None, False, 1)],
+    [
+        ("2", False, 1),
+        ("T", False, 9),
+        ("10", False, 9),
+        ("K", False, 12),
+        ("A", False, 13),
+        ("A", True, 14),
+        (None, False, 1),
+    ],
 )
 def test_level_steps_s1(level: str | None, passed: bool, expected: int) -> None:
     """§S1: 2=1 … A=13, passed A = 14."""
@@ -65,8 +72,9 @@ def test_draw_national_and_bcta_s2_s3_s4_s5() -> None:
 
 def test_whitewash_bcta_s4_s5() -> None:
     """Passed A against a team still at 2: 26:0, +50 shutout bonus in the round score (§S4 only)."""
-    m = matches(match("w", ("a", "b"), ("c", "d"), ("A", "2"), "EW", rules="bcta", passed_a="EW",
-                      reason="passed_a"))
+    m = matches(
+        match("w", ("a", "b"), ("c", "d"), ("A", "2"), "EW", rules="bcta", passed_a="EW", reason="passed_a")
+    )
     d = deals(*(deal("w", i, "EW", 3) for i in range(1, 5)), deal("w", 5, "EW", 1))
     s = score_matches(m, d)
     ew, ns = side(s, "w", "EW"), side(s, "w", "NS")
@@ -93,11 +101,17 @@ def test_loser_without_level_gain_gives_winner_50_s4(loser_final: str, bonus: in
 
 def test_three_failures_at_a_bcta_s4_s5() -> None:
     """EW fail A three times: NS win the round and get +20 +50 (round) and +40 +100 (dan)."""
-    m = matches(match("f", ("a", "b"), ("c", "d"), ("A", "8"), "NS", rules="bcta", reason="a_failures",
-                      failures=(3, 0)))
-    d = deals(*(deal("f", i, "EW", 3) for i in range(1, 5)),
-              deal("f", 5, "NS", 3, a_failed=True), deal("f", 6, "NS", 2, a_failed=True),
-              deal("f", 7, "NS", 1, a_failed=True))
+    m = matches(
+        match(
+            "f", ("a", "b"), ("c", "d"), ("A", "8"), "NS", rules="bcta", reason="a_failures", failures=(3, 0)
+        )
+    )
+    d = deals(
+        *(deal("f", i, "EW", 3) for i in range(1, 5)),
+        deal("f", 5, "NS", 3, a_failed=True),
+        deal("f", 6, "NS", 2, a_failed=True),
+        deal("f", 7, "NS", 1, a_failed=True),
+    )
     s = score_matches(m, d)
     ew, ns = side(s, "f", "EW"), side(s, "f", "NS")
     assert ns["result"] == "win" and ns["match_points"] == 2.0
@@ -172,11 +186,15 @@ def test_deductions_are_carried_on_the_match_row() -> None:
 def test_event_supplies_its_own_level_table_s3(tmp_path) -> None:
     """`national` Art. 47 §2: an event's own table replaces the ruleset's."""
     path = tmp_path / "events.toml"
-    path.write_text('[cup]\nbase = "national"\n[cup.level_points]\nname = "cup"\n'
-                    'winner = [13, 16, 19, 22, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26]\n')
+    path.write_text(
+        '[cup]\nbase = "national"\n[cup.level_points]\nname = "cup"\n'
+        "winner = [13, 16, 19, 22, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26]\n"
+    )
     overrides = load_event_overrides(path)
-    m = matches(match("c1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="cup"),
-                match("o1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="other"))
+    m = matches(
+        match("c1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="cup"),
+        match("o1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="other"),
+    )
     s = score_matches(m, deals(), overrides=overrides)
     assert (side(s, "c1", "EW")["level_points"], side(s, "c1", "NS")["level_points"]) == (19, 7)
     assert side(s, "c1", "EW")["level_table"] == "cup"
@@ -200,16 +218,28 @@ EQUAL_LEVELS = [
 ]
 
 
-@pytest.mark.parametrize(("equal_levels", "reason", "winner", "final", "ew_result", "ew_pts", "ns_pts"),
-                         EQUAL_LEVELS, ids=["draw-time", "draw-deals", "declarers", "unequal"])
-def test_bcta_equal_levels_s4_s5_rules_7(equal_levels: str, reason: str, winner: str,
-                                          final: tuple[str, str], ew_result: str,
-                                          ew_pts: tuple[int, int], ns_pts: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("equal_levels", "reason", "winner", "final", "ew_result", "ew_pts", "ns_pts"),
+    EQUAL_LEVELS,
+    ids=["draw-time", "draw-deals", "declarers", "unequal"],
+)
+def test_bcta_equal_levels_s4_s5_rules_7(
+    equal_levels: str,
+    reason: str,
+    winner: str,
+    final: tuple[str, str],
+    ew_result: str,
+    ew_pts: tuple[int, int],
+    ns_pts: tuple[int, int],
+) -> None:
     """Seed 001 記分規則/Appendix A: equal levels are 平局 (100 and 200 each) unless the ruleset's
     ``equal_levels`` is ``declarers`` (the play rule 單輪勝出), whoever ``matches.winner`` names."""
     m = matches(match("eq", ("a", "b"), ("c", "d"), final, winner, rules="bcta", reason=reason))
-    d = deals(deal("eq", 1, "EW", 3, order="EWNS"), deal("eq", 2, "NS", 2, order="NESW"),
-              deal("eq", 3, "EW", 1, order="ENSW"))
+    d = deals(
+        deal("eq", 1, "EW", 3, order="EWNS"),
+        deal("eq", 2, "NS", 2, order="NESW"),
+        deal("eq", 3, "EW", 1, order="ENSW"),
+    )
     overrides = {"ev": with_overrides(BY_RULESET["bcta"], {"equal_levels": equal_levels})}
     s = score_matches(m, d, overrides=overrides)
     ew, ns = side(s, "eq", "EW"), side(s, "eq", "NS")
