@@ -42,7 +42,7 @@ from scipy.stats import spearmanr
 
 from schemas.tables import RAW_EVENTS
 from scoring.params import RatingParams
-from scoring.ratings import SEATS, Forecast, GaussianRatings, RatedRound, rated_rounds
+from scoring.ratings import _SIGN, SEATS, Forecast, GaussianRatings, RatedRound, rated_rounds
 from scoring.round_scores import score_matches
 
 LEVELS = (0.5, 0.8, 0.95)
@@ -252,13 +252,31 @@ def tune(workers: int, min_rounds: int, console: Console) -> None:
             f"deal_sd {fitted.deal_sd:.3f}, within_weight {fitted.within_weight:.3f}, "
             f"within_sd {fitted.within_sd:.3f}, prior_sd {fitted.prior_sd:.3f}"
         )
+    model = GaussianRatings(fitted)
+    for r in rounds:
+        model.update(r)
+    x = np.array([float(_SIGN @ model.mu[[model.index[r.players[s]] for s in SEATS]]) for r in rounds])
+    y = np.array([r.level_diff for r in rounds], dtype=float)
+    slope = float(x @ y / (x @ x))
+    console.print(
+        f"level difference per unit of deal margin {slope:.2f}, residual sd {np.std(y - slope * x):.2f} "
+        "(in sample; round_sd is chosen where the forecasts' z sd is 1)"
+    )
     table = Table(title=f"tuning (seed {TUNING_SEED}, 96 × 40)")
-    cols = ("spearman", "log_loss", "ece", "coverage_80")
+    cols = ("spearman", "log_loss", "ece", "coverage_80", "z_sd")
     for col in ("method", "parameter", *cols):
         table.add_column(col)
     candidates: list[tuple[str, str, Method]] = [
         ("gaussian", f"prior_sd {prior}", Gaussian(replace(fitted, prior_sd=prior)))
         for prior in (0.2, 0.3, 0.4)
+    ]
+    candidates += [
+        (
+            "gaussian",
+            f"round_sd {sd}",
+            Gaussian(replace(fitted, prior_sd=0.3, deals_per_round=7.2, round_sd=sd)),
+        )
+        for sd in (5.5, 5.7, 6.1)
     ]
     candidates += [("ridge", f"lambda {lam}", Ridge(lam)) for lam in (3.0, 10.0, 30.0)]
     candidates += [("bradley_terry", f"lambda {lam}", BradleyTerry(lam)) for lam in (0.5, 2.0, 8.0)]
@@ -281,6 +299,25 @@ def within_fit(rounds: Sequence[RatedRound], skills: dict[str, float]) -> str:
     return f"partner place difference per unit of true skill difference: {slope:.2f} (n = {len(diffs)})"
 
 
+def markdown(spec: str, figures: dict[str, dict[str, float]]) -> str:
+    """One league's figures as a Markdown table."""
+    lines = [
+        f"League {spec}:",
+        "",
+        "| method | Spearman | log-loss | ECE | accuracy | coverage 50 / 80 / 95 % |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, f in figures.items():
+        cover = (
+            " / ".join(f"{f[f'coverage_{round(x * 100)}']:.2f}" for x in LEVELS)
+            if "coverage_50" in f
+            else "—"
+        )
+        cells = " | ".join(f"{f[k]:.3f}" for k in ("spearman", "log_loss", "ece", "accuracy"))
+        lines.append(f"| {name} | {cells} | {cover} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--leagues", default="96x40,96x12,32x200", help="players x sessions, comma-separated")
@@ -289,6 +326,9 @@ def main() -> None:
     ap.add_argument("--min-rounds", type=int, default=10, help="players with fewer rated rounds are left out")
     ap.add_argument("--tune", action="store_true", help="grid-search parameters on the tuning league")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument(
+        "--markdown", action="store_true", help="also print the tables as Markdown (docs/ratings.md)"
+    )
     args = ap.parse_args()
     console = Console(width=180)
     if args.tune:
@@ -324,6 +364,8 @@ def main() -> None:
         for name, f in figures.items():
             table.add_row(name, *(f"{f[c]:.3f}" if c in f else "—" for c in cols))
         console.print(table)
+        if args.markdown:
+            console.print(markdown(spec, figures), soft_wrap=True)
     console.print(
         f"coverage: share of later rounds whose final level difference lies in the forecast's central "
         f"{', '.join(f'{x:.0%}' for x in LEVELS)} intervals"

@@ -260,8 +260,12 @@ class RatingParams:
     """Noise of the partners' place difference."""
     tau: float = 0.0
     """Skill drift: sd added to a player's skill before each round played (0: skills are constant)."""
-    deals_per_round: float = 7.8
-    """Deals a round is forecast over (a BCTA round: 11 deals or 60 minutes, about 8 in practice)."""
+    deals_per_round: float = 7.2
+    """A round's final level difference per unit of per-deal team margin: the deals a round is
+    forecast over. A BCTA round (11 deals or 60 minutes) has 7.8 deals on the tuning league;
+    the fit is lower because A caps levels and ends rounds."""
+    round_sd: float = 5.7
+    """The luck of a round: sd of its final level difference around the forecast for known skills."""
     interval: float = 0.8
     """Central probability of the forecast interval of a round's level difference."""
     display_deals: float = 10.0

@@ -19,7 +19,7 @@ or opponent's does), and its diagonal is each player's honest posterior variance
 ``tau`` adds skill drift (a random walk per round played); the default is none.
 
 A round's forecast is the expected final level difference ``deals_per_round`` · (margin of the
-team skills) with variance ``deals_per_round`` · ``deal_sd``² + ``deals_per_round``² ·
+team skills) with variance ``round_sd``² (the luck of a round) + ``deals_per_round``² ·
 (posterior variance of that margin); the win probability is the chance that it is positive
 given that it is not 0, and the interval is the central ``interval`` of the same Gaussian.
 Skills are shown in levels per ``display_deals`` deals. Forfeits, byes and rounds with an
@@ -189,7 +189,7 @@ class GaussianRatings:
         idx = self._seats(r)
         n = self.p.deals_per_round
         mean = n * float(_SIGN @ self.mu[idx])
-        var = n * self.p.deal_sd**2 + n * n * float(_SIGN @ self.cov[np.ix_(idx, idx)] @ _SIGN)
+        var = self.p.round_sd**2 + n * n * float(_SIGN @ self.cov[np.ix_(idx, idx)] @ _SIGN)
         sd = math.sqrt(var)
         win = float(norm.sf((0.5 - mean) / sd))
         loss = float(norm.cdf((-0.5 - mean) / sd))
