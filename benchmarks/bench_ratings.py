@@ -9,7 +9,8 @@ Reported per method, as the mean over the seeds:
 - **Spearman** of the final skill estimate with the simulator's true skill (``players.json``),
   over players with at least ``--min-rounds`` rated rounds (at most a third of the sessions);
 - **log-loss**, **accuracy** and **ECE** (expected calibration error, 10 equal-width bins of
-  the EW win chance) of the forecasts of the later half of the sessions, drawn rounds left out;
+  the EW win chance; per seed, and once over the forecasts of all seeds pooled, which has less
+  binning noise) of the forecasts of the later half of the sessions, drawn rounds left out;
 - **coverage** of the Gaussian forecasts: the share of the later rounds whose final level
   difference lies in the forecast's central 50 %, 80 % and 95 % intervals (nominal if honest).
 
@@ -143,6 +144,7 @@ def evaluate(
     skills: dict[str, float],
     split: int,
     min_rounds: int,
+    pool: list[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, float]:
     """The figures of one method on one league (see the module docstring)."""
     played: dict[str, int] = {}
@@ -156,6 +158,8 @@ def evaluate(
     decided = [(r, f) for r, f in later if r.result["EW"] in ("win", "loss")]
     p = np.clip([f.p_ew if isinstance(f, Forecast) else f for _, f in decided], 1e-9, 1 - 1e-9)
     y = np.array([r.result["EW"] == "win" for r, _ in decided], dtype=float)
+    if pool is not None:
+        pool.append((p, y))
     out = {
         "spearman": rho,
         "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
@@ -192,6 +196,7 @@ def bench_league(
 ) -> dict[str, dict[str, float]]:
     """Mean figures per method over the seeds of one league size."""
     per_method: dict[str, list[dict[str, float]]] = {}
+    pools: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     split = sessions // 2
     for seed in seeds:
         rounds, skills = load_league(players, sessions, seed, workers)
@@ -199,10 +204,18 @@ def bench_league(
         first = [r for r in rounds if int(r.round or 0) <= split]
         for method in methods(params, skills, first):
             t0 = time.perf_counter()
-            figures = evaluate(method, run(method, grouped), skills, split, min(min_rounds, sessions // 3))
+            pool = pools.setdefault(method.name, [])
+            figures = evaluate(
+                method, run(method, grouped), skills, split, min(min_rounds, sessions // 3), pool
+            )
             figures["seconds"] = time.perf_counter() - t0
             per_method.setdefault(method.name, []).append(figures)
-    return {name: {k: mean(f[k] for f in runs) for k in runs[0]} for name, runs in per_method.items()}
+    out = {name: {k: mean(f[k] for f in runs) for k in runs[0]} for name, runs in per_method.items()}
+    for name, pool in pools.items():
+        out[name]["ece_pooled"] = ece(
+            np.concatenate([p for p, _ in pool]), np.concatenate([y for _, y in pool])
+        )
+    return out
 
 
 def noise_fit(rounds: Sequence[RatedRound], p: RatingParams) -> RatingParams:
@@ -304,8 +317,8 @@ def markdown(spec: str, figures: dict[str, dict[str, float]]) -> str:
     lines = [
         f"League {spec}:",
         "",
-        "| method | Spearman | log-loss | ECE | accuracy | coverage 50 / 80 / 95 % |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| method | Spearman | log-loss | ECE | ECE pooled | accuracy | coverage 50 / 80 / 95 % |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, f in figures.items():
         cover = (
@@ -313,7 +326,7 @@ def markdown(spec: str, figures: dict[str, dict[str, float]]) -> str:
             if "coverage_50" in f
             else "—"
         )
-        cells = " | ".join(f"{f[k]:.3f}" for k in ("spearman", "log_loss", "ece", "accuracy"))
+        cells = " | ".join(f"{f[k]:.3f}" for k in ("spearman", "log_loss", "ece", "ece_pooled", "accuracy"))
         lines.append(f"| {name} | {cells} | {cover} |")
     return "\n".join(lines)
 
@@ -350,6 +363,7 @@ def main() -> None:
             "spearman",
             "log_loss",
             "ece",
+            "ece_pooled",
             "accuracy",
             "coverage_50",
             "coverage_80",
