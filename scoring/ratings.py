@@ -92,15 +92,21 @@ class Forecast:
 
 
 def deal_margin(order: Sequence[str], double_win: bool, foul: bool) -> Deal:
-    """The model's view of one deal from its finishing order (rules.md §5.8, seed 001 單局勝出)."""
+    """The model's view of one deal from its finishing order (rules.md §5.8, seed 001 單局勝出).
+
+    Places are the played ones: none after a foul (the deal is forfeited), only the winners' in
+    a double win (the losers' order is not played out, rules.md §5.7), the 4th implied when
+    three went out.
+    """
     first = order[0]
     third = order[2] if len(order) > 2 else None
     gain = 3 if double_win or foul else 2 if third == _PARTNER[first] else 1
     sign = 1 if first in ("E", "W") else -1
     places: dict[str, int] = {}
     if not foul:
-        places = {s: i + 1 for i, s in enumerate(order)}
-        if len(order) == 3:
+        played = order[:2] if double_win else order[:3]
+        places = {s: i + 1 for i, s in enumerate(played)}
+        if len(places) == 3:
             places.update({s: 4 for s in SEATS if s not in places})
     return Deal(sign * gain, places)
 

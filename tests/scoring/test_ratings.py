@@ -60,6 +60,7 @@ def simulated(n_rounds: int, seed: int = 7, deals_per_round: int = 6) -> tuple[p
 MARGINS = [
     # (finish order, double win, foul, EW margin, places)
     ("EW", True, False, 3, {"E": 1, "W": 2}),
+    ("EWSN", True, False, 3, {"E": 1, "W": 2}),
     ("ENWS", False, False, 2, {"E": 1, "N": 2, "W": 3, "S": 4}),
     ("ENS", False, False, 1, {"E": 1, "N": 2, "S": 3, "W": 4}),
     ("NEWS", False, False, -1, {"N": 1, "E": 2, "W": 3, "S": 4}),
