@@ -423,7 +423,7 @@ def ratings(
     """The ratings leaderboard: display rating (mu − k·sigma), mu, sigma and the provisional flag.
 
     Ordered by display rating, the conservative estimate that rises as the rating gets surer;
-    a rating is provisional until sigma falls below the threshold (about 30 rounds).
+    a rating is provisional until sigma falls below the threshold (about 10 rounds).
     """
     con = _connect(store)
     try:

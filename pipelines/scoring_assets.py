@@ -42,12 +42,6 @@ class ScoringConfig(Config):
                                 "see scoring.params.load_event_overrides; empty: none")
 
 
-class RatingConfig(Config):
-    """Run configuration of the ratings asset."""
-
-    update_unit: str = Field(default="round", description="'round' or 'deal' (see docs/ratings.md)")
-
-
 def _read(store: Store, name: str) -> pl.DataFrame:
     out = pl.from_arrow(store.read_table(name))
     assert isinstance(out, pl.DataFrame)
@@ -165,16 +159,12 @@ def pro_dan_asset(store: StoreResource) -> MaterializeResult:
            AssetSpec("rating_history", group_name=GROUP, deps=["match_scores", "deals"])],
     check_specs=[AssetCheckSpec("one_row_per_player", asset="ratings")],
 )
-def rating_assets(config: RatingConfig, store: StoreResource) -> Results:
-    """openskill ratings (current) and their per-round history; model and version stored with them."""
-    from scoring.params import RatingParams
+def rating_assets(store: StoreResource) -> Results:
+    """Ratings (current) and their per-round history with forecasts; model and parameters stored with them."""
     from scoring.ratings import rate
 
-    if config.update_unit not in ("round", "deal"):
-        raise ValueError(f"update_unit must be 'round' or 'deal', got {config.update_unit!r}")
     st = store.store()
-    params = RatingParams(update_unit=config.update_unit)  # type: ignore[arg-type]
-    current, history = rate(_read(st, "match_scores"), _scored(st, "deals"), params)
+    current, history = rate(_read(st, "match_scores"), _scored(st, "deals"))
     yield MaterializeResult(asset_key="ratings", metadata=_write(st, "ratings", current))
     yield MaterializeResult(asset_key="rating_history", metadata=_write(st, "rating_history", history))
     yield _check("one_row_per_player", "ratings", current["player_id"].is_unique().all(),

@@ -23,6 +23,7 @@ PassARule = Literal["first_and_partner_not_last", "first_and_second"]
 AFailureCounts = Literal["any_unpassed", "one_four_only"]
 AFailureAction = Literal["none", "lose_round", "back_to_two"]
 DrawBreaker = Literal["none", "declarers", "extra_deal"]
+EqualLevels = Literal["draw", "declarers"]
 RedCardEffect = Literal["lose_deal", "lose_round"]
 
 
@@ -97,7 +98,19 @@ class Ruleset:
     a: ARule = field(default_factory=ARule)
     default_format: RoundFormat = field(default_factory=RoundFormat)
     draw_breaker: DrawBreaker = "none"
-    """Who wins a round that ends level (§7): ``declarers`` (``bcta``), one ``extra_deal``."""
+    """Who wins a round that ends level (§7): ``declarers`` (``bcta``), one ``extra_deal``.
+
+    This is the match result the replay records (``matches.winner``, checked against
+    ``match_end.winner``); where a winner is required (a knockout) it decides. How the round is
+    *scored* is :attr:`equal_levels`."""
+    equal_levels: EqualLevels = "draw"
+    """How scoring counts a round that ends by deals or time at equal levels (rules.md §7 policy).
+
+    ``draw``: a draw for every score and point (match points, level points, BCTA round score and
+    dan points, win rates, ratings), whatever ``draw_breaker`` named as the match winner. For
+    ``bcta`` this follows seed 001's scoring text, 記分規則 "級數相同為平局，各記100分" and
+    Appendix A "級數相同為平局，各記200分". ``declarers``: scored as a win for the team the replay
+    gave the round to, following the play rule 單輪勝出 "如進攻主牌一致，則比賽結束時進攻一方勝出"."""
     full_house_joker_pair: bool = True
     """A full house may carry a pair of jokers (rule books: allowed)."""
     max_level: str = "A"
@@ -139,8 +152,14 @@ BCTA = Ruleset(
     a=ARule(failure_limit=3, failure_action="lose_round"),
     default_format=RoundFormat(kind="timed_deals", deals=11, minutes=60),
     draw_breaker="declarers",
+    equal_levels="draw",
     card_penalty=CardPenalty(yellows_per_red=3, red_effect="lose_deal", reds_per_round_loss=2),
 )
+"""Seed 001. A round that ends at equal levels: the replay gives the match to the declarers
+(``draw_breaker``, the play rule 單輪勝出 "如進攻主牌一致，則比賽結束時進攻一方勝出"), which decides
+where a winner is required; it is scored as a draw (``equal_levels = "draw"``, the scoring text
+記分規則 "級數相同為平局，各記100分" and Appendix A "級數相同為平局，各記200分"). rules.md §7 states the
+same policy; ``equal_levels = "declarers"`` scores the play rule instead."""
 
 JIANGSU = Ruleset(
     id="jiangsu",

@@ -39,9 +39,11 @@ MATCH_SCORES = pa.schema(
         pa.field("deducted_level_points", pa.float64()),
         pa.field("level_table", pa.string()),
     ],
-    metadata={"doc": "one row per team per scored match (scoring.md §S2–§S5) and per bye; "
-                     "outcome played|forfeit|bye; result win|draw|loss|bye; level 1..14 (§S1); "
-                     "level_diff signed (own − opponents'); team_id = sorted player ids joined by '+'"},
+    metadata={
+        "doc": "one row per team per scored match (scoring.md §S2–§S5) and per bye; "
+        "outcome played|forfeit|bye; result win|draw|loss|bye; level 1..14 (§S1); "
+        "level_diff signed (own − opponents'); team_id = sorted player ids joined by '+'"
+    },
 )
 
 STANDINGS = pa.schema(
@@ -74,11 +76,13 @@ STANDINGS = pa.schema(
         pa.field("deducted_level_points", pa.float64()),
         pa.field("decided_by", pa.string()),
     ],
-    metadata={"doc": "per event/stage after each round, one row per entry (scoring.md §S7): entry pair, "
-                     "or individual when partners change between rounds (team_id = the player id); every "
-                     "tie-break value in its own column; head_to_head and tied_level_points are "
-                     "computed within the team's tied group (null when not used); decided_by names "
-                     "the step that put the team below the one ranked just above (null: shared rank)"},
+    metadata={
+        "doc": "per event/stage after each round, one row per entry (scoring.md §S7): entry pair, "
+        "or individual when partners change between rounds (team_id = the player id); every "
+        "tie-break value in its own column; head_to_head and tied_level_points are "
+        "computed within the team's tied group (null when not used); decided_by names "
+        "the step that put the team below the one ranked just above (null: shared rank)"
+    },
 )
 
 DAN_LEDGER = pa.schema(
@@ -102,9 +106,11 @@ DAN_LEDGER = pa.schema(
         pa.field("window_size", pa.int32()),
         pa.field("event", pa.string()),
     ],
-    metadata={"doc": "amateur dan ledger (scoring.md §S5): one row per player per bcta round in time "
-                     "order; round_points = the team's dan points, points_earned = what counted; "
-                     "event promoted|window_reset|null; dan 0 = none"},
+    metadata={
+        "doc": "amateur dan ledger (scoring.md §S5): one row per player per bcta round in time "
+        "order; round_points = the team's dan points, points_earned = what counted; "
+        "event promoted|window_reset|null; dan 0 = none"
+    },
 )
 
 DAN_CURRENT = pa.schema(
@@ -123,8 +129,10 @@ DAN_CURRENT = pa.schema(
         pa.field("counted_rounds", pa.int32()),
         pa.field("last_played", _TS),
     ],
-    metadata={"doc": "one row per player: current amateur dan (§S5), progress = share of the way from "
-                     "the points held at this dan to the next threshold; rounds_left in the window"},
+    metadata={
+        "doc": "one row per player: current amateur dan (§S5), progress = share of the way from "
+        "the points held at this dan to the next threshold; rounds_left in the window"
+    },
 )
 
 PRO_DAN = pa.schema(
@@ -140,8 +148,10 @@ PRO_DAN = pa.schema(
         pa.field("last_n", pa.int32()),
         pa.field("min_rounds", pa.int32()),
     ],
-    metadata={"doc": "professional dan by win rate over the last N rounds (scoring.md §S6); draws "
-                     "count half; pro_dan null below min_rounds or below the lowest rate"},
+    metadata={
+        "doc": "professional dan by win rate over the last N rounds (scoring.md §S6); draws "
+        "count half; pro_dan null below min_rounds or below the lowest rate"
+    },
 )
 
 RATINGS = pa.schema(
@@ -159,9 +169,11 @@ RATINGS = pa.schema(
         pa.field("update_unit", pa.string()),
         pa.field("library", pa.string()),
     ],
-    metadata={"doc": "current openskill rating per player; rating = mu − k·sigma (display); "
-                     "provisional until sigma < threshold; model_params JSON; "
-                     "library = openskill==<version>"},
+    metadata={
+        "doc": "current rating per player (Gaussian whole-history fit of per-deal level margins, "
+        "docs/ratings.md); mu, sigma in levels per 10 deals; rating = mu − k·sigma (display); "
+        "provisional while sigma ≥ threshold; model_params JSON; library = numpy==<version>"
+    },
 )
 
 RATING_HISTORY = pa.schema(
@@ -174,14 +186,22 @@ RATING_HISTORY = pa.schema(
         pa.field("partner_id", pa.string()),
         pa.field("result", pa.string()),
         pa.field("win_probability", pa.float64()),
+        pa.field("expected_level_diff", pa.float64()),
+        pa.field("level_diff_sd", pa.float64()),
+        pa.field("level_diff_low", pa.float64()),
+        pa.field("level_diff_high", pa.float64()),
+        pa.field("level_diff", pa.int32()),
         pa.field("mu_before", pa.float64()),
         pa.field("sigma_before", pa.float64()),
         pa.field("mu_after", pa.float64()),
         pa.field("sigma_after", pa.float64()),
         pa.field("rating_after", pa.float64()),
     ],
-    metadata={"doc": "one row per player per rated match (round); win_probability = the model's "
-                     "prediction for the player's team before the match"},
+    metadata={
+        "doc": "one row per player per rated match (round); win_probability and the forecast "
+        "of the final level difference (mean, sd, central interval) for the player's team "
+        "before the match, and the actual level difference"
+    },
 )
 
 PARTNERS = pa.schema(
@@ -199,8 +219,10 @@ PARTNERS = pa.schema(
         pa.field("first_played", _TS),
         pa.field("last_played", _TS),
     ],
-    metadata={"doc": "one row per partnership (player_1 < player_2): rounds together, win rate "
-                     "(draws half), rating gain (mu) of each and together in those rounds"},
+    metadata={
+        "doc": "one row per partnership (player_1 < player_2): rounds together, win rate "
+        "(draws half), rating gain (mu) of each and together in those rounds"
+    },
 )
 
 DUPLICATE_RESULTS = pa.schema(

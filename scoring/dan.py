@@ -86,13 +86,17 @@ Round = tuple[Any, str, Any, Any, dict[str, tuple[list[str], int]]]
 def _rounds(scores: pl.DataFrame, p: DanParams) -> list[Round]:
     """Dan rounds in time order: (started_at, match_id, event_id, round, {side: (players, points)})."""
     played = scores.filter(
-        pl.col("match_id").is_not_null() & pl.col("rules").is_in(list(p.rulesets))
-        & pl.col("player_1").is_not_null() & pl.col("player_2").is_not_null()
+        pl.col("match_id").is_not_null()
+        & pl.col("rules").is_in(list(p.rulesets))
+        & pl.col("player_1").is_not_null()
+        & pl.col("player_2").is_not_null()
     ).sort("started_at", "match_id", "side", nulls_last=True)
     out = []
     for (match_id,), grp in played.group_by("match_id", maintain_order=True):
-        sides = {r["side"]: ([r["player_1"], r["player_2"]], int(r["bcta_dan_points"] or 0))
-                 for r in grp.iter_rows(named=True)}
+        sides = {
+            r["side"]: ([r["player_1"], r["player_2"]], int(r["bcta_dan_points"] or 0))
+            for r in grp.iter_rows(named=True)
+        }
         if len(sides) != 2:
             continue
         first = grp.row(0, named=True)
@@ -112,8 +116,11 @@ def dan_ledger(scores: pl.DataFrame, p: DanParams | None = None) -> tuple[pl.Dat
     seqs: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for started_at, match_id, event_id, rnd, sides in _rounds(scores, p):
-        before = {pl_id: states.setdefault(pl_id, DanState()).dan
-                  for players, _ in sides.values() for pl_id in players}
+        before = {
+            pl_id: states.setdefault(pl_id, DanState()).dan
+            for players, _ in sides.values()
+            for pl_id in players
+        }
         for side, (players, points) in sides.items():
             opponents = next(ps for s, (ps, _) in sides.items() if s != side)
             opp_dans = [before[o] for o in opponents]
@@ -127,15 +134,28 @@ def dan_ledger(scores: pl.DataFrame, p: DanParams | None = None) -> tuple[pl.Dat
                 event = apply_round(st, points, counted, p)
                 st.last_played = started_at
                 seqs[player] = seqs.get(player, 0) + 1
-                rows.append({
-                    "player_id": player, "seq": seqs[player], "match_id": match_id, "event_id": event_id,
-                    "round": rnd, "started_at": started_at, "opponent_dans": opp_dans, "counted": counted,
-                    "round_points": points, "points_earned": points if counted else 0,
-                    "dan_before": dan_before, "dan_after": st.dan, "total_before": total_before,
-                    "total_after": st.total,
-                    "window_no": window_no, "window_rounds_used": used,
-                    "window_size": size, "event": event,
-                })
+                rows.append(
+                    {
+                        "player_id": player,
+                        "seq": seqs[player],
+                        "match_id": match_id,
+                        "event_id": event_id,
+                        "round": rnd,
+                        "started_at": started_at,
+                        "opponent_dans": opp_dans,
+                        "counted": counted,
+                        "round_points": points,
+                        "points_earned": points if counted else 0,
+                        "dan_before": dan_before,
+                        "dan_after": st.dan,
+                        "total_before": total_before,
+                        "total_after": st.total,
+                        "window_no": window_no,
+                        "window_rounds_used": used,
+                        "window_size": size,
+                        "event": event,
+                    }
+                )
     ledger = frame(rows, DAN_LEDGER).sort("player_id", "seq")
     return ledger, states
 
@@ -149,13 +169,21 @@ def dan_current(states: dict[str, DanState], p: DanParams | None = None) -> pl.D
         size = st.window_size(p)
         nxt = None if top else p.thresholds[st.dan]
         span = None if nxt is None else nxt - st.held_at_dan
-        rows.append({
-            "player_id": player, "dan": st.dan, "points": st.total,
-            "next_dan": None if top else st.dan + 1, "next_threshold": nxt,
-            "points_to_next": None if nxt is None else max(nxt - st.total, 0),
-            "progress": None if not span else min(max((st.total - st.held_at_dan) / span, 0.0), 1.0),
-            "window_no": st.window_no, "window_rounds_used": st.used,
-            "rounds_left": None if size is None else size - st.used,
-            "rounds": st.rounds, "counted_rounds": st.counted_rounds, "last_played": st.last_played,
-        })
+        rows.append(
+            {
+                "player_id": player,
+                "dan": st.dan,
+                "points": st.total,
+                "next_dan": None if top else st.dan + 1,
+                "next_threshold": nxt,
+                "points_to_next": None if nxt is None else max(nxt - st.total, 0),
+                "progress": None if not span else min(max((st.total - st.held_at_dan) / span, 0.0), 1.0),
+                "window_no": st.window_no,
+                "window_rounds_used": st.used,
+                "rounds_left": None if size is None else size - st.used,
+                "rounds": st.rounds,
+                "counted_rounds": st.counted_rounds,
+                "last_played": st.last_played,
+            }
+        )
     return frame(rows, DAN_CURRENT)

@@ -29,8 +29,9 @@ def ledger_problems(ledger: pl.DataFrame) -> list[str]:
                 if r["total_after"] > expected:
                     problems.append(f"{where}: a window reset may not raise the total")
             elif r["total_after"] != expected:
-                problems.append(f"{where}: total {r['total_after']} != "
-                                f"{r['total_before']} + {r['points_earned']}")
+                problems.append(
+                    f"{where}: total {r['total_after']} != {r['total_before']} + {r['points_earned']}"
+                )
             step = r["dan_after"] - r["dan_before"]
             if step != (1 if r["event"] == "promoted" else 0):
                 problems.append(f"{where}: dan moved by {step} with event {r['event']}")

@@ -32,10 +32,20 @@ def deductions(rulings: pl.DataFrame) -> pl.DataFrame:
         team = r.get("team") or _SEAT_TEAM.get(str(r.get("seat")))
         if team is None:
             continue
-        rows.append({"match_id": r["match_id"], "team": team,
-                     "match_points": _points(r, "match_points"), "level_points": _points(r, "level_points")})
-    schema = {"match_id": pl.String, "team": pl.String,
-              "match_points": pl.Float64, "level_points": pl.Float64}
+        rows.append(
+            {
+                "match_id": r["match_id"],
+                "team": team,
+                "match_points": _points(r, "match_points"),
+                "level_points": _points(r, "level_points"),
+            }
+        )
+    schema = {
+        "match_id": pl.String,
+        "team": pl.String,
+        "match_points": pl.Float64,
+        "level_points": pl.Float64,
+    }
     return (
         pl.DataFrame(rows, schema=schema)
         .group_by("match_id", "team")

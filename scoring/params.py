@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replay.overrides import override
+from replay.rulesets import BUILTIN, EqualLevels
 
 TieBreak = Literal[
     "level_points",
@@ -33,6 +34,8 @@ TieBreak = Literal[
 """A tie-break step of §S7; each has its own column in the ``standings`` table."""
 
 PrimaryKey = Literal["match_points", "bcta_round_score"]
+DealGainReading = Literal["finishing_places", "levels_gained"]
+"""How a won deal's "升一級/升兩級/升三級" is read for BCTA deal points (§S4, §S5)."""
 SameDanPolicy = Literal["both", "either"]
 
 # §S3: winner's share for level difference d = 0..13 (Jiangsu 13-level 26-point table; the
@@ -166,8 +169,11 @@ class StandingsParams:
     )
     """`national` Art. 49. Rounds drawn (step 4) is left out: the book excludes it under match-point
     scoring (場分制除外), which every ruleset here uses."""
-    round_robin: bool = False
-    """Opponents' score is skipped in round robins (`national` Art. 49 (6))."""
+    round_robin: bool | None = None
+    """Opponents' score is skipped in round robins (`national` Art. 49 (6) "對手分…（循環賽除外）").
+    ``None`` (policy): inferred per stage, see :func:`scoring.standings.is_round_robin`."""
+    round_robin_names: tuple[str, ...] = ("round_robin", "round-robin", "round robin", "循環", "循环")
+    """(policy) A stage whose name contains one of these (any case) is a round robin."""
     infer_byes: bool = True
     """(policy) A team of the stage with no match in a round it did not withdraw from has a bye."""
 
@@ -182,6 +188,16 @@ class ScoringParams:
     bcta_round: DealPoints = BCTA_ROUND
     bcta_dan: DealPoints = BCTA_DAN
     standings: StandingsParams = field(default_factory=StandingsParams)
+    equal_levels: EqualLevels = "draw"
+    """A round ended by deals or time at equal levels is scored as a ``draw`` or as a win for the
+    replay's winner (``declarers``); the built-in value is the ruleset's ``equal_levels``
+    (replay/rulesets.py, rules.md §7), an event may override it."""
+    deal_gain: DealGainReading = "finishing_places"
+    """The levels a won deal "goes up" for its BCTA points. ``finishing_places`` (default): seed
+    001's own definition, 單局勝出 "同隊選手為頭游和二游升三級；同隊選手為頭游和三游升二級；同隊選手為
+    頭游和末游升一級" (1st+2nd = 3, 1st+3rd = 2, 1st+4th = 1; a foul counts as a double win), also
+    at A where the level cannot rise. ``levels_gained``: the replay's ``deals.level_gain``, the
+    levels actually gained after the cap at A (the deal that passes A then scores nothing)."""
 
 
 _HUAIAN_CHAIN: tuple[TieBreak, ...] = ("level_points", "tied_level_points", "opponents_level_points")
@@ -197,14 +213,19 @@ BY_RULESET: dict[str, ScoringParams] = {
     "jiangsu": ScoringParams(
         ruleset="jiangsu", standings=StandingsParams(two_tied=_JIANGSU_CHAIN, many_tied=_JIANGSU_CHAIN)
     ),
-    "bcta": ScoringParams(ruleset="bcta", standings=StandingsParams(primary="bcta_round_score")),
+    "bcta": ScoringParams(
+        ruleset="bcta",
+        standings=StandingsParams(primary="bcta_round_score"),
+        equal_levels=BUILTIN["bcta"].equal_levels,
+    ),
 }
 """Built-in parameters. ``bcta`` (policy): ranks by total BCTA round score (§S4), then the
 national chain; rulesets not listed (e.g. ``njupt``) use ``national``."""
 
 
-def params_for(ruleset: str, overrides: Mapping[str, ScoringParams] | None = None,
-               event_id: str | None = None) -> ScoringParams:
+def params_for(
+    ruleset: str, overrides: Mapping[str, ScoringParams] | None = None, event_id: str | None = None
+) -> ScoringParams:
     """The parameters of an event: its override if given, else its ruleset's, else ``national``."""
     if overrides and event_id is not None and event_id in overrides:
         return overrides[event_id]
@@ -220,27 +241,38 @@ def with_overrides(base: ScoringParams, changes: Mapping[str, Any]) -> ScoringPa
     return override(base, changes, "scoring")
 
 
-UpdateUnit = Literal["round", "deal"]
-RatingModel = Literal["PlackettLuce", "ThurstoneMostellerFull", "BradleyTerryFull"]
-
-
 @dataclass(frozen=True, slots=True)
 class RatingParams:
-    """Player ratings with ``openskill`` (two-player teams); see docs/ratings.md for the choice."""
+    """The Gaussian whole-history rating of per-deal level margins (``scoring/ratings.py``).
 
-    model: RatingModel = "PlackettLuce"
-    mu: float = 25.0
-    sigma: float = 25.0 / 3.0
-    beta: float = 24.0
-    """Performance noise. openskill's default (25/6) is made for games of skill; a guandan round is
-    mostly luck, and 24 forecasts later rounds best on simulated leagues (docs/ratings.md)."""
-    tau: float = 25.0 / 300.0
-    """Dynamics: sigma added before each update so that ratings can follow changing skill."""
-    update_unit: UpdateUnit = "round"
-    """One update per round (match result) or one per deal (each deal's winners rank first)."""
-    provisional_sigma: float = 7.9
-    """A rating is provisional until sigma falls below this: about 30 rounds with these parameters."""
-    display_k: float = 3.0
+    Units are levels per deal; the defaults were fitted on a simulated tuning league that the
+    benchmark does not score (docs/ratings.md, ``benchmarks/bench_ratings.py --tune``).
+    """
+
+    model: str = "gaussian_deal_margins"
+    prior_sd: float = 0.3
+    """Spread of skills in the population: prior sd of a new player's share of a deal's margin."""
+    deal_sd: float = 2.2
+    """Noise of one deal's level margin (±1 … ±3) around the team-skill margin: luck of the cards."""
+    within_weight: float = 1.0
+    """Place difference of two partners per unit of their skill difference."""
+    within_sd: float = 1.8
+    """Noise of the partners' place difference."""
+    tau: float = 0.0
+    """Skill drift: sd added to a player's skill before each round played (0: skills are constant)."""
+    deals_per_round: float = 7.2
+    """A round's final level difference per unit of per-deal team margin: the deals a round is
+    forecast over. A BCTA round (11 deals or 60 minutes) has 7.8 deals on the tuning league;
+    the fit is lower because A caps levels and ends rounds."""
+    round_sd: float = 5.7
+    """The luck of a round: sd of its final level difference around the forecast for known skills."""
+    interval: float = 0.8
+    """Central probability of the forecast interval of a round's level difference."""
+    display_deals: float = 10.0
+    """Skills are shown in levels per this many deals (about one round)."""
+    provisional_sigma: float = 1.5
+    """A rating is provisional while sigma (in display units) is at least this."""
+    display_k: float = 2.0
     """Displayed rating = mu − k·sigma (a conservative estimate)."""
 
 

@@ -16,8 +16,11 @@ from scoring.frames import frame
 def partners(scores: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:
     """The ``partners`` table: one row per pair (player_1 < player_2) that played together."""
     rounds = (
-        scores.filter(pl.col("match_id").is_not_null() & pl.col("player_1").is_not_null()
-                      & pl.col("player_2").is_not_null())
+        scores.filter(
+            pl.col("match_id").is_not_null()
+            & pl.col("player_1").is_not_null()
+            & pl.col("player_2").is_not_null()
+        )
         .with_columns(
             pl.min_horizontal("player_1", "player_2").alias("a"),
             pl.max_horizontal("player_1", "player_2").alias("b"),

@@ -25,8 +25,13 @@ def player_results(scores: pl.DataFrame) -> pl.DataFrame:
     """One row per player per played or forfeited match: player_id, match_id, event_id, started_at, result."""
     played = scores.filter(pl.col("match_id").is_not_null())
     return (
-        played.select("match_id", "event_id", "started_at", "result",
-                      pl.concat_list("player_1", "player_2").alias("player_id"))
+        played.select(
+            "match_id",
+            "event_id",
+            "started_at",
+            "result",
+            pl.concat_list("player_1", "player_2").alias("player_id"),
+        )
         .explode("player_id", empty_as_null=True)
         .drop_nulls("player_id")
     )
@@ -55,7 +60,14 @@ def pro_dan(scores: pl.DataFrame, p: ProDanParams | None = None) -> pl.DataFrame
     for r in last.iter_rows(named=True):
         rate = (r["wins"] + p.draw_value * r["draws"]) / r["rounds"]
         eligible = r["rounds"] >= p.min_rounds
-        rows.append({**r, "win_rate": rate, "eligible": eligible,
-                     "pro_dan": pro_dan_for(rate, p) if eligible else None,
-                     "last_n": p.last_n, "min_rounds": p.min_rounds})
+        rows.append(
+            {
+                **r,
+                "win_rate": rate,
+                "eligible": eligible,
+                "pro_dan": pro_dan_for(rate, p) if eligible else None,
+                "last_n": p.last_n,
+                "min_rounds": p.min_rounds,
+            }
+        )
     return frame(rows, PRO_DAN)

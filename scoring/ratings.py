@@ -1,109 +1,317 @@
-"""Player ratings with ``openskill`` (issue 6): two-player teams, updated per round or per deal.
+"""Player ratings: a Gaussian whole-history model of per-deal level margins (docs/ratings.md).
 
-Every rated match is a round between two partnerships. ``update_unit = "round"`` makes one
-update per match from its result (a draw ranks both teams equal); ``"deal"`` makes one update
-per deal, its winners ranked first. Forfeits, byes and matches with an unknown player are not
-rated (nothing was played, or the team is unknown). The history keeps, per player per match,
-the rating before and after and the model's win probability for the player's team *before*
-the match, which is what docs/ratings.md scores with log-loss.
+Each player has a skill θ, the player's share of the expected level margin of a partnership.
+Every deal of a rated round is evidence, with Gaussian noise:
+
+- the deal's **level margin**: +g for the winners, −g for the losers, where g = 3, 2, 1 is the
+  finishing-place 升級 of seed 001 (1st+2nd, 1st+3rd, 1st+4th; a foul counts as a double win),
+  observed as θ_E + θ_W − θ_N − θ_S + noise (sd ``deal_sd``);
+- within each partnership whose two finishing places are known, the **place difference** of
+  the partners (the one out earlier is ahead), observed as ``within_weight`` · (θ_a − θ_b) +
+  noise (sd ``within_sd``): who of two partners carries the team.
+
+With a Gaussian prior N(0, ``prior_sd``²) per player this is Bayesian linear (ridge) regression
+on the whole history. It is computed exactly and online: the joint posterior (mean and full
+covariance of all players) is updated after each round, so the posterior after the last round
+*is* the whole-history fit, and the state before a round is the fit on all earlier rounds. The
+covariance carries what the design implies (a player's estimate moves when a former partner's
+or opponent's does), and its diagonal is each player's honest posterior variance: sigma.
+``tau`` adds skill drift (a random walk per round played); the default is none.
+
+A round's forecast is the expected final level difference ``deals_per_round`` · (margin of the
+team skills) with variance ``round_sd``² (the luck of a round) + ``deals_per_round``² ·
+(posterior variance of that margin); the win probability is the chance that it is positive
+given that it is not 0, and the interval is the central ``interval`` of the same Gaussian.
+Skills are shown in levels per ``display_deals`` deals. Forfeits, byes and rounds with an
+unknown player are not rated.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from dataclasses import asdict
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
 from typing import Any
 
+import numpy as np
 import polars as pl
-from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
+from scipy.stats import norm
 
 from schemas.scoring import RATING_HISTORY, RATINGS
 from scoring.frames import frame
 from scoring.params import RatingParams
 
-_MODELS = {
-    "PlackettLuce": PlackettLuce,
-    "ThurstoneMostellerFull": ThurstoneMostellerFull,
-    "BradleyTerryFull": BradleyTerryFull,
-}
+SEATS = ("E", "W", "N", "S")
+"""Seat order of a round's four players in the model: the EW partnership, then NS."""
+_SIGN = np.array([1.0, 1.0, -1.0, -1.0])
+_PARTNERS = (("E", "W", 0, 1), ("N", "S", 2, 3))
+_PARTNER = {"E": "W", "W": "E", "N": "S", "S": "N"}
 
 
-def make_model(p: RatingParams) -> Any:
-    """The openskill model named by ``p`` with its parameters."""
-    return _MODELS[p.model](mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau)
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """What a rated deal tells the model: the signed level margin for EW and the finishing places."""
+
+    margin: int
+    """+g when EW won the deal, −g when NS did (g = 3, 2, 1 by finishing places)."""
+    places: dict[str, int]
+    """Seat → finishing place 1–4 for the seats whose place is known (none for a foul)."""
 
 
-def rated_matches(scores: pl.DataFrame) -> list[dict[str, Any]]:
-    """Played matches with four known players, in time order: teams by side and the result."""
+@dataclass(frozen=True, slots=True)
+class RatedRound:
+    """One rated round: the four players by seat, its deals and its result (scoring's view)."""
+
+    match_id: str
+    event_id: str | None
+    round: int | None
+    started_at: Any
+    players: dict[str, str]
+    deals: tuple[Deal, ...]
+    level_diff: int
+    """Final level difference EW − NS (scoring.md §S1)."""
+    result: dict[str, str]
+    """Team → win, draw or loss (``match_scores.result``: equal levels follow ``equal_levels``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forecast:
+    """A round's forecast before it is played: final level difference EW − NS and win chance."""
+
+    level_diff: float
+    sd: float
+    p_ew: float
+    """P(EW wins | the round is not drawn)."""
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """The central ``level`` interval of the forecast level difference."""
+        half = float(norm.ppf(0.5 + level / 2)) * self.sd
+        return self.level_diff - half, self.level_diff + half
+
+
+def deal_margin(order: Sequence[str], double_win: bool, foul: bool) -> Deal:
+    """The model's view of one deal from its finishing order (rules.md §5.8, seed 001 單局勝出).
+
+    Places are the played ones: none after a foul (the deal is forfeited), only the winners' in
+    a double win (the losers' order is not played out, rules.md §5.7), the 4th implied when
+    three went out.
+    """
+    first = order[0]
+    third = order[2] if len(order) > 2 else None
+    gain = 3 if double_win or foul else 2 if third == _PARTNER[first] else 1
+    sign = 1 if first in ("E", "W") else -1
+    places: dict[str, int] = {}
+    if not foul:
+        played = order[:2] if double_win else order[:3]
+        places = {s: i + 1 for i, s in enumerate(played)}
+        if len(places) == 3:
+            places.update({s: 4 for s in SEATS if s not in places})
+    return Deal(sign * gain, places)
+
+
+def rated_rounds(scores: pl.DataFrame, deals: pl.DataFrame | None) -> list[RatedRound]:
+    """Played rounds with four known players, in time order, with their deals (``match_scores``)."""
     played = scores.filter(
-        (pl.col("outcome") == "played") & pl.col("player_1").is_not_null() & pl.col("player_2").is_not_null()
+        (pl.col("outcome") == "played")
+        & pl.col("player_1").is_not_null()
+        & pl.col("player_2").is_not_null()
+        & pl.col("match_id").is_not_null()
     ).sort("started_at", "match_id", "side", nulls_last=True)
+    by_match: dict[str, list[Deal]] = {}
+    if deals is not None and not deals.is_empty():
+        cols = (
+            deals.drop_nulls("finish_order")
+            .sort("match_id", "deal_no")
+            .select(
+                "match_id",
+                "finish_order",
+                pl.col("double_win").fill_null(False),
+                pl.col("foul").fill_null(False),
+            )
+        )
+        for match_id, order, double, foul in cols.iter_rows():
+            if order:
+                by_match.setdefault(match_id, []).append(deal_margin(order, double, foul))
     out = []
     for (match_id,), grp in played.group_by("match_id", maintain_order=True):
         if grp.height != 2:
             continue
-        rows = grp.to_dicts()
-        out.append({
-            "match_id": match_id, "event_id": rows[0]["event_id"], "round": rows[0]["round"],
-            "started_at": rows[0]["started_at"],
-            "teams": {r["side"]: (r["player_1"], r["player_2"]) for r in rows},
-            "result": {r["side"]: r["result"] for r in rows},
-        })
+        rows = {r["side"]: r for r in grp.iter_rows(named=True)}
+        if set(rows) != {"EW", "NS"}:
+            continue
+        ew, ns = rows["EW"], rows["NS"]
+        players = {"E": ew["player_1"], "W": ew["player_2"], "N": ns["player_1"], "S": ns["player_2"]}
+        if len(set(players.values())) != 4:
+            continue
+        out.append(
+            RatedRound(
+                match_id=str(match_id),
+                event_id=ew["event_id"],
+                round=ew["round"],
+                started_at=ew["started_at"],
+                players=players,
+                deals=tuple(by_match.get(str(match_id), ())),
+                level_diff=int(ew["level_diff"] or 0),
+                result={"EW": ew["result"], "NS": ns["result"]},
+            )
+        )
     return out
 
 
-def _outcomes(m: dict[str, Any], deals: list[str], p: RatingParams) -> list[list[int]]:
-    """The ranks (EW first, NS second) of each update for one match: its result, or each deal's winners."""
-    if p.update_unit == "deal":
-        return [[1, 2] if w == "EW" else [2, 1] for w in deals]
-    res = m["result"]
-    return [[1 if res["EW"] in ("win", "draw") else 2, 1 if res["NS"] in ("win", "draw") else 2]]
+@dataclass
+class GaussianRatings:
+    """The joint Gaussian posterior over every player's skill, updated round by round.
+
+    ``mu`` and ``cov`` are in levels per deal; players are added with the prior when first seen.
+    """
+
+    p: RatingParams
+    index: dict[str, int] = field(default_factory=dict)
+    mu: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    cov: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def reserve(self, players: Sequence[str]) -> None:
+        """Add players not yet known with the prior N(0, prior_sd²) (independent of everyone)."""
+        new = [pid for pid in dict.fromkeys(players) if pid not in self.index]
+        if not new:
+            return
+        n, k = len(self.index), len(new)
+        for i, pid in enumerate(new):
+            self.index[pid] = n + i
+        self.mu = np.concatenate([self.mu, np.zeros(k)])
+        cov = np.zeros((n + k, n + k))
+        cov[:n, :n] = self.cov
+        cov[range(n, n + k), range(n, n + k)] = self.p.prior_sd**2
+        self.cov = cov
+
+    def _seats(self, r: RatedRound) -> list[int]:
+        self.reserve([r.players[s] for s in SEATS])
+        return [self.index[r.players[s]] for s in SEATS]
+
+    def forecast(self, r: RatedRound) -> Forecast:
+        """The round's forecast from the current posterior (before its result is known)."""
+        idx = self._seats(r)
+        n = self.p.deals_per_round
+        mean = n * float(_SIGN @ self.mu[idx])
+        var = self.p.round_sd**2 + n * n * float(_SIGN @ self.cov[np.ix_(idx, idx)] @ _SIGN)
+        sd = math.sqrt(var)
+        win = float(norm.sf((0.5 - mean) / sd))
+        loss = float(norm.cdf((-0.5 - mean) / sd))
+        return Forecast(mean, sd, win / (win + loss))
+
+    def evidence(self, r: RatedRound) -> tuple[np.ndarray, np.ndarray]:
+        """The round's Gaussian likelihood over its four seats: precision J (4×4) and vector b."""
+        p = self.p
+        j = np.zeros((4, 4))
+        b = np.zeros(4)
+        w_deal = 1.0 / p.deal_sd**2
+        w_within = p.within_weight**2 / p.within_sd**2
+        for d in r.deals:
+            j += w_deal * np.outer(_SIGN, _SIGN)
+            b += w_deal * d.margin * _SIGN
+            if p.within_weight == 0:
+                continue
+            for a, c, ia, ic in _PARTNERS:
+                if a in d.places and c in d.places:
+                    h = np.zeros(4)
+                    h[ia], h[ic] = 1.0, -1.0
+                    j += w_within * np.outer(h, h)
+                    b += (p.within_weight / p.within_sd**2) * (d.places[c] - d.places[a]) * h
+        return j, b
+
+    def update(self, r: RatedRound) -> None:
+        """Condition the posterior on the round's deals (exact Gaussian update, rank ≤ 4)."""
+        idx = self._seats(r)
+        if self.p.tau:
+            self.cov[idx, idx] += self.p.tau**2
+        j, b = self.evidence(r)
+        cov_s = self.cov[:, idx]
+        gain = np.linalg.solve((np.eye(4) + j @ cov_s[idx, :]).T, cov_s.T).T
+        self.mu = self.mu + gain @ (b - j @ self.mu[idx])
+        self.cov = self.cov - gain @ (j @ cov_s.T)
+
+    def sigma(self, pid: str) -> float:
+        """Posterior standard deviation of a player's skill (levels per deal)."""
+        i = self.index[pid]
+        return math.sqrt(max(float(self.cov[i, i]), 0.0))
 
 
-def rate(scores: pl.DataFrame, deals: pl.DataFrame | None = None,
-         p: RatingParams | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The ``ratings`` and ``rating_history`` tables from ``match_scores`` (and ``deals`` per deal)."""
+def history(
+    rounds: Sequence[RatedRound], p: RatingParams
+) -> Iterator[tuple[RatedRound, Forecast, dict[str, tuple[float, float]], GaussianRatings]]:
+    """Each round with its forecast, the players' (mu, sigma) before it, and the posterior after it."""
+    model = GaussianRatings(p)
+    for r in rounds:
+        fc = model.forecast(r)
+        before = {pid: (float(model.mu[model.index[pid]]), model.sigma(pid)) for pid in r.players.values()}
+        model.update(r)
+        yield r, fc, before, model
+
+
+def rate(
+    scores: pl.DataFrame, deals: pl.DataFrame | None = None, p: RatingParams | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``ratings`` and ``rating_history`` tables from ``match_scores`` and ``deals``."""
     p = p or RatingParams()
-    model = make_model(p)
-    players: dict[str, Any] = {}
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    k = p.display_deals
+    rows = []
+    counts: dict[str, list[int]] = {}
     last: dict[str, Any] = {}
-    deal_winners: dict[str, list[str]] = defaultdict(list)
-    if deals is not None:
-        ordered = deals.sort("match_id", "deal_no").select("match_id", "winning_team")
-        for match_id, winner in ordered.iter_rows():
-            if winner in ("EW", "NS"):
-                deal_winners[match_id].append(winner)
-    history = []
-    for m in rated_matches(scores):
-        ids = [list(m["teams"]["EW"]), list(m["teams"]["NS"])]
-        teams = [[players.setdefault(i, model.rating(name=i)) for i in team] for team in ids]
-        before = {r.name: (r.mu, r.sigma) for rs in teams for r in rs}
-        probs = model.predict_win(teams)
-        won = deal_winners.get(m["match_id"], [])
-        for ranks in _outcomes(m, won, p):
-            teams = model.rate(teams, ranks=ranks)
-        for team_ids, team, prob, side in zip(ids, teams, probs, ("EW", "NS"), strict=True):
-            for idx, (pid, r) in enumerate(zip(team_ids, team, strict=True)):
-                players[pid] = r
-                counts[pid][0] += 1
-                counts[pid][1] += len(won)
-                last[pid] = m["started_at"]
-                history.append({
-                    "player_id": pid, "match_id": m["match_id"], "event_id": m["event_id"],
-                    "round": m["round"], "started_at": m["started_at"], "partner_id": team_ids[1 - idx],
-                    "result": m["result"][side], "win_probability": float(prob),
-                    "mu_before": before[pid][0], "sigma_before": before[pid][1],
-                    "mu_after": r.mu, "sigma_after": r.sigma, "rating_after": r.mu - p.display_k * r.sigma,
-                })
-    meta = {"model": p.model, "model_params": json.dumps(asdict(p), sort_keys=True),
-            "update_unit": p.update_unit, "library": f"openskill=={version('openskill')}"}
-    current = [
-        {"player_id": pid, "mu": r.mu, "sigma": r.sigma, "rating": r.mu - p.display_k * r.sigma,
-         "provisional": r.sigma >= p.provisional_sigma, "rounds": counts[pid][0], "deals": counts[pid][1],
-         "last_played": last.get(pid), **meta}
-        for pid, r in sorted(players.items())
-    ]
-    return frame(current, RATINGS), frame(history, RATING_HISTORY)
+    model = GaussianRatings(p)
+    for r, fc, before, model in history(rated_rounds(scores, deals), p):
+        lo, hi = fc.interval(p.interval)
+        for seat, pid in r.players.items():
+            team = "EW" if seat in ("E", "W") else "NS"
+            sign = 1.0 if team == "EW" else -1.0
+            mu_after, sigma_after = float(model.mu[model.index[pid]]), model.sigma(pid)
+            c = counts.setdefault(pid, [0, 0])
+            c[0] += 1
+            c[1] += len(r.deals)
+            last[pid] = r.started_at
+            rows.append(
+                {
+                    "player_id": pid,
+                    "match_id": r.match_id,
+                    "event_id": r.event_id,
+                    "round": r.round,
+                    "started_at": r.started_at,
+                    "partner_id": r.players[_PARTNER[seat]],
+                    "result": r.result[team],
+                    "win_probability": fc.p_ew if team == "EW" else 1 - fc.p_ew,
+                    "expected_level_diff": sign * fc.level_diff,
+                    "level_diff_sd": fc.sd,
+                    "level_diff_low": min(sign * lo, sign * hi),
+                    "level_diff_high": max(sign * lo, sign * hi),
+                    "level_diff": sign * r.level_diff,
+                    "mu_before": k * before[pid][0],
+                    "sigma_before": k * before[pid][1],
+                    "mu_after": k * mu_after,
+                    "sigma_after": k * sigma_after,
+                    "rating_after": k * (mu_after - p.display_k * sigma_after),
+                }
+            )
+    meta = {
+        "model": p.model,
+        "model_params": json.dumps(asdict(p), sort_keys=True),
+        "update_unit": "deal",
+        "library": f"numpy=={version('numpy')}",
+    }
+    current = []
+    for pid in sorted(counts):
+        mu, sigma = k * float(model.mu[model.index[pid]]), k * model.sigma(pid)
+        current.append(
+            {
+                "player_id": pid,
+                "mu": mu,
+                "sigma": sigma,
+                "rating": mu - p.display_k * sigma,
+                "provisional": sigma >= p.provisional_sigma,
+                "rounds": counts[pid][0],
+                "deals": counts[pid][1],
+                "last_played": last.get(pid),
+                **meta,
+            }
+        )
+    return frame(current, RATINGS), frame(rows, RATING_HISTORY)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 import polars as pl
 
 from schemas.scoring import MATCH_SCORES
 from scoring.frames import frame
 from scoring.levels import level_value, team_id
-from scoring.params import DealPoints, ScoringParams, params_for
+from scoring.params import DealGainReading, DealPoints, ScoringParams, params_for
 
 SIDES = ("EW", "NS")
 _SIDE_SEATS = {"EW": ("E", "W"), "NS": ("N", "S")}
@@ -35,8 +35,9 @@ def _result_points(points: DealPoints, result: str) -> int:
     return {"win": points.win, "draw": points.draw, "loss": points.loss}[result]
 
 
-def _bcta_points(points: DealPoints, result: str, won_deals: Mapping[int, int], opp_failures: int,
-                 opp_levels_gained: int) -> int:
+def _bcta_points(
+    points: DealPoints, result: str, won_deals: Mapping[int, int], opp_failures: int, opp_levels_gained: int
+) -> int:
     """§S4/§S5: result points + points of won deals + opponents' failures at A (+ shutout bonus)."""
     total = _result_points(points, result) + _won_deal_points(won_deals, points)
     total += points.failure_points(opp_failures)
@@ -45,8 +46,26 @@ def _bcta_points(points: DealPoints, result: str, won_deals: Mapping[int, int], 
     return total
 
 
-def _side_row(m: Mapping[str, Any], side: str, p: ScoringParams, deal_counts: Mapping[int, int],
-              deductions: Mapping[str, float]) -> dict[str, Any]:
+FORMAT_ENDS = ("deals", "time")
+"""End reasons of a round stopped by its format (rules.md §7), the only ones that can end level."""
+
+
+def _scored_as_draw(m: Mapping[str, Any], level: int, opp_level: int, p: ScoringParams) -> bool:
+    """A round the format ended at equal levels, scored as a draw under ``equal_levels = "draw"``.
+
+    The replay may have named a winner for it (``bcta``'s ``draw_breaker = "declarers"``, the play
+    rule 單輪勝出); seed 001's scoring text scores it 平局 (100/100 round score, 200/200 dan points).
+    """
+    return p.equal_levels == "draw" and level == opp_level and m.get("end_reason") in FORMAT_ENDS
+
+
+def _side_row(
+    m: Mapping[str, Any],
+    side: str,
+    p: ScoringParams,
+    deal_counts: Mapping[int, int],
+    deductions: Mapping[str, float],
+) -> dict[str, Any]:
     """Score one side of one finished match."""
     other = _OTHER[side]
     passed = m.get("passed_a")
@@ -58,7 +77,7 @@ def _side_row(m: Mapping[str, Any], side: str, p: ScoringParams, deal_counts: Ma
     forfeit = m.get("end_reason") == "forfeit"
     if winner is None and forfeit:
         result = "loss"
-    elif winner is None:
+    elif winner is None or _scored_as_draw(m, level, opp_level, p):
         result = "draw"
     else:
         result = "win" if winner == side else "loss"
@@ -112,8 +131,12 @@ def _side_row(m: Mapping[str, Any], side: str, p: ScoringParams, deal_counts: Ma
     }
 
 
-def score_matches(matches: pl.DataFrame, deals: pl.DataFrame, deductions: pl.DataFrame | None = None,
-                  overrides: Mapping[str, ScoringParams] | None = None) -> pl.DataFrame:
+def score_matches(
+    matches: pl.DataFrame,
+    deals: pl.DataFrame,
+    deductions: pl.DataFrame | None = None,
+    overrides: Mapping[str, ScoringParams] | None = None,
+) -> pl.DataFrame:
     """``match_scores`` rows for every finished valid/partial match, two per match (§S2–§S5).
 
     ``deductions`` has columns ``match_id, team, match_points, level_points`` (positive amounts
@@ -124,7 +147,7 @@ def score_matches(matches: pl.DataFrame, deals: pl.DataFrame, deductions: pl.Dat
         & pl.col("end_reason").is_not_null()
         & (pl.col("end_reason") != "abandoned")
     )
-    counts = _deal_counts(deals)
+    counts = {reading: _deal_counts(deals, reading) for reading in get_args(DealGainReading)}
     ded: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     if deductions is not None:
         for match_id, team, mp, lp in deductions.select(
@@ -135,25 +158,55 @@ def score_matches(matches: pl.DataFrame, deals: pl.DataFrame, deductions: pl.Dat
     for m in finished.iter_rows(named=True):
         p = params_for(m.get("rules") or "national", overrides, m.get("event_id"))
         for side in SIDES:
-            rows.append(_side_row(m, side, p, counts.get((m["match_id"], side), {}),
-                                  ded.get((m["match_id"], side), {})))
+            rows.append(
+                _side_row(
+                    m,
+                    side,
+                    p,
+                    counts[p.deal_gain].get((m["match_id"], side), {}),
+                    ded.get((m["match_id"], side), {}),
+                )
+            )
     scores = frame(rows, MATCH_SCORES)
     return pl.concat([scores, bye_rows(scores, overrides)], how="vertical")
 
 
-def _deal_counts(deals: pl.DataFrame) -> dict[tuple[str, str], dict[int, int]]:
-    """Per (match, team): number of won deals by levels gained (``deals.level_gain``, 0 … 3)."""
+_PARTNER = {"E": "W", "W": "E", "N": "S", "S": "N"}
+
+
+def _deal_counts(deals: pl.DataFrame, reading: DealGainReading) -> dict[tuple[str, str], dict[int, int]]:
+    """Per (match, team): number of won deals by the levels they "went up" (1 … 3; 0: none).
+
+    ``finishing_places`` reads seed 001's 單局勝出 (1st+2nd 升三級, 1st+3rd 升二級, 1st+4th 升一級;
+    ``deals.double_win`` covers a foul scored as a double win); ``levels_gained`` takes
+    ``deals.level_gain``, the gain after the cap at A. A deal without a finish order falls back
+    to ``level_gain``.
+    """
     out: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
     if deals.is_empty():
         return out
+    capped = pl.col("level_gain").fill_null(0)
+    if reading == "finishing_places":
+        first = pl.col("finish_order").list.get(0, null_on_oob=True)
+        third = pl.col("finish_order").list.get(2, null_on_oob=True)
+        by_places = (
+            pl.when(pl.col("double_win").fill_null(False))
+            .then(3)
+            .when(third == first.replace_strict(_PARTNER, default=None))
+            .then(2)
+            .otherwise(1)
+        )
+        gain = pl.when(first.is_null()).then(capped).otherwise(by_places)
+    else:
+        gain = capped
     grouped = (
         deals.drop_nulls("winning_team")
-        .with_columns(pl.col("level_gain").fill_null(0))
-        .group_by("match_id", "winning_team", "level_gain")
+        .with_columns(gain.alias("gain"))
+        .group_by("match_id", "winning_team", "gain")
         .len()
     )
-    for match_id, team, gain, n in grouped.iter_rows():
-        out[(match_id, team)][int(gain)] = n
+    for match_id, team, g, n in grouped.iter_rows():
+        out[(match_id, team)][int(g)] = n
     return out
 
 
@@ -165,8 +218,9 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     bye (Swiss with an odd number of teams, `national` Art. 26 §6). More teams missing means
     absences, not byes. Bye rows have no ``match_id`` and ``outcome == "bye"``.
     """
-    played = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null()
-                           & (pl.col("outcome") != "bye"))
+    played = scores.filter(
+        pl.col("event_id").is_not_null() & pl.col("round").is_not_null() & (pl.col("outcome") != "bye")
+    )
     if played.is_empty():
         return scores.clear()
     rows = []
@@ -183,15 +237,29 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
                 continue
             (team,) = missing
             mp = p.match_points
-            rows.append({
-                **{c: None for c in scores.columns},
-                "event_id": event_id, "stage": stage, "round": rnd, "rules": first["rules"],
-                "started_at": in_round["started_at"].min(), "team_id": team,
-                "player_1": teams[team][0], "player_2": teams[team][1],
-                "outcome": "bye", "result": "bye", "level_diff": 0, "levels_gained": 0,
-                "match_points": mp.bye_match_points, "level_points": mp.bye_level_points,
-                "bcta_round_score": 0, "bcta_dan_points": 0, "a_failures": 0,
-                "deducted_match_points": 0.0, "deducted_level_points": 0.0,
-                "level_table": p.level_points.name,
-            })
+            rows.append(
+                {
+                    **{c: None for c in scores.columns},
+                    "event_id": event_id,
+                    "stage": stage,
+                    "round": rnd,
+                    "rules": first["rules"],
+                    "started_at": in_round["started_at"].min(),
+                    "team_id": team,
+                    "player_1": teams[team][0],
+                    "player_2": teams[team][1],
+                    "outcome": "bye",
+                    "result": "bye",
+                    "level_diff": 0,
+                    "levels_gained": 0,
+                    "match_points": mp.bye_match_points,
+                    "level_points": mp.bye_level_points,
+                    "bcta_round_score": 0,
+                    "bcta_dan_points": 0,
+                    "a_failures": 0,
+                    "deducted_match_points": 0.0,
+                    "deducted_level_points": 0.0,
+                    "level_table": p.level_points.name,
+                }
+            )
     return frame(rows, MATCH_SCORES)

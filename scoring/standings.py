@@ -5,8 +5,8 @@ policy), then the ruleset's chain. The chain is chosen by how many teams share t
 total (`national` Art. 49: two tied → with head-to-head; three or more → without), and each
 step splits the tied group into sub-groups that continue with the remaining steps. A step that
 cannot separate anyone (e.g. head-to-head when the two never met, opponents' score in a round
-robin, previous rank after round 1) is passed over. Teams still equal share the rank (the
-books' "lots" or shared place are left to the referee). Every tie-break value has its own
+robin (:func:`is_round_robin`), previous rank after round 1) is passed over. Teams still equal
+share the rank (the books' "lots" or shared place are left to the referee). Every tie-break value has its own
 column, and ``decided_by`` names the step that separated a team from the one above it.
 """
 
@@ -75,10 +75,13 @@ Block = tuple[list[str], str | None]
 class _Ranker:
     """Orders the teams of one stage after one round and remembers the tie-break values used."""
 
-    def __init__(self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams):
+    def __init__(
+        self, teams: Mapping[str, _Team], prev_rank: Mapping[str, int], p: StandingsParams, round_robin: bool
+    ):
         self.teams = teams
         self.prev_rank = prev_rank
         self.p = p
+        self.round_robin = round_robin
         self.h2h: dict[str, float] = {}
         self.tied_lp: dict[str, float] = {}
 
@@ -104,7 +107,7 @@ class _Ranker:
             self.tied_lp[t] = sum(met)
             return self.tied_lp[t]
         if step == "opponents_score":
-            return None if self.p.round_robin else self.opponents_score(t)
+            return None if self.round_robin else self.opponents_score(t)
         if step == "opponents_level_points":
             return self.opponents_level_points(t)
         if step == "previous_rank":
@@ -139,7 +142,32 @@ class _Ranker:
         return blocks
 
 
-def _stage_standings(rows: pl.DataFrame, p: ScoringParams) -> list[dict[str, Any]]:
+def is_round_robin(stage: str | None, entry: str, rows: pl.DataFrame, p: StandingsParams) -> bool:
+    """Whether a stage is a round robin (循環賽), where `national` Art. 49 (6) skips opponents' score.
+
+    ``p.round_robin`` decides when set. Otherwise (policy): the stage's name contains one of
+    ``p.round_robin_names`` (the simulator and many organisers name it so), or, for a pair
+    event, its pairings are a complete round robin: every two pairs met, all equally often
+    (single, double, … round robin). The whole stage is read, so standings after its early
+    rounds are ranked as a round robin too. A Swiss stage never pairs every two teams; an
+    individual event (partners change) is one only by its name.
+    """
+    if p.round_robin is not None:
+        return p.round_robin
+    if stage is not None and any(name in stage.lower() for name in p.round_robin_names):
+        return True
+    if entry != "pair":
+        return False
+    meetings: dict[frozenset[str], int] = defaultdict(int)
+    entries: set[str] = set(rows["team_id"].to_list())
+    for t, opponents in rows.select("team_id", "opponents").iter_rows():
+        for o in opponents or []:
+            meetings[frozenset((t, o))] += 1
+    pairs = len(entries) * (len(entries) - 1) // 2
+    return len(entries) > 2 and len(meetings) == pairs and len(set(meetings.values())) == 1
+
+
+def _stage_standings(rows: pl.DataFrame, p: ScoringParams, round_robin: bool) -> list[dict[str, Any]]:
     """Standings rows of one event stage, after each of its rounds."""
     out: list[dict[str, Any]] = []
     prev: dict[str, int] = {}
@@ -148,28 +176,43 @@ def _stage_standings(rows: pl.DataFrame, p: ScoringParams) -> list[dict[str, Any
         for row in rows.filter(pl.col("round") == rnd).iter_rows(named=True):
             team = teams.setdefault(row["team_id"], _Team(row["team_id"], row["player_1"], row["player_2"]))
             team.add(row)
-        ranker = _Ranker(teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings)
+        ranker = _Ranker(
+            teams, {t: prev.get(t, len(teams) + 1) for t in teams} if prev else {}, p.standings, round_robin
+        )
         place = 1
         ranks: dict[str, int] = {}
         for block, decided in ranker.rank():
             for i, t in enumerate(block):
                 ranks[t] = place
                 team = teams[t]
-                out.append({
-                    "after_round": rnd, "rank": place, "team_id": t, "player_1": team.player_1,
-                    "player_2": team.player_2, "rounds": team.rounds, "primary_key": p.standings.primary,
-                    "match_points": team.match_points, "bcta_round_score": team.bcta_round_score,
-                    "level_points": team.level_points, "head_to_head": ranker.h2h.get(t),
-                    "wins": team.wins, "draws": team.draws, "losses": team.losses, "byes": team.byes,
-                    "raw_level_diff": team.raw_level_diff,
-                    "opponents_score": None if p.standings.round_robin else ranker.opponents_score(t),
-                    "previous_rank": prev.get(t), "tied_level_points": ranker.tied_lp.get(t),
-                    "opponents_level_points": ranker.opponents_level_points(t),
-                    "levels_gained": team.levels_gained,
-                    "deducted_match_points": team.deducted_match_points,
-                    "deducted_level_points": team.deducted_level_points,
-                    "decided_by": decided if i == 0 else None,
-                })
+                out.append(
+                    {
+                        "after_round": rnd,
+                        "rank": place,
+                        "team_id": t,
+                        "player_1": team.player_1,
+                        "player_2": team.player_2,
+                        "rounds": team.rounds,
+                        "primary_key": p.standings.primary,
+                        "match_points": team.match_points,
+                        "bcta_round_score": team.bcta_round_score,
+                        "level_points": team.level_points,
+                        "head_to_head": ranker.h2h.get(t),
+                        "wins": team.wins,
+                        "draws": team.draws,
+                        "losses": team.losses,
+                        "byes": team.byes,
+                        "raw_level_diff": team.raw_level_diff,
+                        "opponents_score": None if round_robin else ranker.opponents_score(t),
+                        "previous_rank": prev.get(t),
+                        "tied_level_points": ranker.tied_lp.get(t),
+                        "opponents_level_points": ranker.opponents_level_points(t),
+                        "levels_gained": team.levels_gained,
+                        "deducted_match_points": team.deducted_match_points,
+                        "deducted_level_points": team.deducted_level_points,
+                        "decided_by": decided if i == 0 else None,
+                    }
+                )
             place += len(block)
         prev = ranks
     return out
@@ -184,22 +227,32 @@ def _entries(grp: pl.DataFrame) -> tuple[str, pl.DataFrame]:
     row per player, whose opponents are the two opposing players.
     """
     with_opp = grp.join(
-        grp.filter(pl.col("match_id").is_not_null())
-        .select("match_id", pl.col("team_id").alias("opp_team_id"),
-                pl.concat_list("player_1", "player_2").alias("opp_players")),
-        on=["match_id", "opp_team_id"], how="left",
+        grp.filter(pl.col("match_id").is_not_null()).select(
+            "match_id",
+            pl.col("team_id").alias("opp_team_id"),
+            pl.concat_list("player_1", "player_2").alias("opp_players"),
+        ),
+        on=["match_id", "opp_team_id"],
+        how="left",
     )
     pairs_per_player = (
         grp.select(pl.concat_list("player_1", "player_2").alias("p"), "team_id")
-        .explode("p", empty_as_null=True).drop_nulls("p").group_by("p").agg(pl.col("team_id").n_unique())
+        .explode("p", empty_as_null=True)
+        .drop_nulls("p")
+        .group_by("p")
+        .agg(pl.col("team_id").n_unique())
     )
     if pairs_per_player.is_empty() or pairs_per_player["team_id"].max() == 1:  # type: ignore[operator]
         return "pair", with_opp.with_columns(
-            pl.when(pl.col("opp_team_id").is_null()).then(pl.lit([], dtype=pl.List(pl.String)))
-            .otherwise(pl.concat_list("opp_team_id")).alias("opponents"))
+            pl.when(pl.col("opp_team_id").is_null())
+            .then(pl.lit([], dtype=pl.List(pl.String)))
+            .otherwise(pl.concat_list("opp_team_id"))
+            .alias("opponents")
+        )
     individual = (
         with_opp.with_columns(pl.concat_list("player_1", "player_2").alias("team_id"))
-        .explode("team_id", empty_as_null=True).drop_nulls("team_id")
+        .explode("team_id", empty_as_null=True)
+        .drop_nulls("team_id")
         .with_columns(
             pl.col("team_id").alias("player_1"),
             pl.lit(None, dtype=pl.String).alias("player_2"),
@@ -222,6 +275,7 @@ def standings(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | Non
     for (event_id, stage), grp in ordered.group_by("event_id", "stage", maintain_order=True):
         p = params_for(grp["rules"][0] or "national", overrides, event_id)
         entry, entries = _entries(grp)
-        for r in _stage_standings(entries.sort("round", "team_id"), p):
+        round_robin = is_round_robin(stage, entry, entries, p.standings)
+        for r in _stage_standings(entries.sort("round", "team_id"), p, round_robin):
             rows.append({"event_id": event_id, "stage": stage, "entry": entry, **r})
     return frame(rows, STANDINGS)

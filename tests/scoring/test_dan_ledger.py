@@ -36,34 +36,60 @@ def history(ledger: pl.DataFrame, player: str, *cols: str) -> list[tuple]:
 def test_promotion_inside_the_window() -> None:
     ledger, states = dan_ledger(rounds((AB, CD, 600, 0), (AB, CD, 600, 0)), SMALL)
     assert history(ledger, "a", "total_after", "dan_after", "event", "window_rounds_used") == [
-        (600, 0, None, 1), (1200, 1, "promoted", 2)]
+        (600, 0, None, 1),
+        (1200, 1, "promoted", 2),
+    ]
     assert (states["a"].dan, states["a"].total, states["a"].window_no, states["a"].used) == (1, 1200, 2, 0)
 
 
 def test_promotion_at_the_last_round_of_the_window() -> None:
     ledger, _ = dan_ledger(rounds(*[(AB, CD, 400, 0)] * 3), SMALL)
     assert history(ledger, "b", "total_after", "dan_after", "event", "window_rounds_used") == [
-        (400, 0, None, 1), (800, 0, None, 2), (1200, 1, "promoted", 3)]
+        (400, 0, None, 1),
+        (800, 0, None, 2),
+        (1200, 1, "promoted", 3),
+    ]
 
 
 def test_window_expiry_clears_the_points_earned_at_the_dan() -> None:
     ledger, states = dan_ledger(rounds(*[(AB, CD, 300, 100)] * 4), SMALL)
     assert history(ledger, "c", "total_after", "event", "window_no") == [
-        (100, None, 1), (200, None, 1), (0, "window_reset", 1), (100, None, 2)]
-    assert history(ledger, "a", "total_after", "event") == [(300, None), (600, None), (0, "window_reset"),
-                                                          (300, None)]
+        (100, None, 1),
+        (200, None, 1),
+        (0, "window_reset", 1),
+        (100, None, 2),
+    ]
+    assert history(ledger, "a", "total_after", "event") == [
+        (300, None),
+        (600, None),
+        (0, "window_reset"),
+        (300, None),
+    ]
     assert states["c"].window_no == 2
 
 
 def test_window_reset_goes_back_to_the_total_held_on_reaching_the_dan() -> None:
-    ledger, _ = dan_ledger(rounds((AB, CD, 1200, 0), (AB, ("e", "f"), 0, 0),
-                                  *[(AB, ("g", "h"), 100, 0)] * 4), SMALL)
+    ledger, _ = dan_ledger(
+        rounds((AB, CD, 1200, 0), (AB, ("e", "f"), 0, 0), *[(AB, ("g", "h"), 100, 0)] * 4), SMALL
+    )
     a = ledger.filter(pl.col("player_id") == "a").sort("seq")
     assert a["counted"].to_list() == [True, False, False, False, False, False]
-    ledger2, _ = dan_ledger(rounds((AB, CD, 1200, 0), (AB, ("x", "y"), 0, 0), (CD, ("e", "f"), 1200, 0),
-                                   (AB, CD, 100, 0), (AB, CD, 100, 0), (AB, CD, 100, 0)), SMALL)
+    ledger2, _ = dan_ledger(
+        rounds(
+            (AB, CD, 1200, 0),
+            (AB, ("x", "y"), 0, 0),
+            (CD, ("e", "f"), 1200, 0),
+            (AB, CD, 100, 0),
+            (AB, CD, 100, 0),
+            (AB, CD, 100, 0),
+        ),
+        SMALL,
+    )
     assert history(ledger2, "a", "total_after", "dan_after", "event")[-3:] == [
-        (1300, 1, None), (1400, 1, None), (1200, 1, "window_reset")]
+        (1300, 1, None),
+        (1400, 1, None),
+        (1200, 1, "window_reset"),
+    ]
 
 
 def test_rounds_against_other_dan_opponents_do_not_count() -> None:
@@ -108,8 +134,16 @@ def test_only_bcta_rounds_enter_the_ledger() -> None:
 
 
 def test_dan_current_progress_and_rounds_left() -> None:
-    _, states = dan_ledger(rounds((AB, CD, 1200, 0), (AB, ("e", "f"), 0, 0), (AB, ("e", "f"), 0, 0),
-                                  (AB, ("x", "y"), 1200, 400), (("x", "y"), ("e", "f"), 400, 0)), SMALL)
+    _, states = dan_ledger(
+        rounds(
+            (AB, CD, 1200, 0),
+            (AB, ("e", "f"), 0, 0),
+            (AB, ("e", "f"), 0, 0),
+            (AB, ("x", "y"), 1200, 400),
+            (("x", "y"), ("e", "f"), 400, 0),
+        ),
+        SMALL,
+    )
     cur = {r["player_id"]: r for r in dan_current(states, SMALL).iter_rows(named=True)}
     a = cur["a"]
     assert (a["dan"], a["points"], a["next_dan"], a["next_threshold"]) == (1, 1200, 2, 2000)
@@ -122,8 +156,11 @@ def test_ledger_checks_catch_a_broken_total() -> None:
     ledger, _ = dan_ledger(rounds(*[(AB, CD, 300, 100)] * 4), SMALL)
     assert ledger_problems(ledger) == []
     broken = ledger.with_columns(
-        pl.when((pl.col("player_id") == "a") & (pl.col("seq") == 2)).then(pl.col("total_after") + 1)
-        .otherwise(pl.col("total_after")).alias("total_after"))
+        pl.when((pl.col("player_id") == "a") & (pl.col("seq") == 2))
+        .then(pl.col("total_after") + 1)
+        .otherwise(pl.col("total_after"))
+        .alias("total_after")
+    )
     problems = ledger_problems(broken)
     assert any("player a seq 2: total" in p for p in problems)
     assert any("player a seq 3: does not start" in p for p in problems)

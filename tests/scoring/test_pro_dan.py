@@ -11,8 +11,23 @@ from scoring.pro_dan import pro_dan, pro_dan_for
 
 @pytest.mark.parametrize(
     ("rate", "dan"),
-    [(0.96, 9), (0.95, 8), (0.94, 8), (0.92, 7), (0.90, 6), (0.85, 5), (0.80, 5), (0.70, 4), (0.60, 3),
-     (0.55, 2), (0.50, 2), (0.40, 1), (0.39, None), (0.0, None), (1.0, 9)],
+    [
+        (0.96, 9),
+        (0.95, 8),
+        (0.94, 8),
+        (0.92, 7),
+        (0.90, 6),
+        (0.85, 5),
+        (0.80, 5),
+        (0.70, 4),
+        (0.60, 3),
+        (0.55, 2),
+        (0.50, 2),
+        (0.40, 1),
+        (0.39, None),
+        (0.0, None),
+        (1.0, 9),
+    ],
 )
 def test_win_rate_table_s6(rate: float, dan: int | None) -> None:
     assert pro_dan_for(rate, ProDanParams()) == dan

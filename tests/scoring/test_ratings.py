@@ -1,101 +1,199 @@
-"""openskill ratings, their metadata, history and the partner view."""
+"""The Gaussian whole-history rating (scoring/ratings.py): evidence, exactness, uncertainty, tables."""
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
+import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import spearmanr
-from scoring_builders import dan_round, deal, deals, scores
+from scoring_builders import dan_round, deals, scores
 
 from scoring.params import RatingParams
 from scoring.partners import partners
-from scoring.ratings import rate
+from scoring.ratings import SEATS, GaussianRatings, deal_margin, rate, rated_rounds
+
+PLAYERS = [f"p{i}" for i in range(8)]
+STRENGTH = {p: (7 - i) / 7 for i, p in enumerate(PLAYERS)}
+"""p0 strongest … p7 weakest."""
+_TEAM = {"E": "EW", "W": "EW", "N": "NS", "S": "NS"}
 
 
-def round_robin_league(n_rounds: int, seed: int = 7) -> pl.DataFrame:
-    """Random partnerships of 8 players; the lower the player's index, the likelier the win."""
+def simulated(n_rounds: int, seed: int = 7, deals_per_round: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``match_scores`` and ``deals`` of random tables of 8 players; stronger players go out earlier."""
     rng = random.Random(seed)
-    players = [f"p{i}" for i in range(8)]
-    rows = []
+    score_rows, deal_rows = [], []
     for i in range(n_rounds):
-        four = rng.sample(players, 4)
-        ew, ns = (four[0], four[1]), (four[2], four[3])
-        strength = sum(8 - int(p[1:]) for p in ew) - sum(8 - int(p[1:]) for p in ns)
-        ew_wins = rng.random() < 1 / (1 + 10 ** (-strength / 4))
-        rows.extend(dan_round(f"m{i:04d}", i, ew, ns, int(ew_wins), int(not ew_wins)))
-    return scores(*rows)
+        four = rng.sample(PLAYERS, 4)
+        seats = dict(zip(SEATS, four, strict=True))
+        margin = 0
+        for k in range(deals_per_round):
+            keys = {s: STRENGTH[p] * 2 + rng.gauss(0, 1) for s, p in seats.items()}
+            order = sorted(SEATS, key=lambda s: -keys[s])
+            d = deal_margin(order, False, False)
+            margin += d.margin
+            double = _TEAM[order[0]] == _TEAM[order[1]]
+            deal_rows.append(
+                {
+                    "match_id": f"m{i:04d}",
+                    "deal_no": k + 1,
+                    "winning_team": _TEAM[order[0]],
+                    "finish_order": order[:2] if double else order,
+                    "double_win": double,
+                    "foul": False,
+                    "level_gain": abs(d.margin),
+                }
+            )
+        ew, ns = (seats["E"], seats["W"]), (seats["N"], seats["S"])
+        rows = dan_round(f"m{i:04d}", i, ew, ns, int(margin > 0), int(margin < 0))
+        for r in rows:
+            r["level_diff"] = margin if r["side"] == "EW" else -margin
+            r["result"] = "draw" if margin == 0 else r["result"]
+        score_rows.extend(rows)
+    return scores(*score_rows), deals(*deal_rows)
+
+
+# rules.md §5.8 and seed 001 單局勝出: "同隊選手為頭游和二游升三級；…頭游和三游升二級；…頭游和末游升一級".
+MARGINS = [
+    # (finish order, double win, foul, EW margin, places)
+    ("EW", True, False, 3, {"E": 1, "W": 2}),
+    ("EWSN", True, False, 3, {"E": 1, "W": 2}),
+    ("ENWS", False, False, 2, {"E": 1, "N": 2, "W": 3, "S": 4}),
+    ("ENS", False, False, 1, {"E": 1, "N": 2, "S": 3, "W": 4}),
+    ("NEWS", False, False, -1, {"N": 1, "E": 2, "W": 3, "S": 4}),
+    ("SN", True, False, -3, {"S": 1, "N": 2}),
+    ("NSEW", True, True, -3, {}),
+]
+
+
+@pytest.mark.parametrize(("order", "double", "foul", "margin", "places"), MARGINS)
+def test_deal_margin_by_finishing_places(
+    order: str, double: bool, foul: bool, margin: int, places: dict[str, int]
+) -> None:
+    """A deal's evidence: the 升級 of its winners by finishing places; no places after a foul."""
+    d = deal_margin(list(order), double, foul)
+    assert (d.margin, d.places) == (margin, places)
 
 
 def test_stronger_players_rate_higher() -> None:
-    ratings, history = rate(round_robin_league(400))
-    strength = [8 - int(p[1:]) for p in ratings["player_id"]]
-    assert spearmanr(strength, ratings["mu"].to_list()).statistic >= 0.8
-    assert history.height == 4 * 400
-    assert ratings["rounds"].sum() == 4 * 400
+    ratings, history = rate(*simulated(300))
+    assert spearmanr([STRENGTH[p] for p in ratings["player_id"]], ratings["mu"].to_list()).statistic >= 0.95
+    assert history.height == 4 * 300
+    assert ratings["rounds"].sum() == 4 * 300
+    assert ratings["deals"].sum() == 4 * 300 * 6
+
+
+def test_posterior_after_the_last_round_is_the_whole_history_fit() -> None:
+    """Online updates give exactly the ridge solution on every deal (the Bayesian posterior mean)."""
+    s, d = simulated(60)
+    p = RatingParams()
+    rounds = rated_rounds(s, d)
+    model = GaussianRatings(p)
+    for r in rounds:
+        model.update(r)
+    n = len(model.index)
+    precision = np.eye(n) / p.prior_sd**2
+    vector = np.zeros(n)
+    for r in rounds:
+        idx = [model.index[r.players[seat]] for seat in SEATS]
+        j, b = model.evidence(r)
+        precision[np.ix_(idx, idx)] += j
+        vector[idx] += b
+    assert model.mu == pytest.approx(np.linalg.solve(precision, vector), abs=1e-9)
+    assert model.cov == pytest.approx(np.linalg.inv(precision), abs=1e-9)
+
+
+def test_partner_places_separate_partners() -> None:
+    """Two players only ever partnered: the team margin cannot split them, their places can."""
+    rows, deal_rows = [], []
+    for i in range(20):
+        rows.extend(dan_round(f"m{i}", i, ("a", "b"), (f"x{i}", f"y{i}"), 1, 0))
+        for k in range(4):
+            deal_rows.append(
+                {
+                    "match_id": f"m{i}",
+                    "deal_no": k + 1,
+                    "winning_team": "EW",
+                    "finish_order": ["E", "N", "W", "S"],
+                    "double_win": False,
+                    "foul": False,
+                }
+            )
+    s, d = scores(*rows), deals(*deal_rows)
+    with_places, _ = rate(s, d)
+    without, _ = rate(s, d, replace(RatingParams(), within_weight=0.0))
+    mu = dict(zip(with_places["player_id"], with_places["mu"], strict=True))
+    mu0 = dict(zip(without["player_id"], without["mu"], strict=True))
+    assert mu["a"] > mu["b"]
+    assert mu["a"] + mu["b"] > 0 and mu0["a"] + mu0["b"] > 0
+    assert mu0["a"] == pytest.approx(mu0["b"])
+
+
+def test_uncertainty_shrinks_and_provisional_until_threshold() -> None:
+    ratings, history = rate(*simulated(200))
+    threshold = RatingParams().provisional_sigma
+    assert (ratings["provisional"] == (ratings["sigma"] >= threshold)).all()
+    assert not ratings["provisional"].any()
+    few, _ = rate(*simulated(2))
+    assert few["provisional"].all()
+    for _, rows in history.sort("started_at").group_by("player_id", maintain_order=True):
+        sigma = rows["sigma_after"].to_list()
+        assert sigma == sorted(sigma, reverse=True)
+
+
+def test_history_forecasts_before_the_update() -> None:
+    """Each history row holds the state before its round; the last round's "after" is the final rating.
+
+    A player's mu may move between two of their rounds (a former partner's or opponent's results
+    revise what was learnt about them), so "before" is not the previous "after"."""
+    p = RatingParams()
+    ratings, history = rate(*simulated(50))
+    history = history.sort("started_at", "match_id")
+    first = history.head(4)
+    assert first["win_probability"].to_list() == pytest.approx([0.5] * 4)
+    assert first["expected_level_diff"].to_list() == pytest.approx([0.0] * 4)
+    assert first["mu_before"].to_list() == pytest.approx([0.0] * 4)
+    assert first["sigma_before"].to_list() == pytest.approx([p.display_deals * p.prior_sd] * 4)
+    last = history.tail(4)
+    final = ratings.filter(pl.col("player_id").is_in(last["player_id"].to_list())).sort("player_id")
+    assert last.sort("player_id")["mu_after"].to_list() == pytest.approx(final["mu"].to_list())
+    row = history.row(10, named=True)
+    assert row["level_diff_low"] < row["expected_level_diff"] < row["level_diff_high"]
+    by_match = history.group_by("match_id").agg(pl.col("win_probability").sum(), pl.col("level_diff").sum())
+    assert by_match["win_probability"].to_list() == pytest.approx([2.0] * by_match.height)  # 2 + 2 seats
+    assert by_match["level_diff"].to_list() == [0] * by_match.height
 
 
 def test_model_parameters_and_library_are_stored() -> None:
-    ratings, _ = rate(round_robin_league(10))
+    ratings, _ = rate(*simulated(10))
     row = ratings.row(0, named=True)
-    assert row["model"] == "PlackettLuce"
-    assert row["library"] == "openskill==6.2.0"
+    assert (row["model"], row["update_unit"]) == ("gaussian_deal_margins", "deal")
+    assert row["library"].startswith("numpy==")
     params = json.loads(row["model_params"])
-    assert (params["beta"], params["update_unit"]) == (RatingParams().beta, "round")
-    assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"])
-
-
-def test_provisional_until_sigma_below_threshold() -> None:
-    ratings, _ = rate(round_robin_league(400))
-    threshold = RatingParams().provisional_sigma
-    assert (ratings["provisional"] == (ratings["sigma"] >= threshold)).all()
-    assert not ratings["provisional"].all()
-    few, _ = rate(round_robin_league(2))
-    assert few["provisional"].all()
-
-
-def test_history_chains_and_predicts_before_the_update() -> None:
-    _, history = rate(round_robin_league(50))
-    for _, rows in history.sort("started_at").group_by("player_id", maintain_order=True):
-        assert rows["mu_before"][1:].to_list() == pytest.approx(rows["mu_after"][:-1].to_list())
-    first = history.sort("started_at").head(4)
-    assert first["win_probability"].to_list() == pytest.approx([0.5] * 4)
-
-
-def test_per_deal_updates_use_each_deal() -> None:
-    """A won round whose deals went mostly the other way moves the round's loser up per deal."""
-    s = scores(*dan_round("m1", 0, ("a", "b"), ("c", "d"), 1, 0))
-    d = deals(deal("m1", 1, "NS", 1), deal("m1", 2, "NS", 1), deal("m1", 3, "EW", 3))
-    per_round, _ = rate(s, d, RatingParams(update_unit="round"))
-    per_deal, _ = rate(s, d, RatingParams(update_unit="deal"))
-    mu = {r["player_id"]: r["mu"] for r in per_round.iter_rows(named=True)}
-    mu_deal = {r["player_id"]: r["mu"] for r in per_deal.iter_rows(named=True)}
-    assert mu["a"] > mu["c"]
-    assert mu_deal["c"] > mu_deal["a"]
-    assert per_deal["deals"].to_list() == [3, 3, 3, 3]
-    assert per_deal["update_unit"].unique().to_list() == ["deal"]
+    assert params["prior_sd"] == RatingParams().prior_sd
+    assert row["rating"] == pytest.approx(row["mu"] - RatingParams().display_k * row["sigma"])
 
 
 def test_forfeits_and_byes_are_not_rated() -> None:
     rows = dan_round("m1", 0, ("a", "b"), ("c", "d"), 1, 0)
     for r in rows:
         r["outcome"] = "forfeit"
-    ratings, history = rate(scores(*rows))
+    ratings, history = rate(scores(*rows), deals())
     assert ratings.is_empty() and history.is_empty()
 
 
 def test_partners_rounds_win_rate_and_gain() -> None:
-    rows = (dan_round("m1", 0, ("a", "b"), ("c", "d"), 1, 0)
-            + dan_round("m2", 1, ("b", "a"), ("c", "d"), 0, 1)
-            + dan_round("m3", 2, ("a", "c"), ("b", "d"), 1, 0))
-    s = scores(*rows)
-    _, history = rate(s)
+    s, d = simulated(30)
+    _, history = rate(s, d)
     table = partners(s, history)
-    ab = table.filter((pl.col("player_1") == "a") & (pl.col("player_2") == "b")).row(0, named=True)
-    assert (ab["rounds"], ab["wins"], ab["losses"], ab["win_rate"]) == (2, 1, 1, 0.5)
-    gain_a = history.filter((pl.col("player_id") == "a") & (pl.col("partner_id") == "b"))
-    assert ab["mu_gain_1"] == pytest.approx((gain_a["mu_after"] - gain_a["mu_before"]).sum())
-    assert ab["mu_gain"] == pytest.approx(ab["mu_gain_1"] + ab["mu_gain_2"])
-    assert table.height == 4
+    first = table.row(0, named=True)
+    pair = history.filter(
+        (pl.col("player_id") == first["player_1"]) & (pl.col("partner_id") == first["player_2"])
+    )
+    assert first["rounds"] == pair.height
+    assert first["mu_gain_1"] == pytest.approx((pair["mu_after"] - pair["mu_before"]).sum())
+    assert first["mu_gain"] == pytest.approx(first["mu_gain_1"] + first["mu_gain_2"])
+    assert first["win_rate"] == pytest.approx((first["wins"] + 0.5 * first["draws"]) / first["rounds"])

@@ -1,8 +1,8 @@
 """Issue 6 acceptance: on a simulated league the ratings rank players like their true skill.
 
 A scale test (simulates and replays ~650 matches, about two minutes): run with ``-m slow``.
-The league is 32 players over 100 sessions (~80 rated rounds each); docs/ratings.md has the
-figures for this and for a shorter league, and ``benchmarks/bench_ratings.py`` the variants.
+The league is 32 players over 100 sessions (~80 rated rounds each); ``benchmarks/bench_ratings.py``
+compares the model with its baselines on larger leagues (figures in docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -30,10 +30,18 @@ def replay_folder(folder: Path) -> dict[str, pl.DataFrame]:
     now = datetime.now(UTC)
     parts: dict[str, list] = {"matches": [], "deals": []}
     for f in sorted(folder.glob("*.jsonl")):
-        rows = [{"source_file": f.name, "line_no": i, "match_id": orjson.loads(line)["match"],
-                 "seq": orjson.loads(line)["seq"], "payload": line.decode(),
-                 "content_hash": hashlib.sha1(line).hexdigest(), "ingested_at": now}
-                for i, line in enumerate(f.read_bytes().splitlines(), 1)]
+        rows = [
+            {
+                "source_file": f.name,
+                "line_no": i,
+                "match_id": orjson.loads(line)["match"],
+                "seq": orjson.loads(line)["seq"],
+                "payload": line.decode(),
+                "content_hash": hashlib.sha1(line).hexdigest(),
+                "ingested_at": now,
+            }
+            for i, line in enumerate(f.read_bytes().splitlines(), 1)
+        ]
         out = replay_batch(pa.Table.from_pylist(rows, schema=RAW_EVENTS))
         for name in parts:
             parts[name].append(pl.from_arrow(out[name]))

@@ -19,8 +19,15 @@ def side(scores: pl.DataFrame, match_id: str, side_: str) -> dict:
 
 @pytest.mark.parametrize(
     ("level", "passed", "expected"),
-    [("2", False, 1), ("T", False, 9), ("10", False, 9), ("K", False, 12), ("A", False, 13), ("A", True, 14),
-     (None, False, 1)],
+    [
+        ("2", False, 1),
+        ("T", False, 9),
+        ("10", False, 9),
+        ("K", False, 12),
+        ("A", False, 13),
+        ("A", True, 14),
+        (None, False, 1),
+    ],
 )
 def test_level_steps_s1(level: str | None, passed: bool, expected: int) -> None:
     """§S1: 2=1 … A=13, passed A = 14."""
@@ -65,8 +72,9 @@ def test_draw_national_and_bcta_s2_s3_s4_s5() -> None:
 
 def test_whitewash_bcta_s4_s5() -> None:
     """Passed A against a team still at 2: 26:0, +50 shutout bonus in the round score (§S4 only)."""
-    m = matches(match("w", ("a", "b"), ("c", "d"), ("A", "2"), "EW", rules="bcta", passed_a="EW",
-                      reason="passed_a"))
+    m = matches(
+        match("w", ("a", "b"), ("c", "d"), ("A", "2"), "EW", rules="bcta", passed_a="EW", reason="passed_a")
+    )
     d = deals(*(deal("w", i, "EW", 3) for i in range(1, 5)), deal("w", 5, "EW", 1))
     s = score_matches(m, d)
     ew, ns = side(s, "w", "EW"), side(s, "w", "NS")
@@ -93,11 +101,17 @@ def test_loser_without_level_gain_gives_winner_50_s4(loser_final: str, bonus: in
 
 def test_three_failures_at_a_bcta_s4_s5() -> None:
     """EW fail A three times: NS win the round and get +20 +50 (round) and +40 +100 (dan)."""
-    m = matches(match("f", ("a", "b"), ("c", "d"), ("A", "8"), "NS", rules="bcta", reason="a_failures",
-                      failures=(3, 0)))
-    d = deals(*(deal("f", i, "EW", 3) for i in range(1, 5)),
-              deal("f", 5, "NS", 3, a_failed=True), deal("f", 6, "NS", 2, a_failed=True),
-              deal("f", 7, "NS", 1, a_failed=True))
+    m = matches(
+        match(
+            "f", ("a", "b"), ("c", "d"), ("A", "8"), "NS", rules="bcta", reason="a_failures", failures=(3, 0)
+        )
+    )
+    d = deals(
+        *(deal("f", i, "EW", 3) for i in range(1, 5)),
+        deal("f", 5, "NS", 3, a_failed=True),
+        deal("f", 6, "NS", 2, a_failed=True),
+        deal("f", 7, "NS", 1, a_failed=True),
+    )
     s = score_matches(m, d)
     ew, ns = side(s, "f", "EW"), side(s, "f", "NS")
     assert ns["result"] == "win" and ns["match_points"] == 2.0
@@ -172,11 +186,15 @@ def test_deductions_are_carried_on_the_match_row() -> None:
 def test_event_supplies_its_own_level_table_s3(tmp_path) -> None:
     """`national` Art. 47 §2: an event's own table replaces the ruleset's."""
     path = tmp_path / "events.toml"
-    path.write_text('[cup]\nbase = "national"\n[cup.level_points]\nname = "cup"\n'
-                    'winner = [13, 16, 19, 22, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26]\n')
+    path.write_text(
+        '[cup]\nbase = "national"\n[cup.level_points]\nname = "cup"\n'
+        "winner = [13, 16, 19, 22, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26]\n"
+    )
     overrides = load_event_overrides(path)
-    m = matches(match("c1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="cup"),
-                match("o1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="other"))
+    m = matches(
+        match("c1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="cup"),
+        match("o1", ("a", "b"), ("c", "d"), ("4", "2"), "EW", event="other"),
+    )
     s = score_matches(m, deals(), overrides=overrides)
     assert (side(s, "c1", "EW")["level_points"], side(s, "c1", "NS")["level_points"]) == (19, 7)
     assert side(s, "c1", "EW")["level_table"] == "cup"
@@ -186,3 +204,94 @@ def test_event_supplies_its_own_level_table_s3(tmp_path) -> None:
 def test_override_typo_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown keys in level_points"):
         with_overrides(BY_RULESET["national"], {"level_points": {"winners": [1]}})
+
+
+# Seed 001 (BCTA) 記分規則: "級數相同為平局，各記100分"; Appendix A: "級數相同為平局，各記200分". The play
+# rule 單輪勝出 ("如進攻主牌一致，則比賽結束時進攻一方勝出") is why the replay names the declarers as
+# winner (``draw_breaker``); rules.md §7: a draw for every score and point by default.
+EQUAL_LEVELS = [
+    # (equal_levels, end reason, replay winner, final levels, EW result, EW (round, dan), NS (round, dan))
+    ("draw", "time", "NS", ("Q", "Q"), "draw", (100 + 25 + 5, 200 + 50 + 10), (100 + 15, 200 + 30)),
+    ("draw", "deals", "NS", ("Q", "Q"), "draw", (100 + 25 + 5, 200 + 50 + 10), (100 + 15, 200 + 30)),
+    ("declarers", "time", "NS", ("Q", "Q"), "loss", (25 + 5, 50 + 10), (200 + 15, 400 + 30)),
+    ("draw", "time", "EW", ("K", "Q"), "win", (200 + 25 + 5, 400 + 50 + 10), (15, 30)),
+]
+
+
+@pytest.mark.parametrize(
+    ("equal_levels", "reason", "winner", "final", "ew_result", "ew_pts", "ns_pts"),
+    EQUAL_LEVELS,
+    ids=["draw-time", "draw-deals", "declarers", "unequal"],
+)
+def test_bcta_equal_levels_s4_s5_rules_7(
+    equal_levels: str,
+    reason: str,
+    winner: str,
+    final: tuple[str, str],
+    ew_result: str,
+    ew_pts: tuple[int, int],
+    ns_pts: tuple[int, int],
+) -> None:
+    """Seed 001 記分規則/Appendix A: equal levels are 平局 (100 and 200 each) unless the ruleset's
+    ``equal_levels`` is ``declarers`` (the play rule 單輪勝出), whoever ``matches.winner`` names."""
+    m = matches(match("eq", ("a", "b"), ("c", "d"), final, winner, rules="bcta", reason=reason))
+    d = deals(
+        deal("eq", 1, "EW", 3, order="EWNS"),
+        deal("eq", 2, "NS", 2, order="NESW"),
+        deal("eq", 3, "EW", 1, order="ENSW"),
+    )
+    overrides = {"ev": with_overrides(BY_RULESET["bcta"], {"equal_levels": equal_levels})}
+    s = score_matches(m, d, overrides=overrides)
+    ew, ns = side(s, "eq", "EW"), side(s, "eq", "NS")
+    assert ew["result"] == ew_result
+    assert (ew["bcta_round_score"], ew["bcta_dan_points"]) == ew_pts
+    assert (ns["bcta_round_score"], ns["bcta_dan_points"]) == ns_pts
+
+
+def test_bcta_ruleset_scores_equal_levels_as_a_draw_by_default() -> None:
+    """The built-in ``bcta`` ruleset: the replay's winner is the declarers (play rule), scores draw.
+
+    The demo league's ``bcta-league-s1-r2-t12`` ended Q:Q and was scored 550/160 dan points as a
+    declarers' win; seed 001 scores it 200 each plus the deals won.
+    """
+    from replay.rulesets import get_ruleset
+
+    bcta = get_ruleset("bcta")
+    assert (bcta.draw_breaker, bcta.equal_levels) == ("declarers", "draw")
+    assert BY_RULESET["bcta"].equal_levels == "draw"
+    m = matches(match("q", ("a", "b"), ("c", "d"), ("Q", "Q"), "EW", rules="bcta", reason="deals"))
+    s = score_matches(m, deals())
+    for sd in ("EW", "NS"):
+        row = side(s, "q", sd)
+        assert (row["result"], row["match_points"], row["level_points"]) == ("draw", 1.0, 13)
+        assert (row["bcta_round_score"], row["bcta_dan_points"]) == (100, 200)
+
+
+# Seed 001 單局勝出: "同隊選手為頭游和二游升三級；同隊選手為頭游和三游升二級；同隊選手為頭游和末游升一級".
+DEAL_GAIN = [
+    # (reading, finish order, level gain after the cap, dan points of the deal's winners)
+    ("finishing_places", "EWNS", 3, 50),
+    ("finishing_places", "ENWS", 2, 30),
+    ("finishing_places", "ENSW", 1, 10),
+    ("finishing_places", "EWNS", 0, 50),  # at A: the deal that passes A, no level to go up
+    ("finishing_places", "ENSW", 0, 10),  # at A: 1st+4th, a failure at A, still 升一級
+    ("finishing_places", "EWNS", 1, 50),  # at K: 1st+2nd but only one level to A
+    ("levels_gained", "EWNS", 0, 0),
+    ("levels_gained", "EWNS", 1, 10),
+    ("levels_gained", "ENWS", 2, 30),
+]
+
+
+@pytest.mark.parametrize(("reading", "order", "gain", "points"), DEAL_GAIN)
+def test_bcta_deal_points_by_finishing_places_s5(reading: str, order: str, gain: int, points: int) -> None:
+    """Appendix A "每局勝方升一級10分，升兩級記30分，升三級記50分", 升N級 read by finishing places (the book's
+    definition, default) or by the levels gained after the cap at A (``deal_gain``)."""
+    m = matches(match("g", ("a", "b"), ("c", "d"), ("5", "5"), None, rules="bcta"))
+    d = deals(deal("g", 1, "EW", gain, order=order))
+    overrides = {"ev": with_overrides(BY_RULESET["bcta"], {"deal_gain": reading})}
+    ew = side(score_matches(m, d, overrides=overrides), "g", "EW")
+    assert ew["bcta_dan_points"] == 200 + points
+
+
+def test_finishing_places_is_the_default_reading() -> None:
+    assert BY_RULESET["bcta"].deal_gain == "finishing_places"

@@ -56,11 +56,13 @@ def test_scoring_tables_of_the_simulated_sample(sim_store: Path) -> None:
         "(SELECT count(*) FROM matches WHERE status IN ('valid', 'partial') AND end_reason <> 'abandoned')"
     ).fetchone()
     assert scored == matches_ > 0
-    entries = dict(con.execute("SELECT entry, count(DISTINCT event_id) FROM standings GROUP BY entry")
-                   .fetchall())
+    entries = dict(
+        con.execute("SELECT entry, count(DISTINCT event_id) FROM standings GROUP BY entry").fetchall()
+    )
     assert entries == {"pair": 1, "individual": 1}
-    ranks = con.execute("SELECT event_id, after_round, min(rank), count(*) FROM standings "
-                        "GROUP BY ALL").fetchall()
+    ranks = con.execute(
+        "SELECT event_id, after_round, min(rank), count(*) FROM standings GROUP BY ALL"
+    ).fetchall()
     assert all(r[2] == 1 for r in ranks)
     ledger = con.execute("SELECT * FROM dan_ledger").pl()
     assert ledger.height > 0 and ledger_problems(ledger) == []

@@ -26,23 +26,37 @@ Game = tuple[int, tuple[str, str], tuple[str, str], tuple[str, str]]
 
 def swiss(rules: str, games: list[Game]) -> pl.DataFrame:
     """Matches of a Swiss event from (round, EW team, NS team, final levels) with digit levels."""
-    rows = [match(f"r{rnd}-{i}", ew, ns, final, _winner(final), rnd=rnd, rules=rules)
-            for i, (rnd, ew, ns, final) in enumerate(games)]
+    rows = [
+        match(f"r{rnd}-{i}", ew, ns, final, _winner(final), rnd=rnd, rules=rules)
+        for i, (rnd, ew, ns, final) in enumerate(games)
+    ]
     return matches(*rows)
 
 
 # Two teams tied on match points (g+h, k+l); g+h beat k+l; k+l has the better opponents' score.
 TWO_TIED = [
-    (1, GH, KL, ("4", "3")), (1, IJ, EF, ("3", "4")), (1, AB, CD, ("4", "4")),
-    (2, CD, EF, ("4", "4")), (2, GH, IJ, ("3", "4")), (2, KL, AB, ("4", "3")),
-    (3, KL, EF, ("4", "3")), (3, AB, IJ, ("5", "3")), (3, CD, GH, ("3", "4")),
+    (1, GH, KL, ("4", "3")),
+    (1, IJ, EF, ("3", "4")),
+    (1, AB, CD, ("4", "4")),
+    (2, CD, EF, ("4", "4")),
+    (2, GH, IJ, ("3", "4")),
+    (2, KL, AB, ("4", "3")),
+    (3, KL, EF, ("4", "3")),
+    (3, AB, IJ, ("5", "3")),
+    (3, CD, GH, ("3", "4")),
 ]
 # Four teams on 4 match points; i+j and g+h stay equal down to the previous-round ranking,
 # which puts i+j above g+h although g+h beat i+j in round 3.
 MANY_TIED = [
-    (1, EF, AB, ("4", "4")), (1, GH, CD, ("4", "3")), (1, IJ, KL, ("4", "3")),
-    (2, KL, CD, ("4", "3")), (2, IJ, AB, ("4", "3")), (2, GH, EF, ("3", "4")),
-    (3, IJ, GH, ("3", "4")), (3, EF, CD, ("4", "4")), (3, AB, KL, ("3", "5")),
+    (1, EF, AB, ("4", "4")),
+    (1, GH, CD, ("4", "3")),
+    (1, IJ, KL, ("4", "3")),
+    (2, KL, CD, ("4", "3")),
+    (2, IJ, AB, ("4", "3")),
+    (2, GH, EF, ("3", "4")),
+    (3, IJ, GH, ("3", "4")),
+    (3, EF, CD, ("4", "4")),
+    (3, AB, KL, ("3", "5")),
 ]
 
 
@@ -78,8 +92,14 @@ def test_three_or_more_tied_skip_head_to_head_s7() -> None:
     t = final_table(MANY_TIED)
     assert t["team_id"].to_list() == ["k+l", "i+j", "g+h", "e+f", "c+d", "a+b"]
     assert t["rank"].to_list() == [1, 2, 3, 4, 5, 6]
-    assert t["decided_by"].to_list() == [None, "level_points", "previous_rank", "wins",
-                                         "match_points", "level_points"]
+    assert t["decided_by"].to_list() == [
+        None,
+        "level_points",
+        "previous_rank",
+        "wins",
+        "match_points",
+        "level_points",
+    ]
     gh, ij = t.row(2, named=True), t.row(1, named=True)
     assert (ij["previous_rank"], gh["previous_rank"]) == (1, 4)
     assert gh["head_to_head"] is None and ij["head_to_head"] is None
@@ -201,3 +221,70 @@ def test_standings_are_ordered_and_independent_of_row_order(games: list[Game], r
             else:
                 assert b["rank"] == t.filter(pl.col("rank") < b["rank"]).height + 1
                 assert b["decided_by"] is not None
+
+
+# `national` Art. 49 一.1 (6) / 一.2 (5): "對手分（所遇過的所有對手的累積場分）多者名次列前（循環賽除外）".
+# After round 2 of a six-team round robin, a+b and c+d have 4 match points, 28 level
+# points, 2 wins and +2 each, never met, shared first place after round 1; only opponents' score
+# (a+b: 2, c+d: 1) tells them apart, which a round robin does not use: they share the place
+# (Art. 49 三 "允許最終名次并列"; lots are the referee's).
+SIX = {"A": AB, "B": ("m", "n"), "C": CD, "D": EF, "E": GH, "F": IJ}
+RR_GAMES = [
+    (1, "A", "B", ("4", "3")),
+    (1, "C", "D", ("4", "3")),
+    (1, "E", "F", ("4", "4")),
+    (2, "A", "D", ("4", "3")),
+    (2, "C", "E", ("4", "3")),
+    (2, "B", "F", ("4", "3")),
+]
+
+
+def staged(stage: str | None, games: list[tuple[int, str, str, tuple[str, str]]]) -> pl.DataFrame:
+    """Standings after the last round of one stage from (round, EW key, NS key, final levels)."""
+    rows = [
+        match(f"r{rnd}-{i}", SIX[ew], SIX[ns], final, _winner(final), rnd=rnd, stage=stage)
+        for i, (rnd, ew, ns, final) in enumerate(games)
+    ]
+    table = standings(score_matches(matches(*rows), deals()))
+    return table.filter(pl.col("after_round") == table["after_round"].max()).sort("rank", "team_id")
+
+
+@pytest.mark.parametrize(
+    ("stage", "ranks", "decided_by", "opp_scores"),
+    [
+        ("round_robin", [1, 1], [None, None], [None, None]),
+        ("循環賽 A組", [1, 1], [None, None], [None, None]),
+        ("swiss", [1, 2], [None, "opponents_score"], [2.0, 1.0]),
+    ],
+    ids=["round-robin", "round-robin-zh", "swiss"],
+)
+def test_round_robin_skips_opponents_score_art_49(
+    stage: str, ranks: list[int], decided_by: list, opp_scores: list
+) -> None:
+    """Art. 49 (6) (循環賽除外): in a round robin the two stay equal and share the place."""
+    top = staged(stage, RR_GAMES).head(2)
+    assert top["team_id"].to_list() == ["a+b", "c+d"]
+    assert (top["match_points"].to_list(), top["level_points"].to_list()) == ([4.0, 4.0], [28.0, 28.0])
+    assert top["previous_rank"].to_list() == [1, 1]
+    assert top["rank"].to_list() == ranks
+    assert top["decided_by"].to_list() == decided_by
+    assert top["opponents_score"].to_list() == opp_scores
+
+
+def test_complete_round_robin_is_recognised_without_its_name() -> None:
+    """A stage whose pairings are a complete round robin (every two teams met once) is one."""
+    teams = ["A", "B", "C", "D"]
+    rotation = [[("A", "B"), ("C", "D")], [("A", "C"), ("B", "D")], [("A", "D"), ("B", "C")]]
+    games = [
+        (rnd, ew, ns, ("5", "3") if teams.index(ew) % 2 else ("4", "4"))
+        for rnd, pairs in enumerate(rotation, 1)
+        for ew, ns in pairs
+    ]
+    rows = [
+        match(f"r{rnd}-{i}", SIX[ew], SIX[ns], final, _winner(final), rnd=rnd, stage=None)
+        for i, (rnd, ew, ns, final) in enumerate(games)
+    ]
+    table = standings(score_matches(matches(*rows), deals()))
+    assert table["opponents_score"].null_count() == table.height
+    swiss_like = standings(score_matches(matches(*rows[:4]), deals()))
+    assert swiss_like["opponents_score"].null_count() == 0
