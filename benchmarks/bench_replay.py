@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from schemas.vocabulary import PARTNER
+
 RULES = ("national", "huaian", "bcta", "jiangsu", "njupt")
 
 
@@ -77,8 +79,8 @@ def random_match(seed: int) -> list[dict[str, Any]]:
             if not hands[turn]:
                 out.append(turn)
         active = [s for s in seats if hands[s] and s != table_seat]
-        if table is not None and passes >= len(active):
-            turn = table_seat if hands[table_seat] else {"E": "W", "W": "E", "N": "S", "S": "N"}[table_seat]
+        if table is not None and table_seat is not None and passes >= len(active):
+            turn = table_seat if hands[table_seat] else PARTNER[table_seat]
             table, passes = None, 0
             continue
         turn = nxt[turn]

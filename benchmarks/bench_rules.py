@@ -18,6 +18,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 from replay import DECK, RANKS, Combo, legal_moves, readings
 from replay.combos import _INPUT_CACHE, _READINGS_CACHE
@@ -98,10 +99,10 @@ def main() -> None:
         level = rng.choice(RANKS)
         hand = _hand_with_two_wilds(rng, level)
         table = _table(rng)
-        follow.append(_median_us(lambda h=hand, lv=level, t=table: legal_moves(h, lv, t), 1))
+        follow.append(_median_us(partial(legal_moves, hand, level, table), 1))
         counts_f.append(len(legal_moves(hand, level, table)))
-        lead.append(_median_us(lambda h=hand, lv=level: legal_moves(h, lv, None), 1))
-        lead_again.append(_median_us(lambda h=hand, lv=level: legal_moves(h, lv, None), 1))
+        lead.append(_median_us(partial(legal_moves, hand, level, None), 1))
+        lead_again.append(_median_us(partial(legal_moves, hand, level, None), 1))
         counts_l.append(len(legal_moves(hand, level, None)))
     print(
         f"legal_moves, 27 cards with two wilds, following: median {statistics.median(follow) / 1000:.2f} ms "

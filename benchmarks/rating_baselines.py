@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, log_expit
 from scipy.stats import norm
@@ -67,13 +67,13 @@ class OpenSkill(Method):
     per_deal: bool = False
     beta: float = 24.0
     model: PlackettLuce = field(init=False)
-    ratings: dict[str, object] = field(default_factory=dict)
+    ratings: dict[str, PlackettLuceRating] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.model = PlackettLuce(mu=25.0, sigma=25.0 / 3.0, beta=self.beta, tau=25.0 / 300.0)
         self.name = f"openskill PL β{self.beta:g} per {'deal' if self.per_deal else 'round'}"
 
-    def _teams(self, r: RatedRound) -> list[list[object]]:
+    def _teams(self, r: RatedRound) -> list[list[PlackettLuceRating]]:
         return [
             [self.ratings.setdefault(r.players[s], self.model.rating(name=r.players[s])) for s in pair]
             for pair in (("E", "W"), ("N", "S"))
@@ -86,7 +86,7 @@ class OpenSkill(Method):
         for r in session:
             teams = self._teams(r)
             if self.per_deal:
-                ranks = [[1, 2] if d.margin > 0 else [2, 1] for d in r.deals]
+                ranks: list[list[float]] = [[1, 2] if d.margin > 0 else [2, 1] for d in r.deals]
             else:
                 ew, ns = r.result["EW"], r.result["NS"]
                 ranks = [[1 if ew in ("win", "draw") else 2, 1 if ns in ("win", "draw") else 2]]
@@ -97,7 +97,7 @@ class OpenSkill(Method):
                     self.ratings[r.players[s]] = rating
 
     def skills(self) -> dict[str, float]:
-        return {pid: float(r.mu) for pid, r in self.ratings.items()}  # type: ignore[attr-defined]
+        return {pid: float(r.mu) for pid, r in self.ratings.items()}
 
 
 @dataclass

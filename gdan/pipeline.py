@@ -268,7 +268,7 @@ def _summary(store: Path) -> None:
     from pipelines.store import Store
 
     counts = load_state(Store(store).state_dir).counts()
-    rows = [
+    rows: list[tuple[str, int | None, int]] = [
         (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
         for status in ("valid", "partial", "invalid", "incomplete")
     ]

@@ -237,8 +237,8 @@ def _event_standings(
             names = [str(e["stage"]) for e in known if e["event_id"] == event]
             raise _fail(_suggest(stage, names, f"stage of {event}"))
     if len(stages) > 1:
-        names = ", ".join(str(e["stage"]) for e in stages)
-        raise _fail(f"event {event} has several stages ({names}): choose one with --stage")
+        listed = ", ".join(str(e["stage"]) for e in stages)
+        raise _fail(f"event {event} has several stages ({listed}): choose one with --stage")
     info = stages[0]
     rounds = _query(
         con,

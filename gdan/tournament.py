@@ -210,12 +210,13 @@ def pair(
 
 def _print_table(sheet: PairingSheet) -> None:
     from rich import box
+    from rich.console import JustifyMethod
     from rich.table import Table
 
     from printouts.document import cell_text
 
     table = Table(title=sheet.title, box=box.SIMPLE_HEAD, pad_edge=False)
-    for header, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("table", "right"),
         ("E–W", "left"),
         ("rank", "right"),
@@ -223,7 +224,8 @@ def _print_table(sheet: PairingSheet) -> None:
         ("N–S", "left"),
         ("rank", "right"),
         ("pts", "right"),
-    ):
+    )
+    for header, justify in columns:
         table.add_column(header, justify=justify)
     for r in sheet.rows:
         ew = f"{r[2]}\n[dim]{r[1]}[/]" if r[2] != r[1] else r[1]

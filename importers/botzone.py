@@ -337,12 +337,12 @@ def _deal_events(writer: EventWriter, log: _Log, number: int, deal: _Deal) -> li
     for payer, receiver in routes:
         writer.emit("tribute", **{"from": SEATS[payer], "to": SEATS[receiver], "card": deal.payments[payer]})
     for receiver, card, where in deal.returns:
-        payer = next((p for p, r in receiver_of.items() if r == receiver), None)
-        if payer is None:
+        giver = next((p for p, r in receiver_of.items() if r == receiver), None)
+        if giver is None:
             raise log.fail(
                 where, f"a return only by a tribute receiver ({sorted(receiver_of.values())})", receiver
             )
-        writer.emit("return", **{"from": SEATS[receiver], "to": SEATS[payer], "card": card})
+        writer.emit("return", **{"from": SEATS[receiver], "to": SEATS[giver], "card": card})
     left = {s: 27 for s in range(4)}
     order: list[int] = []
     for seat, cards, combo in deal.moves:

@@ -195,8 +195,9 @@ def _roster(
     roster: dict[str, dict[str, str]] = {}
     for _, cells in rows:
         record = {n: _text(c) for n, c in zip(names, cells, strict=False) if n in ROSTER_COLUMNS}
-        if record.get("id"):
-            roster[record["id"]] = {k: record[k] for k in ("name", "club") if record.get(k)}
+        player = record.get("id")
+        if player:
+            roster[player] = {k: v for k in ("name", "club") if (v := record.get(k))}
     return roster
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -94,8 +94,9 @@ class LineReader:
     def lines_iter(self) -> Iterator[bytes]:
         """Yield each whole line once; then the attributes describe the read (see the class)."""
         hasher = hashlib.sha256()
-        stream = self._content()
-        rest = self._skip_prefix(stream, hasher) if self.resume is not None else None
+        content = self._content()
+        rest = self._skip_prefix(content, hasher) if self.resume is not None else None
+        stream: Iterator[bytes] = content
         offset = number = 0
         terminated = True
         if rest is not None and self.resume is not None:
@@ -104,7 +105,7 @@ class LineReader:
             terminated = self.resume.terminated or self._skipped > 0
             stream = chain((rest,), stream)
         elif self.resume is not None:
-            stream.close()
+            content.close()
             stream = self._content()
             hasher = hashlib.sha256()
         self.first_line = number + 1
@@ -140,7 +141,7 @@ class LineReader:
         self.offset, self.lines, self.terminated = offset, number, terminated
         self.prefix = hasher.hexdigest()
 
-    def _content(self) -> Iterator[bytes]:
+    def _content(self) -> Generator[bytes, None, None]:
         """The content bytes in chunks; damage ends the stream and is recorded, never raised."""
         self._damage_message = self._damage_fragment = None
         source = _gzip_chunks(self.path) if self.gz else _plain_chunks(self.path)
@@ -179,9 +180,10 @@ class LineReader:
             return None
         self._skipped = 0
         if not resume.terminated:
-            rest = self._line_break_after(stream, rest)
-            if rest is None:
+            after = self._line_break_after(stream, rest)
+            if after is None:
                 return None
+            rest = after
             self._skipped = len(b"\r\n") if rest[:2] == b"\r\n" else len(b"\n") if rest[:1] == b"\n" else 0
             hasher.update(rest[: self._skipped])
             rest = rest[self._skipped :]

@@ -8,7 +8,7 @@ actually played.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,7 +111,7 @@ def play_stats(matches: Iterable[list[dict[str, Any]]], styles: Mapping[str, str
 
 def top_half_win_rate(matches: Iterable[list[dict[str, Any]]], skill: Mapping[str, float]) -> float:
     """The pooled round-win rate of the more skilled half of the players (draws count a half)."""
-    wins: Counter[str] = Counter()
+    wins: dict[str, float] = defaultdict(float)
     games: Counter[str] = Counter()
     for events in matches:
         start, end = events[0], events[-1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Literal
 
 from replay.rulesets import RoundFormat, Ruleset
 from scoring.pairing import pair_round
@@ -74,7 +75,7 @@ class Tournament:
         )
 
     def _pairs(self, round_no: int) -> list[tuple[str, str]]:
-        system = "round_robin" if self.system == "round_robin" else "swiss"
+        system: Literal["swiss", "round_robin"] = "round_robin" if self.system == "round_robin" else "swiss"
         ranking = list(self.teams) if round_no == 1 or system == "round_robin" else self._ranking()
         pairing = pair_round(
             system,
