@@ -22,6 +22,7 @@ from pipeline_helpers import fake_replay, match_events, write_jsonl
 from typer.testing import CliRunner
 
 from gdan import app
+from gdan.pipeline import EXIT_QUARANTINED
 from pipelines import replaying
 from pipelines.state import load_state
 from pipelines.steps import ingest_step, replay_step
@@ -121,7 +122,7 @@ def test_gdan_run_and_validate_name_the_damaged_file(tmp_path: Path, monkeypatch
     readable = _truncated_gzip(store.inbox / "a.jsonl.gz", match_events("cut", deals=6))
     write_jsonl(store.inbox / "b.jsonl", match_events("other"))
     result = runner.invoke(app, ["run", "--store", str(store.root), "--workers", "1"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == EXIT_QUARANTINED, result.output  # the damage is quarantined: alert
     assert "warning: a.jsonl.gz: truncated gzip data" in _said(result)
     assert f"quarantined as line {readable + 1}" in _said(result)
     checked = runner.invoke(app, ["validate", str(store.inbox / "a.jsonl.gz")])
