@@ -75,9 +75,10 @@ def _fail(message: str) -> typer.Exit:
 
 def _connect(store: Path) -> duckdb.DuckDBPyConnection:
     """A read-only view connection over the store, or exit 1 when the folder holds no tables."""
+    from pipelines.store import Store
     from pipelines.warehouse import connect
 
-    if not (store / "tables").is_dir():
+    if not Store(store).tables_dir.is_dir():
         raise _fail(f"no store at {store} (no tables/ folder): run `gdan run` first or pass --store")
     return connect(store)
 

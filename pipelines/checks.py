@@ -7,6 +7,7 @@ changed since it last ran, so a rerun with nothing new does not rescan every dea
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 
@@ -124,13 +125,12 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
 def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
     """``compute()``, or its saved result when ``tables`` and the committed batches are unchanged.
 
-    The key is the list of committed batches plus the live version folder of each table:
-    appends add a batch and full replaces change the folder, so an equal key means equal data.
+    The key hashes the list of committed batches (as the store reads them) and the exact files
+    of each table: batch and version files are never rewritten, so an equal key means equal data.
     """
-    from pipelines.state import load_state
-
-    key = [load_state(store.state_dir).committed,
-           [str(store.table_path(t).resolve()) if store.table_path(t).exists() else "" for t in tables]]
+    batches = store.reading()
+    files = [[str(f) for f in store.files(t, batches)] for t in tables]
+    key = hashlib.sha256(orjson.dumps([list(batches), files])).hexdigest()
     path = store.state_dir / "checks.json"
     saved = orjson.loads(path.read_bytes()) if path.exists() else {}
     entry = saved.get(name)

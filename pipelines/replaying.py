@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from pipelines.ingest import MALFORMED_BUCKET
 from pipelines.pool import ordered_map
 from pipelines.state import MatchInfo, StoreState
-from pipelines.store import BATCH_PREFIX, Store
+from pipelines.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS
 
@@ -93,7 +93,7 @@ class _TableWriters:
         data = table.select(schema.names).cast(schema)
         writer = self.writers.get(name)
         if writer is None:
-            path = self.store.stage_dir(self.batch_id, name) / "part-0.parquet"
+            path = self.store.stage_file(self.batch_id, name)
             writer = self.writers[name] = pq.ParquetWriter(path, schema, compression="zstd")
         writer.write_table(data)
         self.report.rows_written[name] += data.num_rows
@@ -165,11 +165,8 @@ def _quarantine_malformed(store: Store, state: StoreState, writers: _TableWriter
 
 
 def _raw_files(store: Store, batches: list[str], bucket: int) -> list[Path]:
-    root = store.table_path("raw_events")
-    files: list[Path] = []
-    for batch in batches:
-        files.extend(sorted((root / f"{BATCH_PREFIX}{batch}" / f"bucket={bucket}").glob("*.parquet")))
-    return files
+    """The raw-event files of ``batches`` in hash bucket ``bucket`` (``MALFORMED_BUCKET``: malformed)."""
+    return store.batch_files("raw_events", batches, {"bucket": bucket})
 
 
 def _ready_chunks(store: Store, ready: dict[str, MatchInfo], late: dict[str, MatchInfo],

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
@@ -205,15 +205,14 @@ class _Builder:
 
 
 def build_tiny_store(root: Path, n_matches: int = 5, n_deals: int = 6, seed: int = 7) -> Path:
-    """Write the tiny store under ``root/tables/<name>/part-0.parquet`` and return ``root``."""
+    """Write the tiny store under ``root`` through ``pipelines.store``, publish it, return ``root``."""
     builder = _Builder(seed)
     for index in range(n_matches):
         builder.match(index, n_deals)
+    store = Store(root)
     for name, schema in ALL_TABLES.items():
         rows = builder.rows[name]
-        if not rows:
-            continue
-        folder = root / "tables" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist(rows, schema=schema), folder / "part-0.parquet")
+        if rows:
+            store.write_table(name, pa.Table.from_pylist(rows, schema=schema))
+    store.publish(store.snapshot())
     return root

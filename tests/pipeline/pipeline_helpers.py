@@ -11,9 +11,12 @@ import gzip
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 import pyarrow as pa
 
+from pipelines.store import Store
+from pipelines.warehouse import connect
 from replay.errors import ErrorCode
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES, QUARANTINE
 
@@ -21,6 +24,15 @@ SUITS = "SHCD"
 RANKS = "23456789TJQKA"
 DECK = [s + r for s in SUITS for r in RANKS] + ["SB", "HR"]
 SEATS = "ENWS"
+
+
+def committed(root: Path) -> duckdb.DuckDBPyConnection:
+    """Views over the store's committed tables, as the pipeline's own checks see them.
+
+    Readers (``connect`` without a snapshot) see only the last whole run; a test that drives
+    single steps looks at what those steps committed.
+    """
+    return connect(root, snapshot=Store(root).snapshot())
 
 
 def hands() -> dict[str, list[str]]:
@@ -71,8 +83,12 @@ def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
                 fault = (rows[i], code, i if code is ErrorCode.MISSING_SEQ else seq)
                 break
         status = "invalid" if fault else "valid"
+        end = orjson.loads(rows[-1]["payload"]) if rows[-1]["type"] == "match_end" else {}
         matches.append({"match_id": match_id, "status": status, "n_events": len(rows),
-                        "error_code": fault[1].value if fault else None})
+                        "error_code": fault[1].value if fault else None, "rules": "national",
+                        "end_reason": end.get("reason"), "winner": end.get("winner"),
+                        "start_level_EW": "2", "start_level_NS": "2",
+                        "final_level_EW": "3", "final_level_NS": "2"})
         if fault:
             row, code, seq = fault
             quarantine.append({"source_file": row["source_file"], "line_no": row["line_no"],
