@@ -52,11 +52,23 @@ def raw_events(store: StoreResource) -> MaterializeResult:
 
 @multi_asset(
     specs=[
-        *(AssetSpec(name, deps=["raw_events"], group_name="replay", skippable=True,
-                    description=_doc((schema.metadata or {}).get(b"doc"), name))
-          for name, schema in DERIVED.items()),
-        AssetSpec("incomplete_matches", deps=["raw_events"], group_name="replay", skippable=True,
-                  description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches")),
+        *(
+            AssetSpec(
+                name,
+                deps=["raw_events"],
+                group_name="replay",
+                skippable=True,
+                description=_doc((schema.metadata or {}).get(b"doc"), name),
+            )
+            for name, schema in DERIVED.items()
+        ),
+        AssetSpec(
+            "incomplete_matches",
+            deps=["raw_events"],
+            group_name="replay",
+            skippable=True,
+            description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches"),
+        ),
     ],
     can_subset=False,
 )
@@ -85,8 +97,13 @@ PATTERN_TABLES = ("player_patterns", "player_leads")
 
 @multi_asset(
     specs=[
-        AssetSpec(name, deps=["plays", "deal_hands", "tributes"], group_name="replay", skippable=True,
-                  description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name))
+        AssetSpec(
+            name,
+            deps=["plays", "deal_hands", "tributes"],
+            group_name="replay",
+            skippable=True,
+            description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name),
+        )
         for name in PATTERN_TABLES
     ],
     can_subset=False,
@@ -102,12 +119,16 @@ SCORING_KEYS: list[AssetKey] = [
     key for defn in SCORING_ASSETS if isinstance(defn, AssetsDefinition) for key in defn.keys
 ]
 TABLE_KEYS: list[AssetKey] = [
-    AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED), *(AssetKey(n) for n in SUMMARIES), *SCORING_KEYS,
+    AssetKey("raw_events"),
+    *(AssetKey(n) for n in DERIVED),
+    *(AssetKey(n) for n in SUMMARIES),
+    *SCORING_KEYS,
 ]
 
 
 DOWNSTREAM: list[str] = [
-    *PATTERN_TABLES, *(k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES),
+    *PATTERN_TABLES,
+    *(k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES),
 ]
 """The tables the downstream assets recompute from the replayed tables on every run."""
 
@@ -124,8 +145,11 @@ def _up_to_date(store: Store) -> bool:
     if any(inputs.get(name) != committed for name in DOWNSTREAM):
         return False
     published = store.published()
-    return published is not None and list(published.batches) == committed \
+    return (
+        published is not None
+        and list(published.batches) == committed
         and warehouse_is_current(store, published)
+    )
 
 
 @asset(deps=TABLE_KEYS, group_name="warehouse")
@@ -143,8 +167,9 @@ def warehouse(store: StoreResource) -> MaterializeResult:
         snapshot = the_store.snapshot(batches)
         published = the_store.publish(snapshot)
         path = write_warehouse(the_store, snapshot)
-    return MaterializeResult(metadata={"path": str(path), "batches": len(batches),
-                                       "snapshot_changed": published})
+    return MaterializeResult(
+        metadata={"path": str(path), "batches": len(batches), "snapshot_changed": published}
+    )
 
 
 CHECK_MEMORY = "512MB"
@@ -156,46 +181,71 @@ def _con(store: Store) -> duckdb.DuckDBPyConnection:
     return connect(store.root, memory_limit=CHECK_MEMORY, snapshot=store.snapshot())
 
 
-@asset_check(asset="raw_events", description="every file under tables/ is one the store wrote "
-             "(a file written there by anything else is never read, and reported here)")
+@asset_check(
+    asset="raw_events",
+    description="every file under tables/ is one the store wrote "
+    "(a file written there by anything else is never read, and reported here)",
+)
 def store_files_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
     with the_store.writer_lock():
         foreign = [f.relative_to(the_store.root).as_posix() for f in the_store.foreign_files()]
-    return AssetCheckResult(passed=not foreign, metadata={
-        "foreign_files": len(foreign), "files": ", ".join(foreign[:10])})
+    return AssetCheckResult(
+        passed=not foreign, metadata={"foreign_files": len(foreign), "files": ", ".join(foreign[:10])}
+    )
 
 
-@asset_check(asset="matches", description="every ingested match is exactly one of "
-             "valid / partial / invalid / incomplete, and every raw row is accounted for")
+@asset_check(
+    asset="matches",
+    description="every ingested match is exactly one of "
+    "valid / partial / invalid / incomplete, and every raw row is accounted for",
+)
 def match_statuses_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
     passed, meta = checks.memoized(
-        the_store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
-        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)))
+        the_store,
+        "match_statuses",
+        ["raw_events", "matches", "incomplete_matches"],
+        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)),
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
 @asset_check(asset="matches", description="no duplicate match ids in matches")
 def unique_match_ids_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
-    passed, meta = checks.memoized(the_store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(the_store)))
+    passed, meta = checks.memoized(
+        the_store, "unique_match_ids", ["matches"], lambda: checks.unique_match_ids(_con(the_store))
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
-@asset_check(asset="deals", description="card conservation: every fully known deal is two full decks "
-             "(rules.md §1), every deal of a valid match has four hands")
+@asset_check(
+    asset="deals",
+    description="card conservation: every fully known deal is two full decks "
+    "(rules.md §1), every deal of a valid match has four hands",
+)
 def card_conservation_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
-    passed, meta = checks.memoized(the_store, "card_conservation", ["deal_hands", "deals", "matches"],
-                                   lambda: checks.card_conservation(_con(the_store)))
+    passed, meta = checks.memoized(
+        the_store,
+        "card_conservation",
+        ["deal_hands", "deals", "matches"],
+        lambda: checks.card_conservation(_con(the_store)),
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
 PIPELINE_ASSETS: list[AssetsDefinition] = [
-    raw_events, replayed_tables, player_pattern_tables, *SCORING_ASSETS, warehouse,
+    raw_events,
+    replayed_tables,
+    player_pattern_tables,
+    *SCORING_ASSETS,
+    warehouse,
 ]
 PIPELINE_CHECKS: list[AssetChecksDefinition] = [
-    store_files_check, match_statuses_check, unique_match_ids_check, card_conservation_check,
+    store_files_check,
+    match_statuses_check,
+    unique_match_ids_check,
+    card_conservation_check,
 ]

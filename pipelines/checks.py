@@ -31,8 +31,10 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
     """
     held = [(m, i.rows) for m, i in state.matches.items() if i.status == INCOMPLETE]
-    incomplete = pa.table({"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
-                          schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]))
+    incomplete = pa.table(
+        {"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
+        schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]),
+    )
     con.register("_held", incomplete)
     try:
         row = con.execute(
@@ -60,9 +62,19 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     finally:
         con.unregister("_held")
     assert row is not None
-    names = ["neither", "both", "replayed_not_raw", "incomplete_not_raw", "bad_status",
-             "incomplete_out_of_step", "rows_in", "rows_malformed", "rows_replayed", "rows_incomplete",
-             f"matches_{INCOMPLETE}"]
+    names = [
+        "neither",
+        "both",
+        "replayed_not_raw",
+        "incomplete_not_raw",
+        "bad_status",
+        "incomplete_out_of_step",
+        "rows_in",
+        "rows_malformed",
+        "rows_replayed",
+        "rows_incomplete",
+        f"matches_{INCOMPLETE}",
+    ]
     meta: dict[str, int | str] = dict(zip(names, (int(v) for v in row), strict=True))
     by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
     meta.update({f"matches_{s}": int(n) for s, n in by_status})
@@ -119,7 +131,6 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
         "examples": examples or "",
     }
     return bad == 0 and valid_without_hands == 0, meta
-
 
 
 def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:

@@ -32,8 +32,7 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
         files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if files:
             wanted = pa.array(sorted(infos), pa.string())
-            part = store.read_files(files, columns=_COLUMNS,
-                                    where=pc.field("match_id").isin(wanted))
+            part = store.read_files(files, columns=_COLUMNS, where=pc.field("match_id").isin(wanted))
             frames.append(pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS]))))
     if not frames:
         return INCOMPLETE_MATCHES.empty_table()

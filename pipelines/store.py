@@ -162,8 +162,9 @@ class Store:
                 out.extend(version / folder / f for f in _manifest(version / folder))
         return out
 
-    def batch_files(self, name: str, batches: Iterable[str],
-                    partition: Mapping[str, object] | None = None) -> list[Path]:
+    def batch_files(
+        self, name: str, batches: Iterable[str], partition: Mapping[str, object] | None = None
+    ) -> list[Path]:
         """The files of the given append batches of table ``name``, optionally of one partition.
 
         ``partition`` (e.g. ``{"bucket": 3}``) keeps the files under those partition folders.
@@ -176,8 +177,9 @@ class Store:
         for batch in batches:
             folder = version / f"{BATCH_PREFIX}{batch}"
             if folder.is_dir():
-                out.extend(folder / f for f in _manifest(folder)
-                           if all(p in f.split("/")[:-1] for p in parts))
+                out.extend(
+                    folder / f for f in _manifest(folder) if all(p in f.split("/")[:-1] for p in parts)
+                )
         return out
 
     def snapshot(self, batches: Iterable[str] | None = None) -> Snapshot:
@@ -212,12 +214,17 @@ class Store:
         files = self.files(name)
         if not files:
             return out_schema.empty_table()
-        dataset = ds.dataset([str(f) for f in files], format="parquet",
-                             partitioning="hive", partition_base_dir=str(self._version_of(name)))
+        dataset = ds.dataset(
+            [str(f) for f in files],
+            format="parquet",
+            partitioning="hive",
+            partition_base_dir=str(self._version_of(name)),
+        )
         return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
 
-    def read_files(self, files: list[Path], columns: list[str] | None = None,
-                   where: ds.Expression | None = None) -> pa.Table:
+    def read_files(
+        self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
+    ) -> pa.Table:
         """Rows of the given Parquet files of one table (no partition columns)."""
         if not files:
             raise ValueError("read_files needs at least one file")
@@ -242,8 +249,9 @@ class Store:
                 version = self._new_version_dir(name)
                 (version / FINGERPRINT).write_text(digest)
                 if partition_by:
-                    pq.write_to_dataset(data, version, partition_cols=partition_by,
-                                        basename_template="part-{i}.parquet")
+                    pq.write_to_dataset(
+                        data, version, partition_cols=partition_by, basename_template="part-{i}.parquet"
+                    )
                 else:
                     pq.write_table(data, version / PART)
                 _write_manifest(version)
@@ -294,7 +302,7 @@ class Store:
         path = self.table_path(name)
         if not path.exists():
             return set()
-        return {p.name[len(BATCH_PREFIX):] for p in path.iterdir() if p.name.startswith(BATCH_PREFIX)}
+        return {p.name[len(BATCH_PREFIX) :] for p in path.iterdir() if p.name.startswith(BATCH_PREFIX)}
 
     def recover(self, committed: set[str]) -> list[tuple[str, str]]:
         """Undo a crashed run: drop staging, every batch folder not in ``committed``, temp files.
@@ -326,8 +334,10 @@ class Store:
         with self.writer_lock():
             path = self.state_dir / SNAPSHOT
             old = _read_json(path) or {}
-            tables = {name: [f.relative_to(self.root).as_posix() for f in files]
-                      for name, files in snapshot.files.items()}
+            tables = {
+                name: [f.relative_to(self.root).as_posix() for f in files]
+                for name, files in snapshot.files.items()
+            }
             if old.get("batches") == list(snapshot.batches) and old.get("tables") == tables:
                 return False
             retain = sorted(_version_names(old.get("tables", {})))
@@ -460,8 +470,11 @@ def _thread_lock(root: Path) -> threading.RLock:
 
 def _write_manifest(folder: Path) -> None:
     """Record the Parquet files now under ``folder`` (outside batch folders) as its content."""
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.parquet")
-                   if not any(part.startswith(BATCH_PREFIX) for part in p.relative_to(folder).parts))
+    files = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*.parquet")
+        if not any(part.startswith(BATCH_PREFIX) for part in p.relative_to(folder).parts)
+    )
     (folder / MANIFEST).write_bytes(orjson.dumps(files))
 
 
@@ -476,8 +489,9 @@ def _manifest(folder: Path) -> list[str]:
 def _version_names(tables: Mapping[str, list[str]]) -> set[str]:
     """The version folder names that the snapshot's file paths (``tables/.versions/<v>/…``) go through."""
     prefix = f"tables/{VERSIONS}/"
-    return {p[len(prefix):].split("/", 1)[0]
-            for paths in tables.values() for p in paths if p.startswith(prefix)}
+    return {
+        p[len(prefix) :].split("/", 1)[0] for paths in tables.values() for p in paths if p.startswith(prefix)
+    }
 
 
 def _walk(path: Path) -> list[Path]:

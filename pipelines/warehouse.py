@@ -67,8 +67,9 @@ def view_statements(snapshot: Snapshot) -> dict[str, str]:
         if files:
             listed = ", ".join(_literal(f) for f in files)
             cols = ", ".join(f'"{f.name}"' for f in schema)
-            body = (f"SELECT {cols} FROM read_parquet([{listed}], hive_partitioning = true, "
-                    "union_by_name = true)")
+            body = (
+                f"SELECT {cols} FROM read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
+            )
         else:
             body = _empty_view_sql(schema)
         out[name] = f'CREATE OR REPLACE VIEW "{name}" AS {body}'
@@ -155,8 +156,9 @@ def write_warehouse(store: Store, snapshot: Snapshot) -> Path:
     return target
 
 
-def connect(store: str | Path | None = None, *, memory_limit: str | None = None,
-            snapshot: Snapshot | None = None) -> duckdb.DuckDBPyConnection:
+def connect(
+    store: str | Path | None = None, *, memory_limit: str | None = None, snapshot: Snapshot | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a view per table (read-only use).
 
     The views read ``snapshot``, by default the one the last whole pipeline run published

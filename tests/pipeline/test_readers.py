@@ -27,8 +27,10 @@ def stand_in_replayer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int, int]:
     """Rows of matches, deals, deal_hands and raw_events."""
-    row = con.execute("SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM deals), "
-                      "(SELECT count(*) FROM deal_hands), (SELECT count(*) FROM raw_events)").fetchone()
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM deals), "
+        "(SELECT count(*) FROM deal_hands), (SELECT count(*) FROM raw_events)"
+    ).fetchone()
     assert row is not None
     return row
 
@@ -59,7 +61,9 @@ ONE_MATCH = (1, 1, 4, 5)
 # -- item 15: readers see only committed, whole runs -----------------------------------------
 
 
-def test_a_batch_published_but_not_committed_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_published_but_not_committed_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = _one_match_run(tmp_path)
     write_jsonl(store.inbox / "b.jsonl", _events("n", 12))
     ingest_step(store)
@@ -110,9 +114,14 @@ def test_during_a_run_readers_see_the_last_whole_run(tmp_path: Path, monkeypatch
     real = incomplete.incomplete_table
 
     def look(*args, **kwargs):  # type: ignore[no-untyped-def]
-        row = connect(tmp_path).execute(
-            "SELECT (SELECT count(*) FROM matches JOIN incomplete_matches USING (match_id)), "
-            "(SELECT count(*) FROM matches)").fetchone()
+        row = (
+            connect(tmp_path)
+            .execute(
+                "SELECT (SELECT count(*) FROM matches JOIN incomplete_matches USING (match_id)), "
+                "(SELECT count(*) FROM matches)"
+            )
+            .fetchone()
+        )
         seen.append(row)
         return real(*args, **kwargs)
 

@@ -78,8 +78,10 @@ def test_writing_the_same_content_again_changes_nothing(tmp_path: Path) -> None:
 def test_partitioned_write_reads_back_with_partition_column_typed(tmp_path: Path) -> None:
     store = Store(tmp_path)
     table = pa.Table.from_pylist(
-        [{"match_id": "a", "deal_no": 1, "rules": "national"},
-         {"match_id": "b", "deal_no": 2, "rules": "bcta"}],
+        [
+            {"match_id": "a", "deal_no": 1, "rules": "national"},
+            {"match_id": "b", "deal_no": 2, "rules": "bcta"},
+        ],
         schema=DEALS,
     )
     store.write_table("deals", table, partition_by=["rules"])

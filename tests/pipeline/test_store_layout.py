@@ -30,8 +30,11 @@ def _modules() -> Iterator[Path]:
 
 def _docstrings(tree: ast.AST) -> set[int]:
     """Ids of the string constants that are statements of their own (docstrings)."""
-    return {id(node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
 
 
 def _is_tables(node: ast.AST) -> bool:
@@ -66,11 +69,19 @@ e = os.path.join(root, "tables", name)
 f = tables_dir / ".versions"
 '''
     assert layout_spellings(source) == [
-        (3, '/ "tables"'), (4, "tables/ path"), (5, "bucket="), (6, "batch="), (7, '"tables" path argument'),
-        (8, ".versions")]
+        (3, '/ "tables"'),
+        (4, "tables/ path"),
+        (5, "bucket="),
+        (6, "batch="),
+        (7, '"tables" path argument'),
+        (8, ".versions"),
+    ]
 
 
 def test_no_module_but_the_store_spells_its_layout() -> None:
-    offenders = [f"{path.relative_to(ROOT)}:{line}: {what}"
-                 for path in _modules() for line, what in layout_spellings(path.read_text())]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {what}"
+        for path in _modules()
+        for line, what in layout_spellings(path.read_text())
+    ]
     assert offenders == []
