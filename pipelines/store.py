@@ -150,17 +150,7 @@ class Store:
         ``batches`` defaults to the pin, else the batches committed now. Only files listed in
         the store's manifests count, so nothing written by anyone else is read.
         """
-        version = self._version_of(name)
-        if version is None:
-            return []
-        out = [version / f for f in _manifest(version)]
-        wanted = self._batches(batches)
-        present = {p.name for p in version.iterdir() if p.name.startswith(BATCH_PREFIX)}
-        for batch in wanted:
-            folder = f"{BATCH_PREFIX}{batch}"
-            if folder in present:
-                out.extend(version / folder / f for f in _manifest(version / folder))
-        return out
+        return self._listing(name, self._batches(batches))[1]
 
     def batch_files(
         self, name: str, batches: Iterable[str], partition: Mapping[str, object] | None = None
@@ -211,16 +201,22 @@ class Store:
         schema = _schema(name)
         wanted = columns or schema.names
         out_schema = pa.schema([schema.field(c) for c in wanted])
-        files = self.files(name)
-        if not files:
-            return out_schema.empty_table()
-        dataset = ds.dataset(
-            [str(f) for f in files],
-            format="parquet",
-            partitioning="hive",
-            partition_base_dir=str(self._version_of(name)),
-        )
-        return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
+        batches = self.reading()
+        while True:
+            version, files = self._listing(name, batches)
+            if version is None or not files:
+                return out_schema.empty_table()
+            try:
+                dataset = ds.dataset(
+                    [str(f) for f in files],
+                    format="parquet",
+                    partitioning="hive",
+                    partition_base_dir=str(version),
+                )
+                return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
+            except FileNotFoundError:
+                if version.exists():
+                    raise
 
     def read_files(
         self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
@@ -418,6 +414,28 @@ class Store:
         if not link.is_symlink() or not link.exists():
             return None
         return self.tables_dir / os.readlink(link)
+
+    def _listing(self, name: str, batches: tuple[str, ...]) -> tuple[Path | None, list[Path]]:
+        """The live version of ``name`` and its files as of ``batches`` (see :meth:`files`).
+
+        A version replaced twice while it is listed is deleted under the reader's feet: the
+        listing then starts again from the new live version.
+        """
+        while True:
+            version = self._version_of(name)
+            if version is None:
+                return None, []
+            try:
+                out = [version / f for f in _manifest(version)]
+                present = {p.name for p in version.iterdir() if p.name.startswith(BATCH_PREFIX)}
+                for batch in batches:
+                    folder = f"{BATCH_PREFIX}{batch}"
+                    if folder in present:
+                        out.extend(version / folder / f for f in _manifest(version / folder))
+            except FileNotFoundError:
+                continue
+            if version.exists():
+                return version, out
 
     def _record_inputs(self, name: str, batches: list[str]) -> None:
         path = self.state_dir / INPUTS
