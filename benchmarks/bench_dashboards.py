@@ -96,27 +96,39 @@ def _select(name: str, present: set[str]) -> str:
 
 
 def scale(base: Path, out: Path, deals: int) -> int:
-    """Write ``out``: copies of every table of ``base`` until at least ``deals`` deals; returns copies."""
+    """Write ``out``: copies of every table of ``base`` until at least ``deals`` deals; returns copies.
+
+    The copies are one append batch of ``out``, committed and published through the store.
+    """
+    from pipelines.state import StoreState, save_state
+    from pipelines.store import Store, new_id
+
+    snapshot = Store(base).snapshot()
+    target = Store(out)
+    batch = new_id()
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    base_deals = con.execute(
-        f"SELECT count(*) FROM read_parquet('{(base / 'tables' / 'deals').as_posix()}/**/*.parquet')"
-    ).fetchone()[0]
+
+    def source(name: str) -> str:
+        files = ", ".join("'" + f.as_posix().replace("'", "''") + "'" for f in snapshot.files[name])
+        return f"read_parquet([{files}], union_by_name = true)"
+
+    base_deals = con.execute(f"SELECT count(*) FROM {source('deals')}").fetchone()[0]
     copies = max(1, -(-deals // base_deals))
     with Progress() as bar:
         task = bar.add_task(f"replicating {base_deals} deals x {copies}", total=len(ALL_TABLES))
         for name in ALL_TABLES:
-            src = base / "tables" / name
-            dst = out / "tables" / name
-            dst.mkdir(parents=True, exist_ok=True)
-            if any(src.rglob("*.parquet")):
-                source = f"read_parquet('{src.as_posix()}/**/*.parquet', union_by_name = true)"
-                present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+            if name in snapshot.files:
+                present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source(name)}").fetchall()}
+                dst = target.stage_file(batch, name).as_posix().replace("'", "''")
                 con.execute(
-                    f"COPY (SELECT {_select(name, present)} FROM {source}, range({copies}) AS r(k)) "
-                    f"TO '{(dst / 'part-0.parquet').as_posix()}' (FORMAT parquet, ROW_GROUP_SIZE 122880)"
+                    f"COPY (SELECT {_select(name, present)} FROM {source(name)}, range({copies}) AS r(k)) "
+                    f"TO '{dst}' (FORMAT parquet, ROW_GROUP_SIZE 122880)"
                 )
             bar.advance(task)
+    target.publish_batch(batch)
+    save_state(target.state_dir, StoreState(committed=[batch]))
+    target.publish(target.snapshot())
     return copies
 
 
@@ -211,7 +223,9 @@ def main(argv: list[str] | None = None) -> None:
     store = args.store
     if args.build:
         base = args.out.with_name(args.out.name + "_base")
-        if not (base / "tables" / "deals").exists():
+        from pipelines.store import Store
+
+        if not Store(base).has_data("deals"):
             shutil.rmtree(base, ignore_errors=True)
             build_base(base)
         add_summaries(base)

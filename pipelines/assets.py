@@ -27,10 +27,10 @@ from pipelines.player_patterns import write_player_patterns
 from pipelines.resources import StoreResource
 from pipelines.roster import write_roster
 from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
-from pipelines.state import load_last_run, load_state, save_last_run
+from pipelines.state import load_state
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
-from pipelines.warehouse import connect, write_warehouse
+from pipelines.warehouse import connect, warehouse_is_current, write_warehouse
 from schemas.catalog import ALL_TABLES
 from schemas.tables import DERIVED, INCOMPLETE_MATCHES, PLAYERS, RAW_EVENTS, SUMMARIES
 
@@ -47,17 +47,29 @@ def _doc(schema_doc: bytes | None, fallback: str) -> str:
     + _doc((RAW_EVENTS.metadata or {}).get(b"doc"), ""),
 )
 def raw_events(store: StoreResource) -> MaterializeResult:
-    report = ingest_step(store.store(), workers=store.replay_workers or None)
+    report = ingest_step(Store(store.root), workers=store.replay_workers or None)
     return MaterializeResult(metadata=report.as_metadata())
 
 
 @multi_asset(
     specs=[
-        *(AssetSpec(name, deps=["raw_events"], group_name="replay", skippable=True,
-                    description=_doc((schema.metadata or {}).get(b"doc"), name))
-          for name, schema in DERIVED.items()),
-        AssetSpec("incomplete_matches", deps=["raw_events"], group_name="replay", skippable=True,
-                  description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches")),
+        *(
+            AssetSpec(
+                name,
+                deps=["raw_events"],
+                group_name="replay",
+                skippable=True,
+                description=_doc((schema.metadata or {}).get(b"doc"), name),
+            )
+            for name, schema in DERIVED.items()
+        ),
+        AssetSpec(
+            "incomplete_matches",
+            deps=["raw_events"],
+            group_name="replay",
+            skippable=True,
+            description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches"),
+        ),
     ],
     can_subset=False,
 )
@@ -65,13 +77,14 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
     """Replay every complete, not yet replayed match (``replay.replay_batch``) into the derived tables.
 
     The step also rewrites ``incomplete_matches`` (the matches still waiting for their ``match_end``).
-    When nothing was committed since the last complete run (and every downstream table
-    exists), it reports no materialization, so Dagster skips the downstream assets: a rerun
-    with nothing new recomputes nothing. ``StoreResource.refresh`` forces the downstream run.
+    When the downstream tables, the published snapshot and the warehouse file are all up to
+    date with the committed batches (:func:`_up_to_date`), it reports no materialization, so
+    Dagster skips the downstream assets: a rerun with nothing new recomputes nothing.
+    ``StoreResource.refresh`` forces the downstream run.
     """
-    the_store = store.store()
+    the_store = Store(store.root)
     report = replay_step(the_store, workers=store.replay_workers or None)
-    if not (store.refresh or _changed_since_last_run(the_store)):
+    if not store.refresh and _up_to_date(the_store):
         context.log.info("nothing new since the last complete run: downstream assets skipped")
         return
     summary = report.as_metadata()
@@ -80,11 +93,19 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
     yield MaterializeResult(asset_key="incomplete_matches", metadata={"rows": report.incomplete})
 
 
+PATTERN_TABLES = ("player_patterns", "player_leads")
+
+
 @multi_asset(
     specs=[
-        AssetSpec(name, deps=["plays", "deal_hands", "tributes"], group_name="replay", skippable=True,
-                  description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name))
-        for name in ("player_patterns", "player_leads")
+        AssetSpec(
+            name,
+            deps=["plays", "deal_hands", "tributes"],
+            group_name="replay",
+            skippable=True,
+            description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name),
+        )
+        for name in PATTERN_TABLES
     ],
     can_subset=False,
 )
@@ -110,29 +131,57 @@ SCORING_KEYS: list[AssetKey] = [
     key for defn in SCORING_ASSETS if isinstance(defn, AssetsDefinition) for key in defn.keys
 ]
 TABLE_KEYS: list[AssetKey] = [
-    AssetKey("raw_events"), *(AssetKey(n) for n in DERIVED), *(AssetKey(n) for n in SUMMARIES), *SCORING_KEYS,
+    AssetKey("raw_events"),
+    *(AssetKey(n) for n in DERIVED),
+    *(AssetKey(n) for n in SUMMARIES),
+    *SCORING_KEYS,
 ]
 
 
-def _changed_since_last_run(store: Store) -> bool:
-    """New batches since the warehouse asset last finished, or a downstream table never written."""
-    if load_state(store.state_dir).committed != load_last_run(store.state_dir):
-        return True
-    stored = [k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES]
-    stored += list(SUMMARIES)
-    return not all(store.table_path(name).exists() for name in stored)
+DOWNSTREAM: list[str] = [
+    *PATTERN_TABLES,
+    *(k.to_user_string() for k in SCORING_KEYS if k.to_user_string() in ALL_TABLES),
+]
+"""The tables the downstream assets recompute from the replayed tables on every run."""
+
+
+def _up_to_date(store: Store) -> bool:
+    """Whether the downstream part of a run would change nothing.
+
+    True when every downstream table was last computed from exactly the committed batches (as
+    each asset recorded what it read, ``Store.inputs``), the published snapshot is of those
+    batches, and ``warehouse.duckdb`` holds exactly that snapshot's views.
+    """
+    committed = list(store.committed_batches())
+    inputs = store.inputs()
+    if any(inputs.get(name) != committed for name in DOWNSTREAM):
+        return False
+    published = store.published()
+    return (
+        published is not None
+        and list(published.batches) == committed
+        and warehouse_is_current(store, published)
+    )
 
 
 @asset(deps=TABLE_KEYS, group_name="warehouse")
 def warehouse(store: StoreResource) -> MaterializeResult:
-    """DuckDB views over every Parquet table in <store>/warehouse.duckdb (for dagster/SQL users).
+    """Publish the run's snapshot to readers; DuckDB views over it in <store>/warehouse.duckdb.
 
-    Runs last, so it also records the committed batches as those of the last complete run.
+    Runs last. The snapshot holds the batches every downstream table was computed from (the
+    fewest, should another writer have committed meanwhile: the next run then recomputes), the
+    live version of every full-replace table, and nothing else.
     """
     the_store = store.store()
-    path = write_warehouse(the_store.root)
-    save_last_run(the_store.state_dir, load_state(the_store.state_dir).committed)
-    return MaterializeResult(metadata={"path": str(path)})
+    inputs = the_store.inputs()
+    batches = min((inputs.get(name, []) for name in DOWNSTREAM), key=len)
+    with the_store.writer_lock():
+        snapshot = the_store.snapshot(batches)
+        published = the_store.publish(snapshot)
+        path = write_warehouse(the_store, snapshot)
+    return MaterializeResult(
+        metadata={"path": str(path), "batches": len(batches), "snapshot_changed": published}
+    )
 
 
 CHECK_MEMORY = "512MB"
@@ -140,33 +189,62 @@ CHECK_MEMORY = "512MB"
 
 
 def _con(store: Store) -> duckdb.DuckDBPyConnection:
-    return connect(store.root, memory_limit=CHECK_MEMORY)
+    """Views over the store's committed tables (not the published snapshot: this run's output)."""
+    return connect(store.root, memory_limit=CHECK_MEMORY, snapshot=store.snapshot())
 
 
-@asset_check(asset="matches", description="every ingested match is exactly one of "
-             "valid / partial / invalid / incomplete, and every raw row is accounted for")
+@asset_check(
+    asset="raw_events",
+    description="every file under tables/ is one the store wrote "
+    "(a file written there by anything else is never read, and reported here)",
+)
+def store_files_check(store: StoreResource) -> AssetCheckResult:
+    the_store = store.store()
+    with the_store.writer_lock():
+        foreign = [f.relative_to(the_store.root).as_posix() for f in the_store.foreign_files()]
+    return AssetCheckResult(
+        passed=not foreign, metadata={"foreign_files": len(foreign), "files": ", ".join(foreign[:10])}
+    )
+
+
+@asset_check(
+    asset="matches",
+    description="every ingested match is exactly one of "
+    "valid / partial / invalid / incomplete, and every raw row is accounted for",
+)
 def match_statuses_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
     passed, meta = checks.memoized(
-        the_store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
-        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)))
+        the_store,
+        "match_statuses",
+        ["raw_events", "matches", "incomplete_matches"],
+        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)),
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
 @asset_check(asset="matches", description="no duplicate match ids in matches")
 def unique_match_ids_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
-    passed, meta = checks.memoized(the_store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(the_store)))
+    passed, meta = checks.memoized(
+        the_store, "unique_match_ids", ["matches"], lambda: checks.unique_match_ids(_con(the_store))
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
-@asset_check(asset="deals", description="card conservation: every fully known deal is two full decks "
-             "(rules.md §1), every deal of a valid match has four hands")
+@asset_check(
+    asset="deals",
+    description="card conservation: every fully known deal is two full decks "
+    "(rules.md §1), every deal of a valid match has four hands",
+)
 def card_conservation_check(store: StoreResource) -> AssetCheckResult:
     the_store = store.store()
-    passed, meta = checks.memoized(the_store, "card_conservation", ["deal_hands", "deals", "matches"],
-                                   lambda: checks.card_conservation(_con(the_store)))
+    passed, meta = checks.memoized(
+        the_store,
+        "card_conservation",
+        ["deal_hands", "deals", "matches"],
+        lambda: checks.card_conservation(_con(the_store)),
+    )
     return AssetCheckResult(passed=passed, metadata=meta)
 
 
@@ -174,5 +252,8 @@ PIPELINE_ASSETS: list[AssetsDefinition] = [
     raw_events, replayed_tables, player_pattern_tables, roster, *SCORING_ASSETS, warehouse,
 ]
 PIPELINE_CHECKS: list[AssetChecksDefinition] = [
-    match_statuses_check, unique_match_ids_check, card_conservation_check,
+    store_files_check,
+    match_statuses_check,
+    unique_match_ids_check,
+    card_conservation_check,
 ]

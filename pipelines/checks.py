@@ -7,6 +7,7 @@ changed since it last ran, so a rerun with nothing new does not rescan every dea
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 
@@ -30,8 +31,10 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
     """
     held = [(m, i.rows) for m, i in state.matches.items() if i.status == INCOMPLETE]
-    incomplete = pa.table({"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
-                          schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]))
+    incomplete = pa.table(
+        {"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
+        schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]),
+    )
     con.register("_held", incomplete)
     try:
         row = con.execute(
@@ -59,9 +62,19 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     finally:
         con.unregister("_held")
     assert row is not None
-    names = ["neither", "both", "replayed_not_raw", "incomplete_not_raw", "bad_status",
-             "incomplete_out_of_step", "rows_in", "rows_malformed", "rows_replayed", "rows_incomplete",
-             f"matches_{INCOMPLETE}"]
+    names = [
+        "neither",
+        "both",
+        "replayed_not_raw",
+        "incomplete_not_raw",
+        "bad_status",
+        "incomplete_out_of_step",
+        "rows_in",
+        "rows_malformed",
+        "rows_replayed",
+        "rows_incomplete",
+        f"matches_{INCOMPLETE}",
+    ]
     meta: dict[str, int | str] = dict(zip(names, (int(v) for v in row), strict=True))
     by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
     meta.update({f"matches_{s}": int(n) for s, n in by_status})
@@ -120,17 +133,15 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     return bad == 0 and valid_without_hands == 0, meta
 
 
-
 def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
     """``compute()``, or its saved result when ``tables`` and the committed batches are unchanged.
 
-    The key is the list of committed batches plus the live version folder of each table:
-    appends add a batch and full replaces change the folder, so an equal key means equal data.
+    The key hashes the list of committed batches (as the store reads them) and the exact files
+    of each table: batch and version files are never rewritten, so an equal key means equal data.
     """
-    from pipelines.state import load_state
-
-    key = [load_state(store.state_dir).committed,
-           [str(store.table_path(t).resolve()) if store.table_path(t).exists() else "" for t in tables]]
+    batches = store.reading()
+    files = [[str(f) for f in store.files(t, batches)] for t in tables]
+    key = hashlib.sha256(orjson.dumps([list(batches), files])).hexdigest()
     path = store.state_dir / "checks.json"
     saved = orjson.loads(path.read_bytes()) if path.exists() else {}
     entry = saved.get(name)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.state import INCOMPLETE, MatchInfo, load_state
-from pipelines.store import BATCH_PREFIX, Store
+from pipelines.store import Store
 from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
 
 _COLUMNS = ["match_id", "seq", "type", "source_file", "line_no", "ingested_at"]
@@ -29,13 +29,10 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
     frames = []
     for bucket, infos in _by_bucket(held).items():
         batches = sorted({b for info in infos.values() for b in info.batches})
-        files = [f for b in batches
-                 for f in sorted((store.table_path("raw_events") / f"{BATCH_PREFIX}{b}"
-                                  / f"bucket={bucket}").glob("*.parquet"))]
+        files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if files:
             wanted = pa.array(sorted(infos), pa.string())
-            part = store.read_files(files, columns=_COLUMNS,
-                                    where=pc.field("match_id").isin(wanted))
+            part = store.read_files(files, columns=_COLUMNS, where=pc.field("match_id").isin(wanted))
             frames.append(pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS]))))
     if not frames:
         return INCOMPLETE_MATCHES.empty_table()

@@ -293,8 +293,9 @@ def _raw_table(source: str, numbers: list[int], rows: list[ParsedLine], ingested
 class _BucketWriter:
     """Buffers parsed tables per bucket and appends them as row groups to one file per bucket."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, store: Store, batch_id: str) -> None:
+        self.store = store
+        self.batch_id = batch_id
         self.buffers: dict[int, list[pa.Table]] = {}
         self.writers: dict[int, pq.ParquetWriter] = {}
         self.buffered = 0
@@ -310,8 +311,7 @@ class _BucketWriter:
         for bucket, tables in self.buffers.items():
             writer = self.writers.get(bucket)
             if writer is None:
-                path = self.folder / f"bucket={bucket}" / "part-0.parquet"
-                path.parent.mkdir(parents=True, exist_ok=True)
+                path = self.store.stage_file(self.batch_id, "raw_events", {"bucket": bucket})
                 writer = self.writers[bucket] = pq.ParquetWriter(path, RAW_EVENTS, compression="zstd")
             writer.write_table(pa.concat_tables(tables))
         self.buffers = {}
@@ -381,7 +381,7 @@ def ingest_inbox(
         return report
     if sum(item.path.stat().st_size for item in todo) < POOL_MIN_BYTES:
         workers = 1
-    writer = _BucketWriter(store.stage_dir(batch_id, "raw_events"))
+    writer = _BucketWriter(store, batch_id)
     ingested_at = datetime.now(UTC)
     reads = {item.name: item for item in todo}
     try:

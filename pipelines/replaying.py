@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from pipelines.ingest import MALFORMED_BUCKET
 from pipelines.pool import ordered_map
 from pipelines.state import MatchInfo, StoreState
-from pipelines.store import BATCH_PREFIX, Store
+from pipelines.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS
 
@@ -94,7 +94,7 @@ class _TableWriters:
         data = table.select(schema.names).cast(schema)
         writer = self.writers.get(name)
         if writer is None:
-            path = self.store.stage_dir(self.batch_id, name) / "part-0.parquet"
+            path = self.store.stage_file(self.batch_id, name)
             writer = self.writers[name] = pq.ParquetWriter(path, schema, compression="zstd")
         writer.write_table(data)
         self.report.rows_written[name] += data.num_rows
@@ -145,36 +145,45 @@ def replay_ready(
     return report
 
 
-def _quarantine_malformed(store: Store, state: StoreState, writers: _TableWriters,
-                          report: ReplayReport) -> None:
+def _quarantine_malformed(
+    store: Store, state: StoreState, writers: _TableWriters, report: ReplayReport
+) -> None:
     for batch in state.unquarantined:
         files = _raw_files(store, [batch], MALFORMED_BUCKET)
         if not files:
             continue
         raw = store.read_files(files, columns=["source_file", "line_no", "parse_error", "payload"])
-        writers.write("quarantine", pa.table({
-            "source_file": raw["source_file"],
-            "line_no": raw["line_no"],
-            "match_id": pa.nulls(raw.num_rows, pa.string()),
-            "seq": pa.nulls(raw.num_rows, pa.int64()),
-            "code": pa.array([ErrorCode.MALFORMED_LINE.value] * raw.num_rows, pa.string()),
-            "message": raw["parse_error"],
-            "payload": raw["payload"],
-        }, schema=QUARANTINE))
+        writers.write(
+            "quarantine",
+            pa.table(
+                {
+                    "source_file": raw["source_file"],
+                    "line_no": raw["line_no"],
+                    "match_id": pa.nulls(raw.num_rows, pa.string()),
+                    "seq": pa.nulls(raw.num_rows, pa.int64()),
+                    "code": pa.array([ErrorCode.MALFORMED_LINE.value] * raw.num_rows, pa.string()),
+                    "message": raw["parse_error"],
+                    "payload": raw["payload"],
+                },
+                schema=QUARANTINE,
+            ),
+        )
         report.malformed_quarantined += raw.num_rows
     state.unquarantined = []
 
 
 def _raw_files(store: Store, batches: list[str], bucket: int) -> list[Path]:
-    root = store.table_path("raw_events")
-    files: list[Path] = []
-    for batch in batches:
-        files.extend(sorted((root / f"{BATCH_PREFIX}{batch}" / f"bucket={bucket}").glob("*.parquet")))
-    return files
+    """The raw-event files of ``batches`` in hash bucket ``bucket`` (``MALFORMED_BUCKET``: malformed)."""
+    return store.batch_files("raw_events", batches, {"bucket": bucket})
 
 
-def _ready_chunks(store: Store, ready: dict[str, MatchInfo], late: dict[str, MatchInfo],
-                  writers: _TableWriters, report: ReplayReport) -> Iterator[tuple[list[str], pa.Table]]:
+def _ready_chunks(
+    store: Store,
+    ready: dict[str, MatchInfo],
+    late: dict[str, MatchInfo],
+    writers: _TableWriters,
+    report: ReplayReport,
+) -> Iterator[tuple[list[str], pa.Table]]:
     """Yield (match ids, events) chunks of whole, deduplicated ready matches, slice by slice.
 
     A slice is a set of matches of one bucket holding at most ``SLICE_EVENTS`` raw rows (by
@@ -182,8 +191,7 @@ def _ready_chunks(store: Store, ready: dict[str, MatchInfo], late: dict[str, Mat
     """
     for b_ready, b_late in _slices(ready, late):
         batches = _ordered_union(
-            [i.batches for i in b_ready.values()]
-            + [i.batches + i.late_batches for i in b_late.values()]
+            [i.batches for i in b_ready.values()] + [i.batches + i.late_batches for i in b_late.values()]
         )
         bucket = next(iter({**b_ready, **b_late}.values())).bucket
         wanted = pa.array(sorted(b_ready) + sorted(b_late), pa.string())
@@ -196,8 +204,9 @@ def _ready_chunks(store: Store, ready: dict[str, MatchInfo], late: dict[str, Mat
         pa.default_memory_pool().release_unused()
 
 
-def _slices(ready: dict[str, MatchInfo], late: dict[str, MatchInfo]
-            ) -> Iterator[tuple[dict[str, MatchInfo], dict[str, MatchInfo]]]:
+def _slices(
+    ready: dict[str, MatchInfo], late: dict[str, MatchInfo]
+) -> Iterator[tuple[dict[str, MatchInfo], dict[str, MatchInfo]]]:
     """Group ready and late matches by bucket, then into slices of at most ``SLICE_EVENTS`` rows."""
     by_bucket: dict[int, list[tuple[str, MatchInfo, bool]]] = {}
     for group, is_late in ((ready, False), (late, True)):
@@ -236,8 +245,9 @@ def _ordered_union(lists: list[list[str]]) -> list[str]:
     return list(seen)
 
 
-def _chunk_matches(frame: pl.DataFrame, infos: dict[str, MatchInfo],
-                   report: ReplayReport) -> Iterator[tuple[list[str], pa.Table]]:
+def _chunk_matches(
+    frame: pl.DataFrame, infos: dict[str, MatchInfo], report: ReplayReport
+) -> Iterator[tuple[list[str], pa.Table]]:
     before = frame.group_by("match_id").len()
     read = pl.concat_str(["source_file", "_batch"], separator="\0")
     unique = frame.filter(read == read.first().over(["match_id", "seq", "content_hash"]))
@@ -265,8 +275,9 @@ def _chunk_matches(frame: pl.DataFrame, infos: dict[str, MatchInfo],
     report.events += table.num_rows
 
 
-def _handle_late(frame: pl.DataFrame, infos: dict[str, MatchInfo], writers: _TableWriters,
-                 report: ReplayReport) -> None:
+def _handle_late(
+    frame: pl.DataFrame, infos: dict[str, MatchInfo], writers: _TableWriters, report: ReplayReport
+) -> None:
     """Drop late rows that repeat an event of their replayed match; quarantine the others."""
     for match_id, info in infos.items():
         rows = frame.filter(pl.col("match_id") == match_id)
@@ -285,13 +296,18 @@ def _handle_late(frame: pl.DataFrame, infos: dict[str, MatchInfo], writers: _Tab
                 report.duplicates += 1
                 continue
             code = ErrorCode.DUPLICATE_SEQ if row["seq"] in old_seqs else ErrorCode.EVENT_OUT_OF_PLACE
-            quarantined.append({
-                "source_file": row["source_file"], "line_no": row["line_no"], "match_id": match_id,
-                "seq": row["seq"], "code": code.value,
-                "message": f"arrived after match {match_id!r} was complete and replayed "
-                           f"(status {info.status}); kept here, the match is not replayed again",
-                "payload": row["payload"],
-            })
+            quarantined.append(
+                {
+                    "source_file": row["source_file"],
+                    "line_no": row["line_no"],
+                    "match_id": match_id,
+                    "seq": row["seq"],
+                    "code": code.value,
+                    "message": f"arrived after match {match_id!r} was complete and replayed "
+                    f"(status {info.status}); kept here, the match is not replayed again",
+                    "payload": row["payload"],
+                }
+            )
             old_keys.add(key)
             old_seqs.add(row["seq"])
         if quarantined:
@@ -307,8 +323,9 @@ def _replay_task(fn: ReplayFn, ids: list[str], table: pa.Table) -> tuple[list[st
     return ids, table.num_rows, fn(table)
 
 
-def _record_statuses(state: StoreState, match_ids: list[str], matches: pa.Table | None,
-                     report: ReplayReport) -> None:
+def _record_statuses(
+    state: StoreState, match_ids: list[str], matches: pa.Table | None, report: ReplayReport
+) -> None:
     got: dict[str, str] = {}
     if matches is not None and matches.num_rows:
         got = dict(zip(matches["match_id"].to_pylist(), matches["status"].to_pylist(), strict=True))

@@ -23,5 +23,10 @@ class StoreResource(ConfigurableResource):
                           "even when no new batch was committed since the last complete run")
 
     def store(self) -> Store:
-        """The :class:`~pipelines.store.Store` over ``root``."""
-        return Store(self.root)
+        """The :class:`~pipelines.store.Store` over ``root``, pinned to the batches committed now.
+
+        An asset that calls this first reads every append table as of that moment and records
+        those batches as the inputs of each table it writes (``Store.inputs``), so a batch
+        another writer commits meanwhile counts as not yet read.
+        """
+        return Store(self.root).pinned()

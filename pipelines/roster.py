@@ -77,7 +77,7 @@ def write_roster(store: Store | str | Path) -> int:
     con = duckdb.connect(":memory:", config={"memory_limit": MEMORY})
     try:
         con.execute("SET enable_progress_bar = false")
-        statements = view_statements(the_store.root)
+        statements = view_statements(the_store.snapshot())
         for name in INPUTS:
             con.execute(statements[name])
         table = compute(con)

@@ -75,7 +75,7 @@ def duplicate_matches_asset(store: StoreResource) -> MaterializeResult:
     from pipelines.warehouse import connect
 
     st = store.store()
-    con = connect(st.root)
+    con = connect(st.root, snapshot=st.snapshot())
     try:
         table = duplicate_matches(con, ingest_order(load_state(st.state_dir)))
     finally:

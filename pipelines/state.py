@@ -153,18 +153,3 @@ def save_state(state_dir: Path, state: StoreState) -> None:
         os.fsync(handle.fileno())
     os.replace(tmp, path)
 
-
-def load_last_run(state_dir: Path) -> list[str] | None:
-    """The committed batches when the last complete pipeline run finished (None: never)."""
-    path = state_dir / "last_run.json"
-    return orjson.loads(path.read_bytes())["committed"] if path.exists() else None
-
-
-def save_last_run(state_dir: Path, committed: list[str]) -> None:
-    """Record ``committed`` as the state of the last complete run (atomic; unchanged = not written)."""
-    if load_last_run(state_dir) == committed:
-        return
-    path = state_dir / "last_run.json"
-    tmp = path.with_name(".last_run.json.tmp")
-    tmp.write_bytes(orjson.dumps({"committed": committed}))
-    os.replace(tmp, path)

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipelines.player_patterns import write_player_patterns
+from pipelines.roster import write_roster
+from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
@@ -39,12 +41,10 @@ def _hands(rotation: int) -> dict[str, list[str]]:
     return {seat: deck[i::4] for i, seat in enumerate(SEATS)}
 
 
-def _write(store: Path, name: str, rows: list[dict[str, Any]]) -> None:
+def _write(store: Store, name: str, rows: list[dict[str, Any]]) -> None:
     schema = ALL_TABLES[name]
     full = [{f.name: row.get(f.name) for f in schema} for row in rows]
-    folder = store / "tables" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(full, schema=schema), folder / "part-0.parquet")
+    store.write_table(name, pa.Table.from_pylist(full, schema=schema))
 
 
 def _plays(match: str, deal: int, seats: dict[str, str], hands: dict[str, list[str]]) -> list[dict[str, Any]]:
@@ -147,8 +147,9 @@ def _plays(match: str, deal: int, seats: dict[str, str], hands: dict[str, list[s
     return rows
 
 
-def build_store(store: Path) -> Path:
-    """Write the small store under ``store`` and return it."""
+def build_store(root: Path) -> Path:
+    """Write the small store under ``root`` through ``pipelines.store`` and publish it; return ``root``."""
+    store = Store(root)
     matches, deals, deal_hands, plays, tributes, player_matches = [], [], [], [], [], []
     specs = [
         ("m1", "jiangsu", ("p1", "p2", "p3", "p4"), "valid", "EW"),
@@ -469,27 +470,7 @@ def build_store(store: Path) -> Path:
         ],
     }.items():
         _write(store, name, rows)
-    _write_player_patterns(store)
-    _write_roster(store)
-    return store
-
-
-def _write_player_patterns(store: Path) -> None:
-    """The pipeline's per-player summaries (``pipelines.player_patterns``) of the rows above."""
-    from pipelines.player_patterns import compute
-    from pipelines.warehouse import connect
-
-    for name, table in compute(connect(store)).items():
-        folder = store / "tables" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, folder / "part-0.parquet")
-
-
-def _write_roster(store: Path) -> None:
-    """The pipeline's roster (``pipelines.roster``) of the ``match_start`` rows above."""
-    from pipelines.roster import compute
-    from pipelines.warehouse import connect
-
-    folder = store / "tables" / "players"
-    folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(compute(connect(store)), folder / "part-0.parquet")
+    write_player_patterns(store)
+    write_roster(store)
+    store.publish(store.snapshot())
+    return root

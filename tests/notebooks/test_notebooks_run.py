@@ -15,18 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-import pyarrow.parquet as pq
 import pytest
 from nb_runner import NAMES, run_notebook
 from nbclient.exceptions import CellExecutionError
 from tiny_store import FOCUS_PLAYER, team_of
+
+from pipelines.store import Store
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
 
 def rows(store: Path, table: str) -> list[dict[str, Any]]:
     """All rows of one table of the tiny store."""
-    return pq.read_table(store / "tables" / table).to_pylist()
+    return Store(store).read_table(table).to_pylist()
 
 
 def outputs(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:

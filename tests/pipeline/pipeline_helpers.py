@@ -11,9 +11,12 @@ import gzip
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 import pyarrow as pa
 
+from pipelines.store import Store
+from pipelines.warehouse import connect
 from replay.errors import ErrorCode
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES, QUARANTINE
 
@@ -21,6 +24,15 @@ SUITS = "SHCD"
 RANKS = "23456789TJQKA"
 DECK = [s + r for s in SUITS for r in RANKS] + ["SB", "HR"]
 SEATS = "ENWS"
+
+
+def committed(root: Path) -> duckdb.DuckDBPyConnection:
+    """Views over the store's committed tables, as the pipeline's own checks see them.
+
+    Readers (``connect`` without a snapshot) see only the last whole run; a test that drives
+    single steps looks at what those steps committed.
+    """
+    return connect(root, snapshot=Store(root).snapshot())
 
 
 def hands() -> dict[str, list[str]]:
@@ -31,12 +43,25 @@ def hands() -> dict[str, list[str]]:
 
 def match_events(match_id: str, deals: int = 1, end: bool = True) -> list[dict[str, Any]]:
     """A framing-correct event stream: match_start, per deal deal_start/play/deal_end, match_end."""
-    out: list[dict[str, Any]] = [{"type": "match_start", "rules": "national",
-                                  "format": {"kind": "deals", "deals": deals},
-                                  "seats": {s: f"{match_id}-p{s}" for s in SEATS}}]
+    out: list[dict[str, Any]] = [
+        {
+            "type": "match_start",
+            "rules": "national",
+            "format": {"kind": "deals", "deals": deals},
+            "seats": {s: f"{match_id}-p{s}" for s in SEATS},
+        }
+    ]
     for deal in range(1, deals + 1):
-        out.append({"type": "deal_start", "deal": deal, "level": "2", "declarers": None, "leader": "E",
-                    "hands": hands()})
+        out.append(
+            {
+                "type": "deal_start",
+                "deal": deal,
+                "level": "2",
+                "declarers": None,
+                "leader": "E",
+                "hands": hands(),
+            }
+        )
         out.append({"type": "play", "seat": "E", "cards": ["S2"]})
         out.append({"type": "deal_end", "order": ["E", "W"]})
     if end:
@@ -71,21 +96,44 @@ def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
                 fault = (rows[i], code, i if code is ErrorCode.MISSING_SEQ else seq)
                 break
         status = "invalid" if fault else "valid"
-        matches.append({"match_id": match_id, "status": status, "n_events": len(rows),
-                        "error_code": fault[1].value if fault else None})
+        end = orjson.loads(rows[-1]["payload"]) if rows[-1]["type"] == "match_end" else {}
+        matches.append(
+            {
+                "match_id": match_id,
+                "status": status,
+                "n_events": len(rows),
+                "error_code": fault[1].value if fault else None,
+                "rules": "national",
+                "end_reason": end.get("reason"),
+                "winner": end.get("winner"),
+                "start_level_EW": "2",
+                "start_level_NS": "2",
+                "final_level_EW": "3",
+                "final_level_NS": "2",
+            }
+        )
         if fault:
             row, code, seq = fault
-            quarantine.append({"source_file": row["source_file"], "line_no": row["line_no"],
-                               "match_id": match_id, "seq": seq, "code": code.value,
-                               "message": "framing", "payload": row["payload"]})
+            quarantine.append(
+                {
+                    "source_file": row["source_file"],
+                    "line_no": row["line_no"],
+                    "match_id": match_id,
+                    "seq": seq,
+                    "code": code.value,
+                    "message": "framing",
+                    "payload": row["payload"],
+                }
+            )
             continue
         for row in rows:
             if row["type"] == "deal_start":
                 payload = orjson.loads(row["payload"])
                 deals.append({"match_id": match_id, "deal_no": payload["deal"]})
                 for seat, hand in payload["hands"].items():
-                    deal_hands.append({"match_id": match_id, "deal_no": payload["deal"], "seat": seat,
-                                       "hand": hand})
+                    deal_hands.append(
+                        {"match_id": match_id, "deal_no": payload["deal"], "seat": seat, "hand": hand}
+                    )
     return {
         "matches": pa.Table.from_pylist(matches, schema=MATCHES),
         "deals": pa.Table.from_pylist(deals, schema=DEALS),

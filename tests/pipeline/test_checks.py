@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
+from pipeline_helpers import committed, fake_replay, hands, match_events, write_jsonl
 
 from pipelines import checks
 from pipelines.incomplete import incomplete_table
 from pipelines.state import MatchInfo, StoreState, load_state
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
-from pipelines.warehouse import connect
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES
 
 
@@ -51,7 +50,7 @@ def test_card_conservation(tmp_path: Path, case: str, hand_of: dict[str, list[st
     store = Store(tmp_path)
     for name, table in _deal(hand_of, status).items():
         store.write_table(name, table)
-    passed, meta = checks.card_conservation(connect(tmp_path))
+    passed, meta = checks.card_conservation(committed(tmp_path))
     assert passed is expected, (case, meta)
 
 
@@ -59,7 +58,7 @@ def test_unique_match_ids_finds_duplicates(tmp_path: Path) -> None:
     store = Store(tmp_path)
     rows = [{"match_id": m, "status": "valid"} for m in ("a", "b", "a")]
     store.write_table("matches", pa.Table.from_pylist(rows, schema=MATCHES))
-    assert checks.unique_match_ids(connect(tmp_path)) == (False, {"duplicate_rows": 1, "examples": "a"})
+    assert checks.unique_match_ids(committed(tmp_path)) == (False, {"duplicate_rows": 1, "examples": "a"})
 
 
 def test_match_statuses_flags_a_match_both_replayed_and_incomplete(tmp_path: Path) -> None:
@@ -70,7 +69,7 @@ def test_match_statuses_flags_a_match_both_replayed_and_incomplete(tmp_path: Pat
     replayed = load_state(store.state_dir).matches["m1"]
     store.write_table("incomplete_matches", incomplete_table(store, {"m1": replayed}))
     state = StoreState(matches={"m1": MatchInfo(bucket=0, rows=replayed.rows)})
-    passed, meta = checks.match_statuses(connect(tmp_path), state)
+    passed, meta = checks.match_statuses(committed(tmp_path), state)
     assert not passed
     assert (meta["both"], meta["incomplete_out_of_step"]) == (1, 0)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pipeline_helpers import fake_replay, match_events, write_jsonl
+from pipeline_helpers import committed, fake_replay, match_events, write_jsonl
 
 from pipelines import checks, replaying
 from pipelines.incomplete import incomplete_table, write_incomplete
@@ -66,11 +66,11 @@ def test_table_lists_exactly_the_matches_the_state_holds(tmp_path: Path) -> None
     ingest_step(store)
     assert write_incomplete(store) == 2
     state = load_state(store.state_dir)
-    passed, meta = checks.match_statuses(connect(tmp_path), state)
+    passed, meta = checks.match_statuses(committed(tmp_path), state)
     assert passed, meta
     assert meta["matches_incomplete"] == 2
     state.matches["ghost"] = MatchInfo(bucket=0, rows=1)
-    passed, meta = checks.match_statuses(connect(tmp_path), state)
+    passed, meta = checks.match_statuses(committed(tmp_path), state)
     assert not passed
     assert meta["incomplete_out_of_step"] == 1
 

@@ -10,13 +10,12 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pipeline_helpers import fake_replay, match_events, write_jsonl
+from pipeline_helpers import committed, fake_replay, match_events, write_jsonl
 
 from pipelines import checks, replaying, state
 from pipelines.state import load_state
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
-from pipelines.warehouse import connect
 
 
 def _run(store: Store, workers: int = 1) -> replaying.ReplayReport:
@@ -30,7 +29,7 @@ def _statuses(store: Store) -> dict[str, str]:
 
 
 def _assert_checks_pass(store: Store) -> dict[str, int | str]:
-    con = connect(store.root)
+    con = committed(store.root)
     passed, meta = checks.match_statuses(con, load_state(store.state_dir))
     assert passed, meta
     assert checks.unique_match_ids(con)[0]
@@ -137,7 +136,7 @@ def test_second_batch_adds_exactly_its_matches(tmp_path: Path) -> None:
     assert report.matches == 1
     assert sorted(_statuses(store)) == ["a1", "a2", "b1"]
     assert store.read_table("deals").num_rows == 1 + 1 + 3
-    assert checks.card_conservation(connect(store.root)) == (True, {
+    assert checks.card_conservation(committed(store.root)) == (True, {
         "deals_checked": 5, "deals_not_two_decks": 0, "valid_deals_without_four_hands": 0, "examples": ""})
 
 
@@ -168,7 +167,8 @@ def test_crash_mid_replay_leaves_last_good_state(tmp_path: Path, monkeypatch: py
 
 
 def test_crash_before_commit_point_is_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Batches published but not recorded in the state (crash at the commit point) are removed."""
+    """Batches published but not recorded in the state (crash at the commit point) are never read,
+    and are removed before the next step."""
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
     ingest_step(store)
@@ -180,7 +180,7 @@ def test_crash_before_commit_point_is_undone(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr("pipelines.steps.save_state", failing_save)
     with pytest.raises(OSError, match="disk full"):
         replay_step(store, replay_fn=fake_replay, workers=1)
-    assert _statuses(store) == {"m1": "valid"}
+    assert _statuses(store) == {}
     monkeypatch.setattr("pipelines.steps.save_state", real_save)
     replay_step(store, replay_fn=fake_replay, workers=1)
     assert _statuses(store) == {"m1": "valid"}

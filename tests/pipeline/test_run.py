@@ -64,7 +64,8 @@ def test_downstream_assets_run_only_when_something_was_committed(tmp_path: Path)
 
 def test_readers_never_conflict_with_a_running_pipeline(tmp_path: Path) -> None:
     """A SQL user holding warehouse.duckdb open and an in-memory reader both keep working while
-    the pipeline rebuilds the tables and the warehouse file (no DuckDB lock conflicts)."""
+    the pipeline rebuilds the tables and the warehouse file (no DuckDB lock conflicts): each keeps
+    the snapshot it opened, whole; a new connection sees the new run."""
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
     run_pipeline(tmp_path, workers=1)
@@ -72,9 +73,14 @@ def test_readers_never_conflict_with_a_running_pipeline(tmp_path: Path) -> None:
     reader = connect(tmp_path)
     write_jsonl(store.inbox / "b.jsonl", match_events("m2"))
     run_pipeline(tmp_path, workers=1)
-    assert sql_user.execute("SELECT count(*) FROM matches").fetchone() == (2,)
-    assert reader.execute("SELECT count(*) FROM matches").fetchone() == (2,)
+    for con in (sql_user, reader):
+        assert con.execute("SELECT count(*), count(DISTINCT d.match_id) FROM matches JOIN deals d "
+                           "USING (match_id)").fetchone() == (1, 1)
+    assert connect(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (2,)
     sql_user.close()
+    later = duckdb.connect(str(store.warehouse_file), read_only=True)
+    assert later.execute("SELECT count(*) FROM matches").fetchone() == (2,)
+    later.close()
 
 
 def test_failed_card_conservation_fails_the_run(tmp_path: Path) -> None:

@@ -6,8 +6,11 @@ import threading
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from pipeline_helpers import committed
 
+from pipelines.state import StoreState, save_state
 from pipelines.store import Store, UnknownTableError
 from pipelines.warehouse import connect
 from schemas.catalog import ALL_TABLES
@@ -40,12 +43,26 @@ def test_write_then_read_round_trips(tmp_path: Path) -> None:
 
 def test_write_replaces_whole_table_and_keeps_one_previous_version(tmp_path: Path) -> None:
     store = Store(tmp_path)
+    files = []
     for ids in (["a"], ["b"], ["c", "d"]):
         store.write_table("matches", _matches(ids))
+        files.append(store.files("matches"))
     assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["c", "d"]
-    versions = list((tmp_path / "tables" / ".versions").glob("matches-*"))
-    assert len(versions) == 2
-    assert connect(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (2,)
+    assert [all(f.exists() for f in version) for version in files] == [False, True, True]
+    assert committed(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (2,)
+
+
+def test_versions_of_the_published_snapshot_are_kept(tmp_path: Path) -> None:
+    """Readers of the published snapshot keep reading while later runs replace its tables."""
+    store = Store(tmp_path)
+    store.write_table("matches", _matches(["a"]))
+    store.publish(store.snapshot())
+    reader = connect(tmp_path)
+    for ids in (["b"], ["c"], ["d"]):
+        store.write_table("matches", _matches(ids))
+    assert reader.execute("SELECT match_id FROM matches").fetchall() == [("a",)]
+    store.publish(store.snapshot())
+    assert connect(tmp_path).execute("SELECT match_id FROM matches").fetchall() == [("d",)]
 
 
 def test_writing_the_same_content_again_changes_nothing(tmp_path: Path) -> None:
@@ -61,8 +78,10 @@ def test_writing_the_same_content_again_changes_nothing(tmp_path: Path) -> None:
 def test_partitioned_write_reads_back_with_partition_column_typed(tmp_path: Path) -> None:
     store = Store(tmp_path)
     table = pa.Table.from_pylist(
-        [{"match_id": "a", "deal_no": 1, "rules": "national"},
-         {"match_id": "b", "deal_no": 2, "rules": "bcta"}],
+        [
+            {"match_id": "a", "deal_no": 1, "rules": "national"},
+            {"match_id": "b", "deal_no": 2, "rules": "bcta"},
+        ],
         schema=DEALS,
     )
     store.write_table("deals", table, partition_by=["rules"])
@@ -103,28 +122,60 @@ def test_reader_never_sees_a_half_written_table(tmp_path: Path) -> None:
     assert sizes == {2}
 
 
-def test_published_batch_appends_and_uncommitted_batches_are_recovered(tmp_path: Path) -> None:
-    import pyarrow.parquet as pq
+def _commit(store: Store, batches: list[str]) -> None:
+    save_state(store.state_dir, StoreState(committed=batches))
 
+
+def test_published_batch_appends_once_committed_and_uncommitted_batches_are_recovered(tmp_path: Path) -> None:
     store = Store(tmp_path)
     for batch, ids in (("b1", ["a"]), ("b2", ["b"])):
-        pq.write_table(_matches(ids), store.stage_dir(batch, "matches") / "part-0.parquet")
+        pq.write_table(_matches(ids), store.stage_file(batch, "matches"))
         assert store.publish_batch(batch) == ["matches"]
+    assert store.read_table("matches").num_rows == 0
+    _commit(store, ["b1", "b2"])
     assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["a", "b"]
-    pq.write_table(_matches(["c"]), store.stage_dir("b3", "matches") / "part-0.parquet")
-    removed = store.recover(committed={"b1"})
-    assert removed == ["matches/batch=b2"]
-    assert not store.staging_dir.exists()
+    pq.write_table(_matches(["c"]), store.stage_file("b3", "matches"))
+    _commit(store, ["b1"])
     assert store.read_table("matches")["match_id"].to_pylist() == ["a"]
+    assert store.recover(committed={"b1"}) == [("matches", "b2")]
+    assert not store.staging_dir.exists()
+    assert store.batch_ids("matches") == {"b1"}
 
 
 def test_staged_batch_is_invisible_to_readers(tmp_path: Path) -> None:
-    import pyarrow.parquet as pq
-
     store = Store(tmp_path)
-    pq.write_table(_matches(["a"]), store.stage_dir("b1", "matches") / "part-0.parquet")
+    pq.write_table(_matches(["a"]), store.stage_file("b1", "matches"))
     assert store.read_table("matches").num_rows == 0
-    assert connect(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (0,)
+    assert committed(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (0,)
+
+
+def test_batch_files_of_one_partition(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for bucket in (1, 2):
+        pq.write_table(_matches([f"m{bucket}"]), store.stage_file("b1", "matches", {"bucket": bucket}))
+    store.publish_batch("b1")
+    _commit(store, ["b1"])
+    files = store.batch_files("matches", ["b1"], {"bucket": 2})
+    assert store.read_files(files)["match_id"].to_pylist() == ["m2"]
+    assert len(store.files("matches")) == 2
+
+
+def test_files_written_by_others_are_not_read_and_are_reported(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.write_table("matches", _matches(["a"]))
+    pq.write_table(_matches(["b"]), store.stage_file("b1", "matches"))
+    store.publish_batch("b1")
+    _commit(store, ["b1"])
+    assert store.foreign_files() == []
+    pq.write_table(_matches(["evil"]), store.table_path("matches") / "evil.parquet")
+    batch_folder = next(f.parent for f in store.files("matches") if "b1" in str(f))
+    pq.write_table(_matches(["evil"]), batch_folder / "evil.parquet")
+    (store.tables_dir / "stray.txt").write_text("x")
+    assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["a", "b"]
+    foreign = store.foreign_files()
+    assert len(foreign) == 3
+    assert store.table_path("matches") / "evil.parquet" in foreign
+    assert store.tables_dir / "stray.txt" in foreign
 
 
 def test_writer_lock_is_exclusive(tmp_path: Path) -> None:

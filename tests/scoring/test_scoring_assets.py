@@ -34,7 +34,7 @@ def test_assets_materialize_every_scoring_table(store_root: Path) -> None:
     assert result.success
     checks = result.get_asset_check_evaluations()
     assert checks and all(c.passed for c in checks)
-    con = connect(store_root)
+    con = connect(store_root, snapshot=Store(store_root).snapshot())
     counts = {name: con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in SCORING}
     assert counts["match_scores"] == 8
     assert counts["standings"] == 8
