@@ -54,7 +54,9 @@ def require_tables(store: Path) -> None:
 
     A mistyped ``--store`` would otherwise read as an empty store (0 rows, no error).
     """
-    if not (store / "tables").is_dir():
+    from pipelines.store import Store
+
+    if not Store(store).tables_dir.is_dir():
         what = "a store without tables (run `gdan run` first)" if is_store(store) else "not a store"
         console.print(
             literal(

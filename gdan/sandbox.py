@@ -59,7 +59,9 @@ def check_query(query: str) -> None:
 
 def lock_down(con: duckdb.DuckDBPyConnection, store: str | Path) -> None:
     """Let ``con`` read files only under the store's ``tables/`` folder, and freeze its settings."""
-    tables = (Path(store).absolute() / "tables").as_posix().replace("'", "''")
+    from pipelines.store import Store
+
+    tables = Store(store).tables_dir.as_posix().replace("'", "''")
     con.execute(f"SET allowed_directories = ['{tables}/']")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")

@@ -72,9 +72,10 @@ class Stage:
 
 def connect(store: Path) -> duckdb.DuckDBPyConnection:
     """A read-only view connection over the store; :class:`LookupFailed` when it has no tables."""
+    from pipelines.store import Store
     from pipelines.warehouse import connect as warehouse_connect
 
-    if not (Path(store) / "tables").is_dir():
+    if not Store(store).tables_dir.is_dir():
         raise LookupFailed(f"no store at {store} (no tables/ folder): run `gdan run` first or pass --store")
     return warehouse_connect(store)
 

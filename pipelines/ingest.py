@@ -501,7 +501,7 @@ def _write_file_log(
         ],
         schema=INGESTED_FILES,
     )
-    pq.write_table(table, store.stage_dir(batch_id, "ingested_files") / "part-0.parquet")
+    pq.write_table(table, store.stage_file(batch_id, "ingested_files"))
 
 
 def _account(chunk: ParsedChunk, state: StoreState, batch_id: str, report: IngestReport) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pipelines.store import Store
+
 import math
 from pathlib import Path
 
@@ -167,8 +169,8 @@ def test_player_name_comes_from_the_roster_table(tmp_path: Path) -> None:
     """``players`` (pipelines.roster) is the one place a name is read from; unknown ids have none."""
     roster = [{"player_id": "p1", "name": "Ann", "declared_in": "m2", "matches": 2},
               {"player_id": "p2", "name": None, "declared_in": "m1", "matches": 1}]
-    folder = tmp_path / "tables" / "players"
-    folder.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(roster, schema=PLAYERS), folder / "part-0.parquet")
+    store = Store(tmp_path)
+    store.write_table("players", pa.Table.from_pylist(roster, schema=PLAYERS))
+    store.publish(store.snapshot())
     con, _ = lens.open_store(tmp_path)
     assert [lens.player_name(con, p) for p in ("p1", "p2", "nobody")] == ["Ann", None, None]

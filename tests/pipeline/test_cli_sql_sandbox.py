@@ -12,6 +12,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app
 from gdan.sandbox import RefusedQueryError, check_query
+from pipelines.store import Store
 
 runner = CliRunner()
 
@@ -61,7 +62,8 @@ def test_reading_files_outside_the_store_fails_even_in_a_select(sim_store: Path,
     secret.write_text("a\n424242\n")
     parquet = tmp_path / "other.parquet"
     duckdb.sql(f"COPY (SELECT 424242 AS a) TO '{parquet}'")
-    climbing = f"{sim_store / 'tables'}/{os.path.relpath(parquet, sim_store / 'tables')}"
+    tables = Store(sim_store).tables_dir
+    climbing = f"{tables}/{os.path.relpath(parquet, tables)}"
     for query in (
         f"SELECT * FROM read_csv('{secret}')",
         f"SELECT * FROM read_parquet('{parquet}')",

@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app, pipeline
 from pipelines import replaying
+from pipelines.store import Store
 
 runner = CliRunner()
 
@@ -40,7 +41,7 @@ def test_run_with_create_starts_an_empty_store(tmp_path: Path) -> None:
     store = tmp_path / "new"
     result = _gdan("run", "--store", str(store), "--workers", "1", "--create")
     assert result.exit_code == 0, result.output
-    assert (store / "tables").is_dir()
+    assert Store(store).tables_dir.is_dir()
     assert _gdan("run", "--store", str(store), "--workers", "1").exit_code == 0
 
 

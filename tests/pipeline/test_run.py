@@ -119,7 +119,7 @@ def test_cli_ingest_run_and_sql(tmp_path: Path) -> None:
 
 
 def test_cli_sql_reports_bad_queries(tmp_path: Path) -> None:
-    (tmp_path / "tables").mkdir()
+    Store(tmp_path).tables_dir.mkdir()
     result = runner.invoke(app, ["sql", "SELECT * FROM no_such_table", "--store", str(tmp_path)])
     assert result.exit_code == 1
     assert "no_such_table" in result.output
