@@ -44,6 +44,7 @@ def validate(
     """Replay every match of the logs through the rules and report its status.
 
     Status per match: valid; partial (a seat's hand is missing, checked as far as known hands allow);
+    results_only (no deal shows hands or play: levels and results checked from each deal's order);
     invalid (with its first offending event: seq, error code, message; codes in replay/errors.py).
 
     Malformed lines (not JSON, or no `match`) are reported with file and line number.
