@@ -15,6 +15,8 @@ from dashboards.i18n import Lang, t
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
+_STATUSES = ("valid", "partial", "results_only", "invalid")
+"""Replay statuses with a translated label (``matches.status``)."""
 _BOMB_CLASSES = ["bomb4", "bomb5", "straight_flush", "bomb6plus", "joker_bomb"]
 
 
@@ -42,7 +44,7 @@ def _unit(label: str, unit: str, lang: Lang) -> str:
 
 def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     """Matches by validation status."""
-    labels = [t(f"status_{s}", lang) if s in ("valid", "partial", "invalid") else s for s in df["status"]]
+    labels = [t(f"status_{s}", lang) if s in _STATUSES else s for s in df["status"]]
     fig = go.Figure(go.Bar(x=labels, y=df["n"], marker_color=_COLORS[2]))
     return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
 
@@ -68,7 +70,7 @@ def matches_by_ruleset(df: pd.DataFrame, lang: Lang) -> go.Figure:
         fig.add_bar(
             x=part["rules"],
             y=part["n"],
-            name=t(f"status_{status}", lang) if status in ("valid", "partial", "invalid") else str(status),
+            name=t(f"status_{status}", lang) if status in _STATUSES else str(status),
         )
     fig.update_layout(barmode="stack")
     return _layout(

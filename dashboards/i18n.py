@@ -42,6 +42,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "date_range": ("Date range", "日期范围"),
     "status_valid": ("Valid", "有效"),
     "status_partial": ("Partial", "部分"),
+    "status_results_only": ("Results only", "仅结果"),
     "status_invalid": ("Invalid", "无效"),
     "status": ("Status", "状态"),
     "matches_per_day": ("Matches per day", "每日比赛场数"),

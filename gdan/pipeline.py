@@ -272,7 +272,7 @@ def _summary(store: Path) -> None:
     counts = load_state(Store(store).state_dir).counts()
     rows: list[tuple[str, int | None, int]] = [
         (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
-        for status in ("valid", "partial", "invalid", "incomplete")
+        for status in ("valid", "partial", "results_only", "invalid", "incomplete")
     ]
     rows.append(("malformed lines", None, counts["rows_malformed"]))
     emit(

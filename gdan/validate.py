@@ -44,6 +44,7 @@ def validate(
     """Replay every match of the logs through the rules and report its status.
 
     Status per match: valid; partial (a seat's hand is missing, checked as far as known hands allow);
+    results_only (no deal shows hands or play: levels and results checked from each deal's order);
     invalid (with its first offending event: seq, error code, message; codes in replay/errors.py).
 
     Malformed lines (not JSON, or no `match`) are reported with file and line number.
@@ -75,7 +76,7 @@ def validate(
             err.print(
                 f"{bad['file']}:{bad['line']}: malformed line: {bad['message']}", markup=False, soft_wrap=True
             )
-    counts = {"valid": 0, "partial": 0, "invalid": 0}
+    counts = {"valid": 0, "partial": 0, "results_only": 0, "invalid": 0}
     invalid: list[tuple[str, str]] = []
     with Progress(console=err, transient=True, disable=len(matches) < 50) as progress:
         task = progress.add_task("replaying", total=len(matches))
@@ -95,7 +96,9 @@ def validate(
             out.print(f"[red]invalid[/red] {escape(match_id)}  {escape(message)}", soft_wrap=True)
         out.print(
             f"{len(matches)} matches: [green]{counts['valid']} valid[/green], "
-            f"[yellow]{counts['partial']} partial[/yellow], [red]{counts['invalid']} invalid[/red]"
+            f"[yellow]{counts['partial']} partial[/yellow], "
+            + (f"{counts['results_only']} results-only, " if counts["results_only"] else "")
+            + f"[red]{counts['invalid']} invalid[/red]"
             + (f"; {len(malformed)} malformed lines" if malformed else "")
         )
     if counts["invalid"] or malformed:

@@ -22,11 +22,11 @@ CheckResult = tuple[bool, dict[str, int | str]]
 
 
 def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckResult:
-    """Every ingested match is exactly one of valid / partial / invalid / incomplete.
+    """Every ingested match is exactly one of valid / partial / results_only / invalid / incomplete.
 
     A match id seen in ``raw_events`` must be either in ``matches`` (with a replayed status)
     or in ``incomplete_matches``, never both and never neither; and every raw row belongs to
-    such a match or is a malformed line (rows in = valid + partial + invalid + incomplete +
+    such a match or is a malformed line (rows in = valid + partial + results_only + invalid + incomplete +
     malformed). The ``incomplete_matches`` table must also list exactly the matches the ingest
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
     """
@@ -49,7 +49,8 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
               (SELECT count(*) FROM m WHERE match_id IN (SELECT match_id FROM i)) AS both,
               (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
               (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
-              (SELECT count(*) FROM m WHERE status NOT IN ('valid', 'partial', 'invalid')) AS bad_status,
+              (SELECT count(*) FROM m
+               WHERE status NOT IN ('valid', 'partial', 'results_only', 'invalid')) AS bad_status,
               (SELECT count(*) FROM i FULL JOIN _held h USING (match_id)
                WHERE i.events IS DISTINCT FROM h.rows) AS incomplete_out_of_step,
               (SELECT count(*) FROM raw_events) AS rows_in,

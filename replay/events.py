@@ -32,7 +32,7 @@ RULING_KINDS = frozenset(
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "match_start": ("rules", "seats"),
-    "deal_start": ("deal", "level", "declarers", "hands"),
+    "deal_start": ("deal", "level", "declarers"),
     "tribute": ("from", "to", "card"),
     "anti_tribute": ("seats",),
     "return": ("from", "to", "card"),
@@ -47,7 +47,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 
 OPTIONAL: dict[str, tuple[str, ...]] = {
     "match_start": ("format", "event", "players", "start_levels", "duplicate", "start_state"),
-    "deal_start": ("leader",),
+    "deal_start": ("hands", "leader"),
     "tribute": (),
     "anti_tribute": (),
     "return": (),
@@ -203,7 +203,7 @@ def _check_deal_start(ev: dict[str, Any]) -> str | None:
         return f"`level` must be a level 2…A, got {ev['level']!r}"
     if ev["declarers"] is not None and ev["declarers"] not in TEAMS:
         return f"`declarers` must be EW, NS or null, got {ev['declarers']!r}"
-    hands = ev["hands"]
+    hands = ev.get("hands", {})  # absent: a results-only deal (docs/event-extensions.md)
     if not isinstance(hands, dict) or not set(hands) <= set(SEATS):
         got = list(hands) if isinstance(hands, dict) else hands
         return f"`hands` must map seats E, N, W, S to card lists, got {got!r}"

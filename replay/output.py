@@ -187,6 +187,7 @@ class MatchRows:
         after = m.levels
         before = r.levels_before
         order = r.order
+        ro = d.results_only  # no play: its counts are unknown, not 0 (docs/event-extensions.md)
         self.deals.append(
             DealRow(
                 match_id=m.match_id,
@@ -198,7 +199,7 @@ class MatchRows:
                 level_NS_before=before["NS"],
                 level_EW_after=after["EW"],
                 level_NS_after=after["NS"],
-                tribute_kind=tp.kind,
+                tribute_kind=d.tribute_kind if ro else tp.kind,
                 leader=d.leader,
                 finish_order=order,
                 winning_team=r.winner,
@@ -208,12 +209,12 @@ class MatchRows:
                 a_passed=r.a_passed,
                 a_failed=r.a_failed,
                 foul=d.foul_team is not None,
-                tricks=d.trick.no if d.trick.table else d.trick.no - 1,
-                jie_feng=d.jie_feng,
-                bombs_EW=d.bombs["E"] + d.bombs["W"],
-                bombs_NS=d.bombs["N"] + d.bombs["S"],
-                plays=d.plays,
-                passes=d.passes,
+                tricks=None if ro else d.trick.no if d.trick.table else d.trick.no - 1,
+                jie_feng=None if ro else d.jie_feng,
+                bombs_EW=None if ro else d.bombs["E"] + d.bombs["W"],
+                bombs_NS=None if ro else d.bombs["N"] + d.bombs["S"],
+                plays=None if ro else d.plays,
+                passes=None if ro else d.passes,
                 started_at=d.started_at,
                 ended_at=t,
             )
@@ -233,7 +234,7 @@ class MatchRows:
                     cards,
                     *features,
                     order.index(seat) + 1 if seat in order else None,
-                    d.bombs[seat],
+                    None if ro else d.bombs[seat],
                 )
             )
         self._tributes(m, d, tp)

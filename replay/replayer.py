@@ -115,6 +115,10 @@ class _Replayer:
         self.t: datetime | None = None
         self.probes: dict[str, BeatProbe] = {}
         """Per seat, its current hand prepared for ``could_beat``; dropped when the seat plays."""
+        self.results_only_deals = 0
+        """Deals ended as results-only deals (docs/event-extensions.md)."""
+        self.played_deals = 0
+        """Deals ended otherwise (played, or forfeited with hands shown)."""
 
     # ---- driver ---------------------------------------------------------------------------------
 
@@ -125,13 +129,27 @@ class _Replayer:
             self._replay(events, match_id)
         except Fault as stop:
             error = stop.error
-        status = "invalid" if error is not None else "partial" if self.known != set(SEATS) else "valid"
+        if error is not None:
+            status = "invalid"
+        elif self._results_only():
+            status = "results_only"
+        else:
+            status = "partial" if self.known != set(SEATS) else "valid"
         known = [s for s in SEATS if s in self.known]
         row = match_row(match_id, self.m, status, error, known, self.end, len(events))
         if error is not None:
             return MatchReplay(match_id, status, error, ReplayRows({"matches": [row]}))
         assert self.m is not None
         return MatchReplay(match_id, status, None, self.out.finish(row, self.m))
+
+    def _results_only(self) -> bool:
+        """Whether every deal of the match, including one a forfeit cut short, is results-only."""
+        ro, played = self.results_only_deals, self.played_deals
+        d = self.deal
+        unfinished = self.phase in ("tribute", "play", "deal_over", "match_over")
+        if d is not None and unfinished and d.no > ro + played:
+            ro, played = ro + d.results_only, played + (not d.results_only)
+        return ro > 0 and played == 0
 
     def _replay(self, events: list[dict[str, Any]], match_id: str) -> None:
         ordered, framing = _in_seq_order(events)
@@ -298,11 +316,12 @@ class _Replayer:
                 ErrorCode.WRONG_LEVEL,
                 f"deal level {level}; expected {' or '.join(allowed)} (the declarers' level, rules.md §2)",
             )
+        shown: dict[str, list[str]] = ev.get("hands") or {}
         hands: dict[str, Counter[str] | None] = {}
         dealt: dict[str, list[str] | None] = {}
         all_cards: list[str] = []
         for seat in SEATS:
-            cards = ev["hands"].get(seat)
+            cards = shown.get(seat)
             if cards is None:
                 hands[seat] = dealt[seat] = None
                 self.known.discard(seat)
@@ -326,7 +345,7 @@ class _Replayer:
                 "every card twice (rules.md §1)",
             )
         leader = ev.get("leader")
-        if no == 1 and m.prev_order is None and leader is None:
+        if no == 1 and m.prev_order is None and leader is None and shown:
             raise self._fail(
                 ErrorCode.MALFORMED_FIELD,
                 "deal_start of the first deal needs `leader` (unless `start_state.previous_order` sets it)",
@@ -343,6 +362,7 @@ class _Replayer:
             started_at=self.t,
             levels_before=dict(m.levels),
             wild=WILD_SUIT + level,
+            results_only=not shown,
         )
         due = "none" if m.prev_order is None or m.prev_foul else "double" if m.prev_double_win else "single"
         self.tribute = TributePhase(self.ruleset, self.deal, due, m.prev_order)
@@ -390,6 +410,13 @@ class _Replayer:
         if not allowed:
             allowed = (d.claimed_leader,) if m.prev_winner is None else TEAM_SEATS[m.prev_winner]
         claimed = d.claimed_leader
+        if allowed == (None,):
+            raise fault(
+                d.seq,
+                ErrorCode.MALFORMED_FIELD,
+                "deal_start of the first deal needs `leader` (unless `start_state.previous_order` sets it)",
+            )
+        d.results_only = False
         if claimed is not None and claimed not in allowed:
             raise fault(
                 d.seq,
@@ -574,6 +601,8 @@ class _Replayer:
     def _deal_end(self, ev: dict[str, Any]) -> None:
         m = self._need_match("deal_end")
         d = self.deal
+        if self.phase == "tribute" and d is not None and d.results_only:
+            self._results_only_end(d, ev["order"])
         if self.phase in ("tribute", "play"):
             raise self._fail(
                 ErrorCode.DEAL_NOT_OVER,
@@ -612,7 +641,37 @@ class _Replayer:
         m.prev_winner = winner
         m.next_declarers = winner
         m.last_declarers = d.declarers
+        if d.results_only:
+            self.results_only_deals += 1
+        else:
+            self.played_deals += 1
         self.phase = "between"
+
+    def _results_only_end(self, d: DealState, logged: list[str]) -> None:
+        """End a results-only deal at its ``deal_end`` (docs/event-extensions.md): the tribute
+        phase must be complete (routing, rules.md §6), and ``order`` stands in for the play — 2
+        partners (a double win) or at least 3 seats (rules.md §5.7). The seats out are then taken
+        from it, so ``_finish_order`` and the level rules run as for a played deal.
+
+        A score sheet may leave out the tribute: with no tribute event at all the tribute is not
+        checked and its kind is unknown (None); once one is logged, all must be."""
+        tp = self.tribute
+        assert tp is not None
+        if tp.payments or tp.anti_seats is not None or tp.due == "none":
+            self._check(tp.check_complete(self.seq))
+            d.tribute_kind = tp.kind
+        else:
+            d.tribute_kind = None
+        double = len(logged) >= 2 and TEAM[logged[0]] == TEAM[logged[1]]
+        if not double and len(logged) < 3:
+            raise self._fail(
+                ErrorCode.WRONG_FINISH_ORDER,
+                f"order {logged} of a results-only deal: 2 partners (a double win) or at least "
+                "3 seats are needed to tell the result (rules.md §5.7)",
+            )
+        d.out = list(logged[: 2 if double else 3])
+        d.over = True
+        self.phase = "deal_over"
 
     def _finish_order(self, d: DealState, logged: list[str]) -> list[str]:
         """Check ``deal_end.order`` against the play; return the order to record (rules.md §5.5–§5.7)."""

@@ -72,7 +72,7 @@ class DealRow(NamedTuple):
     level_NS_before: str
     level_EW_after: str
     level_NS_after: str
-    tribute_kind: str
+    tribute_kind: str | None
     leader: str | None
     finish_order: list[str]
     winning_team: str
@@ -82,12 +82,13 @@ class DealRow(NamedTuple):
     a_passed: bool
     a_failed: bool
     foul: bool
-    tricks: int
-    jie_feng: int
-    bombs_EW: int
-    bombs_NS: int
-    plays: int
-    passes: int
+    tricks: int | None
+    """Play-derived counts (``tricks`` … ``passes``): null for a results-only deal."""
+    jie_feng: int | None
+    bombs_EW: int | None
+    bombs_NS: int | None
+    plays: int | None
+    passes: int | None
     started_at: datetime | None
     ended_at: datetime | None
 
@@ -109,7 +110,7 @@ class DealHandRow(NamedTuple):
     natural_bombs: int | None
     straight_flush_chances: int | None
     finish_position: int | None
-    bombs_played: int
+    bombs_played: int | None
 
 
 class TributeRow(NamedTuple):

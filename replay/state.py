@@ -63,7 +63,8 @@ class DealState:
     levels_before: dict[str, str]
     wild: str = ""
     """The deal's wild card, the heart level card (rules.md §2)."""
-    tribute_kind: str = "none"
+    tribute_kind: str | None = "none"
+    """None: a results-only deal owed a tribute its log does not show (unknown kind)."""
     leader: str | None = None
     turn: str | None = None
     trick: Trick = field(default_factory=Trick)
@@ -74,6 +75,9 @@ class DealState:
     bombs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEATS, 0))
     plays: int = 0
     passes: int = 0
+    results_only: bool = False
+    """No hand is shown and no card played (yet): a deal that may end as a results-only deal
+    (docs/event-extensions.md); its first play makes it a partial deal instead."""
 
     def next_active(self, seat: str) -> str:
         """The next seat after ``seat`` in play order that still holds cards (rules.md §5.3)."""

@@ -23,7 +23,7 @@ from scoring.params import DealGainReading, DealPoints, ScoringParams, params_fo
 SIDES = ("EW", "NS")
 _SIDE_SEATS = {"EW": ("E", "W"), "NS": ("N", "S")}
 _OTHER = {"EW": "NS", "NS": "EW"}
-SCORED_STATUSES = ("valid", "partial")
+SCORED_STATUSES = ("valid", "partial", "results_only")
 
 
 def _won_deal_points(counts: Mapping[int, int], points: DealPoints) -> int:

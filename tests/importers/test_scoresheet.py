@@ -245,7 +245,6 @@ def test_cli_writes_nothing_for_a_damaged_sheet(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="results-only replay pending")
 def test_results_only_sheet_replays() -> None:
     """The replay derives the same levels and results (events.md "Results-only deals")."""
     from replay import replay_match
@@ -254,7 +253,7 @@ def test_results_only_sheet_replays() -> None:
     for match in sorted({e["match"] for e in events}):
         replay = replay_match([e for e in events if e["match"] == match])
         assert replay.valid, replay.error
-        assert replay["matches"][0]["status"] == "results_only"
+        assert replay.rows["matches"][0]["status"] == "results_only"
 
 
 def test_cli_roster_and_rules_options(tmp_path: Path) -> None:
