@@ -70,10 +70,11 @@ else:
     )
 
     st.subheader(tr("printouts"))
+    # one player by default: the all-players ledger reads every player's rounds
     ids = run(queries.players)["player_id"].tolist()
     who = st.selectbox(
         tr("dan_printout_player"),
-        [None, *ids],
+        [*ids, None],
         key="dan_print_player",
         format_func=lambda p: tr("all") if p is None else str(p),
     )
