@@ -42,6 +42,11 @@ def _unit(label: str, unit: str, lang: Lang) -> str:
     return f"{label}（{t('unit_' + unit, lang)}）" if lang == "zh" else f"{label} ({t('unit_' + unit, lang)})"
 
 
+def rank_label(rank: str, lang: Lang) -> str:
+    """A rank letter for reading: the jokers' ``B``/``R`` as 小王/大王 (small/big joker)."""
+    return t("small_joker", lang) if rank == "B" else t("big_joker", lang) if rank == "R" else rank
+
+
 def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     """Matches by validation status."""
     labels = [t(f"status_{s}", lang) if s in _STATUSES else s for s in df["status"]]
@@ -229,8 +234,9 @@ def tribute_cards(df: pd.DataFrame, lang: Lang) -> go.Figure:
     """Cards paid and returned, by rank (2 … A, small and big joker)."""
     df = df.set_index("rank").reindex([r for r in DISPLAY_RANKS if r in set(df["rank"])]).reset_index()
     fig = go.Figure()
-    fig.add_bar(x=df["rank"], y=df["paid"], name=t("cards_paid", lang))
-    fig.add_bar(x=df["rank"], y=df["returned"], name=t("cards_returned", lang))
+    ranks = [rank_label(r, lang) for r in df["rank"]]
+    fig.add_bar(x=ranks, y=df["paid"], name=t("cards_paid", lang))
+    fig.add_bar(x=ranks, y=df["returned"], name=t("cards_returned", lang))
     fig.update_layout(barmode="group")
     return _layout(
         fig,
@@ -345,3 +351,40 @@ def quarantine_codes(df: pd.DataFrame, lang: Lang) -> go.Figure:
     fig = go.Figure(go.Bar(x=df["n"], y=df["code"], orientation="h", marker_color=_COLORS[0]))
     fig.update_layout(height=max(260, 26 * len(df) + 100))
     return _layout(fig, t("by_code", lang), _unit(t("rows", lang), "count", lang), t("code", lang))
+
+
+def luck_vs_population(df: pd.DataFrame, lang: Lang, *, player: str) -> go.Figure:
+    """Levels per deal above expectation with the 95 % interval: every player, ``player`` in red.
+
+    Players are sorted by the estimate; those with too few deals (``low_data``) are grey, so a
+    wide interval from a short history does not read like a strong result. Zero = as the cards
+    predicted.
+    """
+    colors = [
+        _COLORS[0] if p == player else ("#bdc3c7" if bool(low) else _COLORS[1])
+        for p, low in zip(df["player_id"], df["low_data"].fillna(False), strict=True)
+    ]
+    fig = go.Figure(
+        go.Scatter(
+            x=df["player_id"],
+            y=df["above_expectation"],
+            mode="markers",
+            marker={"color": colors, "size": [12 if p == player else 7 for p in df["player_id"]]},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": df["ci_high"] - df["above_expectation"],
+                "arrayminus": df["above_expectation"] - df["ci_low"],
+                "color": "#95a5a6",
+            },
+            customdata=df["deals"],
+            hovertemplate="%{x}: %{y:+.2f} · %{customdata} " + t("deals", lang) + "<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_dash="dot", line_color="#7f8c8d")
+    return _layout(
+        fig,
+        t("luck_chart", lang),
+        t("player", lang),
+        _unit(t("above_expectation", lang), "levels_per_deal", lang),
+    )

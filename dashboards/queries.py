@@ -229,6 +229,60 @@ def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
     )
 
 
+def promotion_forecast(con: Con, *, limit: int = 50) -> pd.DataFrame:
+    """Players most likely to reach their next dan before the window resets (``dan_forecast``).
+
+    Ordered by the chance of promotion, then fewest points to go; ``low_data`` marks a forecast
+    from too few rated rounds (scoring/dan_forecast.py).
+    """
+    return _df(
+        con,
+        """
+        SELECT player_id, dan, next_dan, points, points_to_next, rounds_left, p_promote,
+               expected_rounds, win_chance, rated_rounds, low_data
+        FROM dan_forecast
+        ORDER BY p_promote DESC NULLS LAST, points_to_next, player_id LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+
+
+def player_forecast(con: Con, *, player: str) -> pd.DataFrame:
+    """The player's promotion forecast (``dan_forecast``): no row at the top dan or without data."""
+    return _df(
+        con,
+        """
+        SELECT dan, next_dan, points_to_next, rounds_left, p_promote, expected_rounds,
+               win_chance, rated_rounds, naive_promote, low_data
+        FROM dan_forecast WHERE player_id = $player
+        """,
+        {"player": player},
+    )
+
+
+def player_luck(con: Con, *, player: str) -> pd.DataFrame:
+    """Levels per deal above what the player's cards led one to expect, with its 95 % interval."""
+    return _df(
+        con,
+        """
+        SELECT deals, actual_mean, expected_mean, above_expectation, ci_low, ci_high, low_data
+        FROM player_luck WHERE player_id = $player
+        """,
+        {"player": player},
+    )
+
+
+def luck_population(con: Con) -> pd.DataFrame:
+    """Every player's levels above expectation with its interval (``player_luck``, small table)."""
+    return _df(
+        con,
+        """
+        SELECT player_id, deals, above_expectation, ci_low, ci_high, low_data
+        FROM player_luck ORDER BY above_expectation, player_id
+        """,
+    )
+
+
 def dan_events(con: Con, *, limit: int = 100) -> pd.DataFrame:
     """The latest promotions and window resets (``dan_ledger.event``), newest first."""
     return _df(
@@ -289,15 +343,21 @@ def results_by_opponent(con: Con, *, player: str) -> pd.DataFrame:
 
 
 def finish_positions(con: Con, *, player: str) -> pd.DataFrame:
-    """Finishing positions (1 上游 … 4 下游, rules.md §5.5): the player's counts and the population's."""
+    """Finishing positions (1 上游 … 4 下游, rules.md §5.5): the player's counts and the population's.
+
+    A deal lost 双下 (the opponents went out first and second) ends before the losers finish, so
+    their ``finish_position`` is null; those seats count as ``position`` ``double_loss`` instead
+    of being left out (which would make a player who loses 双下 often look better).
+    """
     return _df(
         con,
         """
-        SELECT finish_position AS position,
-               count(*) FILTER (WHERE player_id = $player) AS player_n,
+        SELECT coalesce(h.finish_position::VARCHAR, 'double_loss') AS position,
+               count(*) FILTER (WHERE h.player_id = $player) AS player_n,
                count(*) AS population_n
-        FROM deal_hands WHERE finish_position IS NOT NULL
-        GROUP BY finish_position ORDER BY finish_position
+        FROM deal_hands h JOIN deals d USING (match_id, deal_no)
+        WHERE h.finish_position IS NOT NULL OR (d.double_win AND h.team <> d.winning_team)
+        GROUP BY ALL ORDER BY position
         """,
         {"player": player},
     )
@@ -533,11 +593,13 @@ def win_by_bombs(con: Con, *, rules: str | None = None) -> pd.DataFrame:
 
 
 def events(con: Con) -> pd.DataFrame:
-    """Events with their name, rounds and matches (from matches, and from standings for byes)."""
+    """Events with their name, rounds and matches, and whether it is a duplicate (複式) event:
+    some match has a ``duplicate_board`` (scoring.md §S8)."""
     return _df(
         con,
         """
-        SELECT event_id, any_value(event_name) AS event_name, max(round) AS rounds, count(*) AS matches
+        SELECT event_id, any_value(event_name) AS event_name, max(round) AS rounds, count(*) AS matches,
+               bool_or(duplicate_board IS NOT NULL) AS duplicate
         FROM matches WHERE event_id IS NOT NULL
         GROUP BY event_id ORDER BY event_id
         """,
@@ -615,6 +677,34 @@ def standings(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFr
         ORDER BY stage, rank, team_id
         """,
         {"event": event, "round": round_no},
+    )
+
+
+def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
+    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S8)."""
+    return _df(
+        con,
+        """
+        SELECT stage, rank, team_id, player_1, player_2, deals_compared, mp, mp_max, mp_rate,
+               place_counts, decided_by
+        FROM duplicate_standings WHERE event_id = $event
+        ORDER BY stage NULLS FIRST, rank, team_id
+        """,
+        {"event": event},
+    )
+
+
+def duplicate_results(con: Con, *, event: str) -> pd.DataFrame:
+    """A duplicate event's results per board and deal: each pair's level result and matchpoints."""
+    return _df(
+        con,
+        """
+        SELECT stage, board, deal_no, direction, room, team_id, player_1, player_2, result, mp, mp_max,
+               place, rooms, match_id
+        FROM duplicate_results WHERE event_id = $event
+        ORDER BY stage NULLS FIRST, board, deal_no, direction, place, room
+        """,
+        {"event": event},
     )
 
 
@@ -722,13 +812,15 @@ def problem_matches(con: Con) -> pd.DataFrame:
 
 
 def incomplete_matches(con: Con) -> pd.DataFrame:
-    """Matches still waiting for their ``match_end`` (``incomplete_matches``), latest arrivals first."""
+    """Matches still waiting for their ``match_end`` (``incomplete_matches``), latest arrivals first,
+    with their age: hours since their latest row arrived (an old one is likely abandoned)."""
     return _df(
         con,
         """
         SELECT match_id, events, first_seq, last_seq, last_type,
                array_to_string(source_files, ', ') AS source_files,
-               first_ingested_at, last_ingested_at
+               first_ingested_at, last_ingested_at,
+               date_diff('minute', last_ingested_at, now()::TIMESTAMPTZ) / 60.0 AS age_hours
         FROM incomplete_matches
         ORDER BY last_ingested_at DESC, match_id LIMIT 5000
         """,
@@ -738,3 +830,29 @@ def incomplete_matches(con: Con) -> pd.DataFrame:
 def parse_error_count(con: Con) -> pd.DataFrame:
     """One row: malformed input lines kept in ``raw_events`` (with ``parse_error``)."""
     return _df(con, "SELECT count(*) AS n FROM raw_events WHERE parse_error IS NOT NULL")
+
+
+def duplicate_matches(con: Con) -> pd.DataFrame:
+    """Matches repeating an earlier match's deals under another id (``duplicate_matches``)."""
+    return _df(
+        con,
+        """
+        SELECT match_id, duplicate_of, deals, match_deals, excluded, reason
+        FROM duplicate_matches ORDER BY excluded DESC, match_id LIMIT 5000
+        """,
+    )
+
+
+def file_problems(con: Con) -> pd.DataFrame:
+    """Inbox files whose latest read has a problem (``ingested_files.problem``: empty, damaged,
+    unfinished line); a file read fine later (e.g. its last line completed) is not listed."""
+    return _df(
+        con,
+        """
+        SELECT source_file, problem, message, rows, malformed, pending_bytes, ingested_at
+        FROM ingested_files
+        QUALIFY row_number() OVER (PARTITION BY source_file ORDER BY ingested_at DESC, batch DESC) = 1
+            AND problem IS NOT NULL
+        ORDER BY ingested_at DESC, source_file LIMIT 5000
+        """,
+    )

@@ -25,7 +25,10 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.i18n import LABELS, Lang, t
+from pipelines.tournament_data import LookupFailed
 from pipelines.warehouse import connect, store_path
+from printouts import Document, to_csv, to_pdf, to_xlsx
+from printouts.pdf import FontMissing, find_cjk_font
 
 
 def lang() -> Lang:
@@ -154,19 +157,34 @@ def no_data(key: str = "no_data") -> None:
     st.info(tr(key), icon="ℹ️")
 
 
+def _blank_missing(value: Any) -> Any:
+    """A text cell's value, with None, NA and NaN as an empty string."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    return value
+
+
 def show_table(
     df: pd.DataFrame, key: str, column_config: dict[str, Any] | None = None, **kwargs: Any
 ) -> None:
     """A table with a CSV download button under it; an empty table shows the empty state.
 
     Columns named like a label of :mod:`dashboards.i18n` get that label in the current language
-    unless ``column_config`` sets them.
+    unless ``column_config`` sets them; ``*_rate`` columns show as percentages, and missing text
+    as an empty cell rather than "None".
     """
     if df.empty:
         no_data("no_data_table")
         return
-    config = {c: tr(c) for c in df.columns if c in LABELS}
+    config: dict[str, Any] = {c: tr(c) for c in df.columns if c in LABELS}
+    for c in df.columns:
+        if (c.endswith("_rate") or c == "share") and pd.api.types.is_numeric_dtype(df[c]):
+            config[c] = st.column_config.NumberColumn(tr(c) if c in LABELS else c, format="percent")
     config.update(column_config or {})
+    text = [
+        c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
+    ]
+    df = df.assign(**{c: df[c].map(_blank_missing) for c in text})
     st.dataframe(df, hide_index=True, column_config=config, **kwargs)
     st.download_button(
         tr("download_csv"),
@@ -175,6 +193,99 @@ def show_table(
         mime="text/csv",
         key=f"dl_{key}",
     )
+
+
+def decided_label(step: str | None) -> str:
+    """A tie-break step (``standings.decided_by``, ``duplicate_standings.decided_by``) in words.
+
+    The first-ranked entry has none (empty cell); ``place_k`` is "more deals placed k-th".
+    """
+    if step is None or (not isinstance(step, str) and pd.isna(step)):
+        return ""
+    if step.startswith("place_") and step[6:].isdigit():
+        return tr("decided_place").format(k=step[6:])
+    key = f"decided_{step}"
+    return tr(key) if key in LABELS else tr(step) if step in LABELS else step
+
+
+def percent(value: Any) -> str:
+    """A share (0…1) as a percentage, e.g. ``0.375`` → ``"38%"``; a dash when missing."""
+    return "—" if value is None or pd.isna(value) else f"{value:.0%}"
+
+
+def flag_low_data(values: pd.Series, low_data: pd.Series) -> pd.Series:
+    """``values`` as text, with "⚠" after those whose ``low_data`` flag is set.
+
+    Tables cannot grey out single rows, so a forecast or estimate from too little data is marked
+    in its first column (the page's caption explains the mark).
+    """
+    return pd.Series(
+        [f"{v} ⚠" if bool(flag) else str(v) for v, flag in zip(values, low_data.fillna(False), strict=True)],
+        index=values.index,
+    )
+
+
+PRINTOUT_FORMATS: tuple[tuple[str, str], ...] = (
+    ("pdf", "application/pdf"),
+    ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    ("csv", "text/csv"),
+)
+"""The printouts' file types (``printouts`` writers) with their MIME types."""
+
+
+def _printout_bytes(document: Document, fmt: str) -> bytes:
+    """``document`` written as ``fmt`` by the pure writers of :mod:`printouts` (csv with a BOM, so
+    Excel shows Chinese)."""
+    if fmt == "pdf":
+        return to_pdf(document)
+    if fmt == "xlsx":
+        return to_xlsx(document)
+    return to_csv(document, bom=True)
+
+
+def printout_downloads(
+    build: Callable[Concatenate[queries.Con, P], Document],
+    name: str,
+    label: str,
+    /,
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> None:
+    """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
+    ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
+
+    ``build`` is a document function of :mod:`pipelines.printout_documents` (the ones `gdan
+    export` writes). The document is built (cached, like a query) and written only when a button
+    is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
+    nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese
+    font there is no pdf button.
+    """
+    store = current_store()
+    try:
+        document: Document = _run(store, build, args, kwargs)
+    except LookupFailed as exc:
+        st.caption(f"{label} · {tr('printout_unavailable')}: {exc}")
+        return
+    formats = [(f, m) for f, m in PRINTOUT_FORMATS if f != "pdf" or _has_cjk_font()]
+    for column, (fmt, mime) in zip(st.columns(len(PRINTOUT_FORMATS)), formats, strict=False):
+        column.download_button(
+            f"{label} · {fmt.upper()}",
+            lambda fmt=fmt: _printout_bytes(document, fmt),
+            file_name=f"{name}.{fmt}",
+            mime=mime,
+            key=f"print_{name}_{fmt}",
+            on_click="ignore",
+        )
+
+
+@st.cache_resource(show_spinner=False)
+def _has_cjk_font() -> bool:
+    """Whether the pdf writer finds a font with Chinese glyphs (checked once per process)."""
+    try:
+        find_cjk_font()
+    except FontMissing:
+        return False
+    return True
 
 
 def show_chart(fig: go.Figure, key: str) -> None:

@@ -5,13 +5,12 @@
 - ``dan-ledger``: per player one page: current amateur dan and the ledger of bcta rounds (§S5);
 - ``player``: per player one page: name, club, dan, rating and every match played.
 
-The data comes from the store (``gdan.tournament_data``, read-only); the files are written by
-the pure writers of ``printouts`` (which return bytes, so dashboards can offer the same files).
+The documents are built by :mod:`pipelines.printout_documents` (shared with the dashboards'
+download buttons); the files are written by the pure writers of ``printouts``.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,14 +19,12 @@ import typer
 from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption
+from pipelines.printout_documents import dan_document, player_document, round_document, standings_document
 
 if TYPE_CHECKING:
-    import duckdb
-
     from printouts import Document
 
 console = Console(stderr=True)
-CHINA = timezone(timedelta(hours=8))
 app = typer.Typer(
     name="export",
     help="Printouts as xlsx, pdf (A4, Chinese fonts, page numbers) or csv: standings, a round's "
@@ -55,31 +52,6 @@ BomOption = Annotated[
 ]
 EventOption = Annotated[str, typer.Option("--event", "-e", help="Event id (as in `gdan standings`).")]
 StageOption = Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
-
-_LABELS = {
-    "rank": "rank",
-    "team_id": "team",
-    "players": "players",
-    "clubs": "club",
-    "rounds": "rounds",
-    "wins": "W",
-    "draws": "D",
-    "losses": "L",
-    "byes": "byes",
-    "match_points": "MP",
-    "level_points": "LP",
-    "bcta_round_score": "BCTA score",
-    "head_to_head": "H2H",
-    "raw_level_diff": "level diff",
-    "opponents_score": "opp score",
-    "previous_rank": "prev rank",
-    "tied_level_points": "LP among tied",
-    "opponents_level_points": "opp LP",
-    "levels_gained": "levels gained",
-    "deducted_match_points": "MP deducted",
-    "deducted_level_points": "LP deducted",
-    "decided_by": "decided by",
-}
 
 
 def _write(document: Document, fmt: FileFormat, out: Path | None, default_name: str, bom: bool) -> None:
@@ -113,7 +85,7 @@ def _safe(name: str) -> str:
 
 def _run(build: Any, *args: Any) -> Document:
     """Open the store, build the document; unknown events/players exit 1 with the message."""
-    from gdan.tournament_data import LookupFailed, connect
+    from pipelines.tournament_data import LookupFailed, connect
 
     try:
         con = connect(args[0])
@@ -126,64 +98,7 @@ def _run(build: Any, *args: Any) -> Document:
         raise typer.Exit(1) from None
 
 
-def _printed() -> str:
-    return f"printed {date.today().isoformat()} · times in China time (UTC+8) · Guandan Lens"
-
-
-def _local(value: datetime | None) -> datetime | None:
-    """A stored (UTC) time in China time, as the tournament day's clocks showed it."""
-    return value.astimezone(CHINA) if value is not None and value.tzinfo is not None else value
-
-
-def _team(names: dict[str, Any], *ids: str | None) -> tuple[str, str]:
-    """Players' names joined with " / ", and their clubs (once when they share one)."""
-    from gdan.tournament_data import Player
-
-    people = [names.get(p) or Player(p) for p in ids if p]
-    clubs = list(dict.fromkeys(p.club for p in people if p.club))
-    return " / ".join(p.label for p in people), " / ".join(clubs)
-
-
 # --- standings ------------------------------------------------------------------------------------
-
-
-def standings_document(
-    con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int | None
-) -> Document:
-    """The standings after a round (default: the last), columns in the ruleset's tie-break order."""
-    from gdan.tournament_data import LookupFailed, roster, stage_of, standings
-    from printouts import Document, Section
-    from scoring.params import params_for
-
-    info = stage_of(con, event, stage)
-    after = round_no or max(info.rounds)
-    table = standings(con, info, after)
-    if not table:
-        raise LookupFailed(
-            f"event {event} has no standings after round {after}; rounds: {', '.join(map(str, info.rounds))}"
-        )
-    p = params_for(info.rules).standings
-    chain = [c for c in dict.fromkeys((*p.two_tied, *p.many_tied)) if c != p.primary]
-    record = [c for c in ("wins", "draws", "losses", "byes") if c not in chain]
-    columns = ["rank", "players", "clubs", "team_id", "rounds", *record, p.primary, *chain, "decided_by"]
-    names = roster(con)
-    body = []
-    for r in table:
-        players, clubs = _team(names, r["player_1"], r["player_2"])
-        values = {
-            **r,
-            "players": players,
-            "clubs": clubs,
-            "decided_by": _LABELS.get(r["decided_by"] or "", r["decided_by"]),
-        }
-        body.append([values[c] for c in columns])
-    section = Section(f"Standings after round {after}", [_LABELS.get(c, c) for c in columns], body)
-    ranked = ", ".join(_LABELS.get(c, c) for c in (p.primary, *chain))
-    return Document(
-        f"{info.title} — standings after round {after} of {max(info.rounds)}",
-        [section],
-        subtitle=f"{event} · rules {info.rules} · ranked by {ranked} · {_printed()}",
-    )
 
 
 @app.command("standings")
@@ -206,81 +121,6 @@ def export_standings(
 # --- a round's results ---------------------------------------------------------------------------------
 
 
-def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int) -> Document:
-    """A round's results, table by table: both pairs, final levels, winner, points; then the bye."""
-    from gdan.tournament_data import LookupFailed, roster, round_scores, stage_of
-    from printouts import Document, Section
-
-    info = stage_of(con, event, stage)
-    scores = round_scores(con, info, round_no=round_no)
-    if not scores:
-        raise LookupFailed(
-            f"event {event} has no results in round {round_no}; rounds: {', '.join(map(str, info.rounds))}"
-        )
-    names = roster(con)
-    points = "bcta_round_score" if info.rules == "bcta" else "match_points"
-    by_match: dict[str, dict[str, dict[str, Any]]] = {}
-    byes = []
-    for r in scores:
-        if r["outcome"] == "bye":
-            byes.append(r)
-        else:
-            by_match.setdefault(r["match_id"], {})[r["side"]] = r
-    columns = [
-        "table",
-        "E–W",
-        "club E–W",
-        "N–S",
-        "club N–S",
-        "levels",
-        "winner",
-        f"{_LABELS[points]} E–W",
-        f"{_LABELS[points]} N–S",
-        "LP E–W",
-        "LP N–S",
-        "deals",
-    ]
-    body = []
-    for sides in by_match.values():
-        ew, ns = sides.get("EW"), sides.get("NS")
-        if ew is None or ns is None:
-            continue
-        ew_players, ew_club = _team(names, ew["player_1"], ew["player_2"])
-        ns_players, ns_club = _team(names, ns["player_1"], ns["player_2"])
-        levels = f"{ew['final_level_EW'] or '–'} : {ew['final_level_NS'] or '–'}"
-        winner = {"EW": "E–W", "NS": "N–S"}.get(ew["winner"] or "", "draw")
-        if ew["passed_a"]:
-            winner += " (passed A)"
-        body.append(
-            [
-                ew["table"],
-                ew_players,
-                ew_club,
-                ns_players,
-                ns_club,
-                levels,
-                winner,
-                ew[points],
-                ns[points],
-                ew["level_points"],
-                ns["level_points"],
-                ew["deals_played"],
-            ]
-        )
-    for r in byes:
-        players, club = _team(names, r["player_1"], r["player_2"])
-        body.append(
-            ["bye", players, club, None, None, None, None, r[points], None, r["level_points"], None, None]
-        )
-    section = Section(f"Round {round_no} results", columns, body)
-    return Document(
-        f"{info.title} — round {round_no} results",
-        [section],
-        subtitle=f"{event} · rules {info.rules} · {_printed()}",
-        numeric=("table",),
-    )
-
-
 @app.command("round")
 def export_round(
     event: EventOption,
@@ -297,101 +137,6 @@ def export_round(
 
 
 # --- dan ledgers and player sheets -----------------------------------------------------------------------
-
-
-def _player_ids(
-    con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None, table: str
-) -> list[str]:
-    from gdan.tournament_data import LookupFailed, resolve_players, rows
-
-    if players:
-        return resolve_players(con, players)
-    if event is not None:
-        found = [
-            r["player_id"]
-            for r in rows(
-                con, "SELECT DISTINCT player_id FROM player_matches WHERE event_id = ? ORDER BY 1", [event]
-            )
-        ]
-        if not found:
-            raise LookupFailed(f"no players in event {event!r}")
-        return found
-    found = [r["player_id"] for r in rows(con, f"SELECT DISTINCT player_id FROM {table} ORDER BY 1")]
-    if not found:
-        raise LookupFailed(f"no rows in {table}: has `gdan run` scored this store?")
-    return found
-
-
-def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None) -> Document:
-    """One page per player: current amateur dan (§S5) and the ledger of every bcta round."""
-    from gdan.tournament_data import roster, rows
-    from printouts import Document, Section
-
-    names = roster(con)
-    ids = _player_ids(con, players, event, "dan_ledger")
-    current = {
-        r["player_id"]: r
-        for r in rows(con, "SELECT * FROM dan_current WHERE list_contains(?, player_id)", [ids])
-    }
-    columns = [
-        "date",
-        "event",
-        "round",
-        "opponents' dans",
-        "counted",
-        "round points",
-        "earned",
-        "dan",
-        "total",
-        "window",
-        "note",
-    ]
-    sections = []
-    for pid in ids:
-        ledger = rows(con, "SELECT * FROM dan_ledger WHERE player_id = ? ORDER BY seq", [pid])
-        person = names.get(pid)
-        now = current.get(pid)
-        lines = [f"player: {person.label if person else pid} ({pid})"]
-        if person and person.club:
-            lines.append(f"club: {person.club}")
-        if now:
-            to_next = (
-                f"{now['points_to_next']:,} points to dan {now['next_dan']} "
-                f"({now['progress']:.0%}), {now['rounds_left']} rounds left in the window"
-                if now["next_dan"] is not None
-                else "highest dan"
-            )
-            lines += [
-                f"amateur dan: {now['dan'] or 'none'} · points: {now['points']:,}",
-                f"next: {to_next}",
-                f"rounds: {now['rounds']} played, {now['counted_rounds']} counted",
-            ]
-        else:
-            lines.append("no bcta rounds: no amateur dan points (§S5)")
-        body = [
-            [
-                _local(r["started_at"]),
-                r["event_id"],
-                r["round"],
-                r["opponent_dans"],
-                r["counted"],
-                r["round_points"],
-                r["points_earned"],
-                r["dan_after"],
-                r["total_after"],
-                f"{r['window_rounds_used']}/{r['window_size']}" if r["window_size"] else None,
-                r["event"],
-            ]
-            for r in ledger
-        ]
-        sections.append(Section(person.label if person else pid, columns, body, lines))
-    return Document(
-        "Amateur dan ledger (BCTA, scoring.md §S5)",
-        sections,
-        subtitle=_printed(),
-        page_per_section=True,
-        numeric=("window",),
-    )
 
 
 @app.command("dan-ledger")
@@ -411,67 +156,6 @@ def export_dan(
     document = _run(dan_document, store, players, event)
     one = players[0] if players and len(players) == 1 else None
     _write(document, fmt, out, f"dan-ledger-{one or event or 'all'}", bom)
-
-
-def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None) -> Document:
-    """One page per player: name, club, dan, rating, and every match with partner, opponents, result."""
-    from gdan.tournament_data import Player, roster, rows
-    from printouts import Document, Section
-
-    names = roster(con)
-    ids = _player_ids(con, players, event, "player_matches")
-    columns = [
-        "date",
-        "event",
-        "round",
-        "seat",
-        "partner",
-        "opponents",
-        "result",
-        "levels",
-        "deals won",
-        "1st places",
-    ]
-    sections = []
-    for pid in ids:
-        person = names.get(pid) or Player(pid)
-        matches = rows(
-            con,
-            "SELECT * FROM player_matches WHERE player_id = ? AND (?::VARCHAR IS NULL OR event_id = ?) "
-            "ORDER BY started_at NULLS LAST, match_id",
-            [pid, event, event],
-        )
-        dan = rows(con, "SELECT dan, points FROM dan_current WHERE player_id = ?", [pid])
-        rating = rows(con, "SELECT rating, provisional FROM ratings WHERE player_id = ?", [pid])
-        lines = [f"player: {person.label} ({pid})"]
-        if person.club:
-            lines.append(f"club: {person.club}")
-        if dan:
-            lines.append(f"amateur dan: {dan[0]['dan'] or 'none'} ({dan[0]['points']:,} points)")
-        if rating:
-            lines.append(
-                f"rating: {rating[0]['rating']:.1f}{' (provisional)' if rating[0]['provisional'] else ''}"
-            )
-        wins = sum(m["result"] == "win" for m in matches)
-        lines.append(f"matches: {len(matches)} · won {wins}")
-        body = [
-            [
-                _local(m["started_at"]),
-                m["event_id"],
-                m["round"],
-                m["seat"],
-                (names.get(m["partner_id"]) or Player(m["partner_id"])).label if m["partner_id"] else None,
-                ", ".join((names.get(o) or Player(o)).label for o in (m["opponent_ids"] or [])),
-                m["result"],
-                f"{m['final_level']} : {m['opp_final_level']}",
-                m["deals_won"],
-                m["first_places"],
-            ]
-            for m in matches
-        ]
-        sections.append(Section(person.label, columns, body, lines))
-    title = f"Player record · {event}" if event else "Player record"
-    return Document(title, sections, subtitle=_printed(), page_per_section=True)
 
 
 @app.command("player")

@@ -87,14 +87,19 @@ _LABELS = {
     "window_size": "window",
     "started_at": "date",
     "last_played": "last played",
+    "p_promote": "chance",
+    "expected_rounds": "rounds to next",
+    "low_data": "low data",
 }
 """Short headers of the rich tables (csv and json keep the table's column names)."""
 
 
 def _cell(column: str, value: Any) -> str:
     """A value as shown in these tables: progress in %, tie-break steps by their short label."""
-    if column == "progress" and value is not None:
+    if column in ("progress", "p_promote") and value is not None:
         return f"{value:.1%}"
+    if column == "low_data":
+        return "low data ⚠" if value else ""
     if column == "decided_by" and value is not None:
         return _LABELS.get(value, value)
     return tidy_cell(column, value)
@@ -289,8 +294,10 @@ _DAN_COLUMNS = (
     "d.player_id, r.name, d.dan, d.points, d.next_dan, d.points_to_next, d.progress, "
     "d.window_no, d.window_rounds_used, d.rounds_left, d.rounds, d.counted_rounds, "
     "CAST(ceil(d.points_to_next / nullif(d.rounds_left, 0)) AS BIGINT) AS needed_per_round, "
-    "d.last_played"
+    "d.last_played, f.p_promote, f.expected_rounds, f.low_data"
 )
+_FORECAST_JOIN = "LEFT JOIN dan_forecast f USING (player_id)"
+"""The promotion forecast (``dan_forecast``) next to each player's dan."""
 
 
 def _players(con: duckdb.DuckDBPyConnection, wanted: Sequence[str]) -> list[str]:
@@ -334,7 +341,9 @@ def dan(
     store: StoreOption = DEFAULT_STORE,
     output: FormatOption = OutputFormat.table,
 ) -> None:
-    """Current amateur dan (§S5): points, progress to the next dan, rounds left in the window.
+    """Current amateur dan (§S5): points, progress to the next dan, rounds left in the window,
+    and the promotion forecast (``dan_forecast``): the chance of promotion before the window
+    resets, the counted rounds expected to the next dan, and whether it rests on low data.
 
     With one player, also the ledger: every bcta round in time order, its dan points, whether
     it counted (only rounds against opponents of the same dan do), promotions and window
@@ -359,7 +368,7 @@ def dan(
         current = _query(
             con,
             f"WITH {_ROSTER} SELECT {_DAN_COLUMNS} FROM dan_current d "
-            f"LEFT JOIN roster r USING (player_id) WHERE {' AND '.join(conditions)} "
+            f"LEFT JOIN roster r USING (player_id) {_FORECAST_JOIN} WHERE {' AND '.join(conditions)} "
             f"ORDER BY {order}" + (" LIMIT ?" if limit else ""),
             [*params, *([limit] if limit else [])],
         )
@@ -373,7 +382,7 @@ def dan(
     if output is OutputFormat.table:
         current = current.without(["window_no", "rounds"])
         ledger = ledger.without(["dan_before", "window_no"]) if ledger is not None else None
-    keep = ("player_id", "name", "dan", "points", "progress", "rounds_left")
+    keep = ("player_id", "name", "dan", "points", "progress", "rounds_left", "p_promote")
     drop_first = ("last_played", "counted_rounds", "window_rounds_used", "next_dan")
     if ledger is None:
         _emit(current, output, title=title, keep=keep, drop_first=drop_first)

@@ -21,7 +21,7 @@ from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
 if TYPE_CHECKING:
     import duckdb
 
-    from gdan.tournament_data import Player, Stage
+    from pipelines.tournament_data import Player, Stage
     from scoring.pairing import RoundPairing, System
 
 console = Console(stderr=True)
@@ -67,7 +67,7 @@ def pairing_sheet(
     seed: int,
 ) -> PairingSheet:
     """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
-    from gdan.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
+    from pipelines.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
     from scoring.pairing import pair_round
 
     stage = stage_of(con, event, stage_name)
@@ -115,7 +115,7 @@ def _sheet(
     scores: list[dict[str, Any]],
     round_no: int,
 ) -> PairingSheet:
-    from gdan.tournament_data import Player
+    from pipelines.tournament_data import Player
 
     players = {r["team_id"]: (r["player_1"], r["player_2"]) for r in scores}
     points = "bcta_round_score" if stage.rules == "bcta" else "match_points"
@@ -176,7 +176,7 @@ def pair(
     Round robin: the standard circle rotation over the event's teams (sorted by team id).
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     """
-    from gdan.tournament_data import LookupFailed, connect
+    from pipelines.tournament_data import LookupFailed, connect
 
     try:
         con = connect(store)

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
+from dashboards.ui import flag_low_data, lang, no_data, printout_downloads, run, show_chart, show_table, tr
+from pipelines.printout_documents import dan_document
 from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))
@@ -37,11 +38,48 @@ else:
                 "rounds_left": tr("rounds_left"),
             },
         )
+    st.subheader(tr("forecast"))
+    st.caption(tr("forecast_intro"))
+    forecast = run(queries.promotion_forecast)
+    if not forecast.empty:
+        forecast = forecast.assign(player_id=flag_low_data(forecast["player_id"], forecast["low_data"]))
+        st.caption(tr("low_data_warning"))
+    show_table(
+        forecast.drop(columns="low_data"),
+        "promotion_forecast",
+        column_config={
+            "player_id": tr("player"),
+            "dan": tr("dan"),
+            "next_dan": tr("next_dan"),
+            "points": tr("dan_points"),
+            "points_to_next": tr("points_to_next"),
+            "rounds_left": tr("rounds_left"),
+            "p_promote": st.column_config.ProgressColumn(
+                tr("p_promote"), format="percent", min_value=0, max_value=1
+            ),
+            "expected_rounds": st.column_config.NumberColumn(tr("expected_rounds"), format="%.1f"),
+            "win_chance": st.column_config.NumberColumn(tr("win_chance"), format="percent"),
+            "rated_rounds": tr("rated_rounds"),
+        },
+    )
     st.subheader(tr("recent_changes"))
     show_table(
         run(queries.dan_events),
         "dan_events",
         column_config={"event": tr("dan_change"), "player_id": tr("player")},
+    )
+
+    st.subheader(tr("printouts"))
+    # one player by default: the all-players ledger reads every player's rounds
+    ids = run(queries.players)["player_id"].tolist()
+    who = st.selectbox(
+        tr("dan_printout_player"),
+        [*ids, None],
+        key="dan_print_player",
+        format_func=lambda p: tr("all") if p is None else str(p),
+    )
+    printout_downloads(
+        dan_document, f"dan-ledger-{who or 'all'}", tr("dan_printout"), [who] if who else None, None
     )
 
 st.subheader(tr("rules_in_force"))

@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.patterns import pattern_table
-from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
+from dashboards.ui import lang, no_data, percent, run, show_chart, show_table, tr
 from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 
@@ -49,6 +49,45 @@ cols[3].metric(tr("rounds"), int(row["rounds"]))
 cols[4].metric(tr("win_rate"), f"{row['win_rate']:.0%}")
 if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
+
+st.subheader(tr("forecast"))
+forecast = run(queries.player_forecast, player=player)
+if forecast.empty:
+    st.caption(tr("no_forecast"))
+else:
+    f = forecast.iloc[0]
+    cols = st.columns(4)
+    cols[0].metric(f"{tr('p_promote')} → {int(f['next_dan'])}", percent(f["p_promote"]))
+    cols[1].metric(
+        tr("expected_rounds"), "—" if pd.isna(f["expected_rounds"]) else f"{f['expected_rounds']:.1f}"
+    )
+    cols[2].metric(tr("win_chance"), percent(f["win_chance"]))
+    cols[3].metric(tr("rounds_left"), "—" if pd.isna(f["rounds_left"]) else int(f["rounds_left"]))
+    st.caption(tr("forecast_intro"))
+    if bool(f["low_data"]):
+        st.warning(f"{tr('low_data')}: {tr('rated_rounds')} {int(f['rated_rounds'])}", icon="⚠️")
+
+st.subheader(tr("luck"))
+luck = run(queries.player_luck, player=player)
+if luck.empty:
+    st.caption(tr("no_luck"))
+else:
+    own = luck.iloc[0]
+    cols = st.columns(4)
+    cols[0].metric(
+        tr("above_expectation"),
+        f"{own['above_expectation']:+.2f}",
+        f"{tr('ci_95')} {own['ci_low']:+.2f} … {own['ci_high']:+.2f}",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[1].metric(tr("actual_mean"), f"{own['actual_mean']:+.2f}")
+    cols[2].metric(tr("expected_mean"), f"{own['expected_mean']:+.2f}")
+    cols[3].metric(tr("deals"), int(own["deals"]))
+    if bool(own["low_data"]):
+        st.warning(tr("low_data"), icon="⚠️")
+    show_chart(charts.luck_vs_population(run(queries.luck_population), lang(), player=player), "luck")
+    st.caption(tr("luck_intro"))
 
 left, right = st.columns(2)
 with left:
@@ -97,14 +136,13 @@ with right:
     show_table(run(queries.results_by_opponent, player=player), "by_opponent")
 
 positions = run(queries.finish_positions, player=player)
-position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)}
+position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)} | {"double_loss": tr("pos_double_loss")}
 st.subheader(tr("play_patterns"))
 left, right = st.columns(2)
 with left:
     if positions.empty:
         no_data("no_data_table")
     else:
-        positions = positions.assign(position=positions["position"].astype(str))
         show_chart(
             charts.compare_shares(
                 positions,
@@ -113,9 +151,12 @@ with left:
                 title_key="finish_dist",
                 x_key="position",
                 labels=position_labels,
+                order=[*position_labels],
             ),
             "finish_positions",
         )
+        lost = positions.loc[positions["position"] == "double_loss", "player_n"].sum()
+        st.caption(f"{tr('double_losses')}: {int(lost)}")
 with right:
     leads = run(queries.lead_types, player=player)
     if leads.empty:
@@ -157,6 +198,7 @@ if not returns.empty:
             title_key="returns_by_rank",
             x_key="rank",
             order=list(DISPLAY_RANKS),
+            labels={r: charts.rank_label(r, lang()) for r in "BR"},
         ),
         "return_ranks",
     )

@@ -1,5 +1,6 @@
 """Data quality: quarantined input with error codes, files and lines, malformed lines, replayed
-matches that are partial or invalid, and matches still waiting for their ``match_end``
+matches that are partial or invalid, matches repeating another's deals under a new id, inbox
+files that need attention, and matches still waiting for their ``match_end`` with their age
 (incomplete; events.md "Validation", issue 7 §9)."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, queries
+from dashboards.i18n import LABELS
 from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_quality"))
@@ -30,7 +32,7 @@ cols[4].metric(tr("status_incomplete"), f"{len(incomplete):,}")
 
 st.subheader(tr("quarantine"))
 if codes.empty:
-    no_data("no_data_table")
+    st.success(tr("nothing_quarantined"), icon="✅")
 else:
     show_chart(charts.quarantine_codes(codes, lang()), "quarantine_codes")
     code = choice("code", codes["code"].tolist(), "dq_code")
@@ -47,5 +49,52 @@ else:
 st.subheader(tr("problem_matches"))
 show_table(run(queries.problem_matches), "problem_matches")
 
+st.subheader(tr("duplicate_matches"))
+duplicates = run(queries.duplicate_matches)
+if duplicates.empty:
+    st.success(tr("no_duplicates"), icon="✅")
+else:
+    show_table(
+        duplicates.assign(excluded=[tr("yes") if e else tr("no") for e in duplicates["excluded"]]),
+        "duplicate_matches",
+        column_config={
+            "match_id": tr("choose_match"),
+            "duplicate_of": tr("duplicate_of"),
+            "deals": tr("repeated_deals"),
+            "match_deals": tr("compared_deals"),
+            "excluded": tr("excluded"),
+            "reason": tr("reason"),
+        },
+    )
+
+st.subheader(tr("file_problems"))
+files = run(queries.file_problems)
+if files.empty:
+    st.success(tr("no_file_problems"), icon="✅")
+else:
+    show_table(
+        files.assign(
+            problem=[tr(f"problem_{p}") if f"problem_{p}" in LABELS else p for p in files["problem"]]
+        ),
+        "file_problems",
+        column_config={
+            "source_file": tr("source_file"),
+            "problem": tr("problem"),
+            "message": tr("message"),
+            "rows": tr("rows"),
+            "malformed": tr("parse_errors"),
+            "pending_bytes": tr("pending_bytes"),
+            "ingested_at": tr("last_ingested_at"),
+        },
+    )
+
 st.subheader(tr("incomplete"))
-show_table(incomplete, "incomplete_matches", column_config={"events": tr("rows")})
+show_table(
+    incomplete,
+    "incomplete_matches",
+    column_config={
+        "match_id": tr("choose_match"),
+        "events": tr("rows"),
+        "age_hours": st.column_config.NumberColumn(tr("age_hours"), format="%.1f"),
+    },
+)

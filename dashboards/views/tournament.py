@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.ui import lang, no_data, run, show_chart, show_table, tr
+from dashboards.i18n import LABELS
+from dashboards.ui import decided_label, lang, no_data, printout_downloads, run, show_chart, show_table, tr
+from pipelines.printout_documents import round_document, standings_document
 
 st.title(tr("page_tournament"))
 
@@ -37,18 +39,18 @@ with right:
 shown_round = round_no if round_no is not None else max(rounds, default="")
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
 table = run(queries.standings, event=event, round_no=round_no)
+key = table["primary_key"].dropna()
+points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
 if table.empty:
     st.caption(tr("standings_missing"))
 else:
     table = table.assign(
+        decided_by=[decided_label(d) for d in table["decided_by"]],
+        primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
         team=[
             " / ".join(p for p in pair if isinstance(p, str))
             for pair in zip(table["player_1"], table["player_2"], strict=True)
-        ]
-    )
-    key = table["primary_key"].dropna()
-    points = (
-        key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
+        ],
     )
     show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
     show_table(
@@ -58,7 +60,7 @@ else:
             "rank": "#",
             "team_id": tr("team"),
             "match_points": tr("match_points"),
-            "level_points": tr("level_diff"),
+            "level_points": tr("level_points"),
             "wins": tr("wins"),
             "draws": tr("draws"),
             "losses": tr("losses"),
@@ -67,9 +69,31 @@ else:
         },
     )
 
+st.subheader(tr("printouts"))
+printout_downloads(
+    standings_document, f"standings-{event}-r{shown_round}", tr("standings_printout"), event, None, round_no
+)
+if rounds:
+    printout_downloads(
+        round_document,
+        f"round-{event}-r{shown_round}",
+        f"{tr('round_printout')} {shown_round}",
+        event,
+        None,
+        int(shown_round),
+    )
+
 st.subheader(tr("round_results"))
+results = run(queries.round_results, event=event, round_no=round_no)
+sides = {"EW": tr("team_EW"), "NS": tr("team_NS"), "bye": tr("bye")}
 show_table(
-    run(queries.round_results, event=event, round_no=round_no),
+    results.assign(
+        winner=[
+            sides.get(w, w) if isinstance(w, str) else tr("draw") if s == "valid" else ""
+            for w, s in zip(results["winner"], results["status"], strict=True)
+        ],
+        status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in results["status"]],
+    ),
     "round_results",
     column_config={
         "round": tr("round"),
@@ -78,3 +102,88 @@ show_table(
         "level_diff": tr("level_diff"),
     },
 )
+
+if bool(events.set_index("event_id")["duplicate"].get(event, False)):
+    st.subheader(tr("duplicate_standings"))
+    st.caption(tr("duplicate_intro"))
+    duplicate = run(queries.duplicate_standings, event=event)
+    if not duplicate.empty:
+        duplicate = duplicate.assign(
+            pair=[
+                " / ".join(p for p in pair if isinstance(p, str))
+                for pair in zip(duplicate["player_1"], duplicate["player_2"], strict=True)
+            ],
+            place_counts=[
+                " · ".join(str(n) for n in counts) if counts is not None else ""
+                for counts in duplicate["place_counts"]
+            ],
+            decided_by=[decided_label(d) for d in duplicate["decided_by"]],
+        )[
+            [
+                "rank",
+                "pair",
+                "team_id",
+                "deals_compared",
+                "mp",
+                "mp_max",
+                "mp_rate",
+                "place_counts",
+                "decided_by",
+            ]
+        ]
+    show_table(
+        duplicate,
+        "duplicate_standings",
+        column_config={
+            "rank": "#",
+            "pair": tr("pair"),
+            "team_id": tr("team"),
+            "deals_compared": tr("deals_compared"),
+            "mp": tr("mp"),
+            "mp_max": tr("mp_max"),
+            "mp_rate": st.column_config.NumberColumn(tr("mp_rate"), format="percent"),
+            "place_counts": tr("place_counts"),
+            "decided_by": tr("decided_by"),
+        },
+    )
+    st.subheader(tr("duplicate_boards"))
+    boards = run(queries.duplicate_results, event=event)
+    if not boards.empty:
+        boards = boards.assign(
+            pair=[
+                " / ".join(p for p in pair if isinstance(p, str))
+                for pair in zip(boards["player_1"], boards["player_2"], strict=True)
+            ],
+            room=[tr(f"room_{r}") if r in ("open", "closed") else (r or "") for r in boards["room"]],
+        )[
+            [
+                "board",
+                "deal_no",
+                "direction",
+                "room",
+                "pair",
+                "result",
+                "mp",
+                "mp_max",
+                "place",
+                "rooms",
+                "match_id",
+            ]
+        ]
+    show_table(
+        boards,
+        "duplicate_results",
+        column_config={
+            "board": tr("board"),
+            "deal_no": tr("choose_deal"),
+            "direction": tr("direction"),
+            "room": tr("room"),
+            "pair": tr("pair"),
+            "result": tr("level_result"),
+            "mp": tr("mp"),
+            "mp_max": tr("mp_max"),
+            "place": tr("place"),
+            "rooms": tr("rooms"),
+            "match_id": tr("choose_match"),
+        },
+    )

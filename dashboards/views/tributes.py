@@ -38,4 +38,8 @@ with right:
 
 gain = run(queries.level_gain_after_tribute, rules=rules)
 show_figure(gain, charts.level_gain, "level_gain")
-show_table(gain, "level_gain_after_tribute")
+show_table(
+    gain.assign(side=[tr(side) for side in gain["side"]]),
+    "level_gain_after_tribute",
+    column_config={"side": tr("team"), "gain": tr("level_gain"), "n": tr("deals")},
+)

@@ -222,7 +222,10 @@ def build_store(root: Path) -> Path:
                         "team": _team(seat),
                         "hand": None if (status == "partial" and seat == "W") else hands[seat],
                         "natural_bombs": 2 if seat == "S" else 1,
-                        "finish_position": order.index(seat) + 1,
+                        # a 双下 deal ends when the winners are out: the losers have no position
+                        "finish_position": (
+                            None if deal == 1 and seat not in order[:2] else order.index(seat) + 1
+                        ),
                         "bombs_played": 2 if seat == "S" else (1 if seat == "N" else 0),
                     }
                 )
@@ -320,6 +323,10 @@ def build_store(root: Path) -> Path:
     matches.append(
         {
             "match_id": "m4",
+            "event_id": "ev2",
+            "event_name": "Duplicate Cup",
+            "duplicate_board": "b1",
+            "duplicate_room": "open",
             "status": "invalid",
             "rules": "national",
             "error_code": "does_not_beat",
@@ -407,6 +414,71 @@ def build_store(root: Path) -> Path:
         }
         for i, p in enumerate(("p5", "p6", "p7", "p8"))
     ]
+    duplicate_results = [
+        {
+            "event_id": "ev2",
+            "board": "b1",
+            "deal_no": 1,
+            "direction": "EW",
+            "room": room,
+            "match_id": f"d{i}",
+            "team_id": f"t{i}",
+            "player_1": f"p{2 * i + 1}",
+            "player_2": f"p{2 * i + 2}",
+            "result": 3 - 2 * i,
+            "mp": 2 - 2 * i,
+            "mp_max": 2,
+            "place": i + 1,
+            "rooms": 2,
+        }
+        for i, room in enumerate(("open", "closed"))
+    ]
+    duplicate_standings = [
+        {
+            "event_id": "ev2",
+            "rank": i + 1,
+            "team_id": f"t{i}",
+            "player_1": f"p{2 * i + 1}",
+            "player_2": f"p{2 * i + 2}",
+            "deals_compared": 1,
+            "mp": 2 - 2 * i,
+            "mp_max": 2,
+            "mp_rate": 1.0 - i,
+            "place_counts": [1 - i, i],
+            "decided_by": "mp_rate" if i else None,
+        }
+        for i in range(2)
+    ]
+    forecast = [
+        {
+            "player_id": p,
+            "dan": 1,
+            "next_dan": 2,
+            "points": 18000,
+            "points_to_next": 7000 + i,
+            "rounds_left": 39,
+            "win_chance": 0.55 - 0.05 * i,
+            "rated_rounds": 3 if i else 30,
+            "p_promote": 0.8 - 0.2 * i,
+            "expected_rounds": 4.5 + i,
+            "naive_promote": 0.5,
+            "low_data": i > 0,
+        }
+        for i, p in enumerate(("p5", "p6", "p7", "p8"))
+    ]
+    luck = [
+        {
+            "player_id": f"p{i}",
+            "deals": 6 if i < 5 else 2,
+            "actual_mean": 0.5 - 0.25 * i,
+            "expected_mean": 0.25 - 0.1 * i,
+            "above_expectation": 0.25 - 0.15 * i,
+            "ci_low": -0.5 - 0.15 * i,
+            "ci_high": 1.0 - 0.15 * i,
+            "low_data": i >= 5,
+        }
+        for i in range(1, 9)
+    ]
     pro = [{"player_id": "p5", "rounds": 20, "wins": 15, "win_rate": 0.75, "eligible": True, "pro_dan": 4}]
     scores = [
         {
@@ -454,6 +526,38 @@ def build_store(root: Path) -> Path:
         "dan_ledger": ledger,
         "dan_current": dan_current,
         "pro_dan": pro,
+        "duplicate_matches": [
+            {
+                "match_id": "m3",
+                "duplicate_of": "m1",
+                "deals": 2,
+                "match_deals": 2,
+                "excluded": True,
+                "reason": "every deal repeats m1",
+            }
+        ],
+        "ingested_files": [
+            {
+                "source_file": f,
+                "sha256": f"h{i}",
+                "batch": f"b{i}",
+                "first_line": 1,
+                "rows": 3,
+                "malformed": 0,
+                "pending_bytes": 12 if problem else 0,
+                "resumed": False,
+                "problem": problem,
+                "message": "no line break after byte 120" if problem else None,
+                "ingested_at": T0 + timedelta(hours=i),
+            }
+            for i, (f, problem) in enumerate(
+                [("late.jsonl", "unfinished_line"), ("ok.jsonl", "unfinished_line"), ("ok.jsonl", None)]
+            )
+        ],
+        "dan_forecast": forecast,
+        "duplicate_results": duplicate_results,
+        "duplicate_standings": duplicate_standings,
+        "player_luck": luck,
         "match_scores": scores,
         "standings": standings,
         "incomplete_matches": [

@@ -54,7 +54,8 @@ def test_page_renders_with_data(open_app: Open, any_store: Path, page: str) -> N
     _no_exception(at)
     assert not any("No data yet: run the pipeline" in i.value for i in at.info)
     found = (len(at.get("plotly_chart")), len(at.dataframe), len(at.metric))
-    assert len(at.get("download_button")) == len(at.dataframe)  # every table downloads as CSV
+    csv_buttons = [b for b in at.get("download_button") if b.proto.label == "Download CSV"]
+    assert len(csv_buttons) == len(at.dataframe)  # every table downloads as CSV
     if page == "replayer":
         assert at.get("select_slider")
     elif any_store.name.startswith("mini"):
@@ -218,7 +219,7 @@ def test_quality_filters_by_code(open_app: Open, mini_store: Path) -> None:
     rows = at.dataframe[0].value
     assert list(rows["line_no"]) == [12]
     assert set(at.dataframe[1].value["match_id"]) == {"m3", "m4"}  # partial and invalid (matches)
-    incomplete = at.dataframe[2].value  # no match_end yet (incomplete_matches)
+    incomplete = next(df.value for df in at.dataframe if "last_seq" in df.value.columns)  # no match_end yet
     assert list(incomplete["match_id"]) == ["m5"]
     assert metrics["Incomplete"] == "1"
 
@@ -240,3 +241,151 @@ def test_replayer_shows_unknown_hands_of_a_partial_match(open_app: Open, mini_st
     _no_exception(at)
     assert any("hand unknown" in m.value for m in at.markdown)
     assert sum("27 Cards" in m.value for m in at.markdown) == 3
+
+
+def test_dan_page_lists_the_promotion_forecast_with_low_data_marked(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "dan")
+    _no_exception(at)
+    forecast = next(df.value for df in at.dataframe if "p_promote" in df.value.columns)
+    assert list(forecast["player_id"]) == ["p5", "p6 ⚠", "p7 ⚠", "p8 ⚠"]  # likeliest first
+    assert "low_data" not in forecast.columns
+    assert any("⚠ marks a forecast" in c.value for c in at.caption)
+
+
+def test_player_page_shows_forecast_and_luck(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p6").run()
+    _no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Chance of promotion → 2"] == "60%"
+    assert metrics["Expected rounds to next dan"] == "5.5"
+    assert metrics["Levels above expectation"] == "-0.65"
+    assert any("Low data" in w.value for w in at.warning)  # p6's forecast rests on 3 rounds
+    luck = next(s for s in _charts(at) if s["layout"]["title"]["text"].startswith("Levels above"))
+    assert len(luck["data"][0]["x"]) == 8  # the whole population, the player highlighted
+
+
+def test_player_page_without_forecast_or_luck_says_so(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p1").run()
+    _no_exception(at)
+    captions = [c.value for c in at.caption]
+    assert any("No promotion forecast" in c for c in captions)
+
+
+def test_tournament_shows_duplicate_standings_and_boards(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "tournament")
+    assert not any("Duplicate" in s.value for s in at.subheader)  # ev1 is no duplicate event
+    at.selectbox(key="tn_event").set_value("ev2").run()
+    _no_exception(at)
+    tables = {tuple(df.value.columns): df.value for df in at.dataframe}
+    standings = next(v for k, v in tables.items() if "mp_rate" in k)
+    assert list(standings["pair"]) == ["p1 / p2", "p3 / p4"]
+    assert list(standings["place_counts"]) == ["1 · 0", "0 · 1"]
+    assert list(standings["decided_by"]) == ["", "MP score rate"]
+    boards = next(v for k, v in tables.items() if "board" in k)
+    assert list(boards["room"]) == ["open", "closed"] and list(boards["mp"]) == [2, 0]
+
+
+@pytest.mark.parametrize(("page", "files"), [("tournament", 2), ("dan", 1)])
+def test_printout_download_buttons(open_app: Open, mini_store: Path, page: str, files: int) -> None:
+    """Tournament: standings and round printouts; Dan: the dan ledger; each as xlsx and csv (pdf
+    when a Chinese font is installed)."""
+    at = open_app(mini_store, page)
+    _no_exception(at)
+    types = [b.proto.label.rsplit(" · ", 1)[-1] for b in at.get("download_button") if " · " in b.proto.label]
+    assert types.count("XLSX") == types.count("CSV") == files
+    assert types.count("PDF") in (0, files)
+
+
+def test_quality_lists_duplicates_file_problems_and_ages(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "quality")
+    _no_exception(at)
+    tables = [df.value for df in at.dataframe]
+    duplicates = next(t for t in tables if "duplicate_of" in t.columns)
+    assert list(duplicates["match_id"]) == ["m3"] and list(duplicates["excluded"]) == ["yes"]
+    files = next(t for t in tables if "problem" in t.columns)
+    assert list(files["source_file"]) == ["late.jsonl"]  # ok.jsonl's last line arrived later
+    assert list(files["problem"]) == ["unfinished last line (waiting for more)"]
+    incomplete = next(t for t in tables if "age_hours" in t.columns)
+    assert incomplete["age_hours"].iloc[0] > 24
+
+
+def test_quality_on_a_clean_store_says_nothing_is_quarantined(
+    open_app: Open, tmp_path: Path, mini_store: Path
+) -> None:
+    import shutil
+
+    clean = tmp_path / "clean"
+    for name in ("matches", "raw_events", "players"):
+        shutil.copytree(mini_store / "tables" / name, clean / "tables" / name)
+    at = open_app(clean, "quality")
+    _no_exception(at)
+    assert any("Nothing quarantined" in s.value for s in at.success)
+    assert any("No match repeats" in s.value for s in at.success)
+    assert any("read to its end" in s.value for s in at.success)
+
+
+# --- issue 18: labels that say what the numbers are -------------------------------------------
+
+
+def _headers(at: AppTest, index: int) -> dict[str, str]:
+    """Column id → header of the ``index``-th table (its column config)."""
+    config = json.loads(at.dataframe[index].proto.columns or "{}")
+    return {k.removeprefix("col:name:"): v.get("label", "") for k, v in config.items()}
+
+
+def test_tournament_level_points_are_headed_level_points(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "tournament")
+    headers = _headers(at, 0)
+    assert headers["level_points"] == "级差分 level points"  # not "级差 level difference"
+    assert headers["raw_level_diff"] == "级差 level difference (sum)"
+
+
+def test_tournament_tables_show_no_raw_ids_or_none(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "tournament")
+    standings, results = at.dataframe[0].value, at.dataframe[1].value
+    assert list(standings["decided_by"]) == ["", *["级差分 level points"] * 3]
+    assert list(results["winner"]) == ["Team E–W", "Team N–S"]
+    assert list(results["status"]) == ["Valid", "Valid"]
+    for table in (standings, results):
+        text = table.select_dtypes(include=["object", "str"])
+        assert not text.isna().any().any() and "None" not in text.astype(str).to_numpy()
+    headers = _headers(at, 1)
+    assert all(c in headers for c in ("team_EW", "final_level_EW", "end_reason", "deals_played"))
+
+
+def test_tributes_level_gain_compares_payer_and_receiver(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "tributes")
+    titles = [s["layout"]["title"]["text"] for s in _charts(at)]
+    assert "Level gain in the deal after tribute: paying and receiving team" in titles
+    gain = next(df.value for df in at.dataframe if "side" in df.value.columns)
+    assert set(gain["side"]) <= {"Paid tribute", "Received tribute"}
+
+
+def test_tribute_cards_name_the_jokers(mini_store: Path) -> None:
+    import pandas as pd
+
+    from dashboards import charts
+
+    df = pd.DataFrame({"rank": ["A", "B", "R"], "paid": [1, 2, 3], "returned": [0, 0, 0]})
+    for lang, small, big in (("en", "小王 Small joker", "大王 Big joker"), ("zh", "小王", "大王")):
+        x = list(charts.tribute_cards(df, lang).data[0].x)
+        assert x == ["A", small, big]
+
+
+def test_player_finish_positions_count_double_losses(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p1").run()  # E in m1 and m3: lost deal 1 双下 twice
+    chart = next(s for s in _charts(at) if s["layout"]["title"]["text"] == "Finishing positions")
+    assert chart["data"][0]["x"][-1] == "双下 double loss (3rd and 4th)"
+    assert any("Deals lost 双下 (both partners last): 2" in c.value for c in at.caption)
+
+
+def test_percentages_show_as_percentages(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p5").run()
+    partner = next(i for i, df in enumerate(at.dataframe) if "partner" in df.value.columns)
+    config = json.loads(at.dataframe[partner].proto.columns)
+    rate = next(v for k, v in config.items() if k.endswith("win_rate"))
+    assert rate["type_config"]["format"] == "percent"

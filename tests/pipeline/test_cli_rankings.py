@@ -334,3 +334,19 @@ def test_suggest_offers_every_value_containing_the_typed_text(known: list[str], 
     containing = [k for k in known if part in k]
     assert message.startswith(f"unknown event {part!r}; did you mean: ")
     assert all(k in message for k in containing[:5])
+
+
+def test_dan_shows_the_promotion_forecast(sim_store: Path) -> None:
+    rows = _csv(_gdan(sim_store, "dan", "-f", "csv"))
+    forecast = {
+        pid: (p, low)
+        for pid, p, low in _sql(sim_store, "SELECT player_id, p_promote, low_data FROM dan_forecast")
+    }
+    assert forecast and {"p_promote", "expected_rounds", "low_data"} <= set(rows[0])
+    for row in rows:
+        if row["player_id"] in forecast:
+            assert float(row["p_promote"]) == pytest.approx(forecast[row["player_id"]][0])
+    table = _gdan(sim_store, "dan").stdout
+    assert "chance" in table and "rounds to next" in table
+    if any(low for _, low in forecast.values()):
+        assert "low data" in table

@@ -1,5 +1,5 @@
-"""Read-only store queries behind `gdan pair` and `gdan export`: an event's stages, standings,
-rounds, pairing history, dan ledgers and the players' names and clubs.
+"""Read-only store queries behind `gdan pair`, `gdan export` and the dashboards' printouts: an
+event's stages, standings, rounds, pairing history, dan ledgers and the players' names and clubs.
 
 Everything goes through :func:`pipelines.warehouse.connect` (in-memory DuckDB views over the
 Parquet tables; ``warehouse.duckdb`` is never opened) with parameterized SQL. Lookups of an
