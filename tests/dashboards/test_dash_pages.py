@@ -314,12 +314,13 @@ def test_quality_lists_duplicates_file_problems_and_ages(open_app: Open, mini_st
 def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     open_app: Open, tmp_path: Path, mini_store: Path
 ) -> None:
-    import shutil
+    from pipelines.store import Store
 
-    clean = tmp_path / "clean"
+    source, clean = Store(mini_store), Store(tmp_path / "clean")
     for name in ("matches", "raw_events", "players"):
-        shutil.copytree(mini_store / "tables" / name, clean / "tables" / name)
-    at = open_app(clean, "quality")
+        clean.write_table(name, source.read_table(name))
+    clean.publish(clean.snapshot())
+    at = open_app(clean.root, "quality")
     _no_exception(at)
     assert any("Nothing quarantined" in s.value for s in at.success)
     assert any("No match repeats" in s.value for s in at.success)
