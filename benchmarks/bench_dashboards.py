@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -113,7 +112,9 @@ def scale(base: Path, out: Path, deals: int) -> int:
         files = ", ".join("'" + f.as_posix().replace("'", "''") + "'" for f in snapshot.files[name])
         return f"read_parquet([{files}], union_by_name = true)"
 
-    base_deals = con.execute(f"SELECT count(*) FROM {source('deals')}").fetchone()[0]
+    counted = con.execute(f"SELECT count(*) FROM {source('deals')}").fetchone()
+    assert counted is not None
+    base_deals = counted[0]
     copies = max(1, -(-deals // base_deals))
     with Progress() as bar:
         task = bar.add_task(f"replicating {base_deals} deals x {copies}", total=len(ALL_TABLES))
@@ -205,6 +206,7 @@ def store_size(store: Path) -> dict[str, int]:
         "SELECT (SELECT count(*) FROM deals), (SELECT count(*) FROM plays), (SELECT count(*) FROM matches), "
         "(SELECT count(DISTINCT player_id) FROM player_matches)"
     ).fetchone()
+    assert row is not None
     return dict(zip(("deals", "plays", "matches", "players"), row, strict=True))
 
 
@@ -255,4 +257,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

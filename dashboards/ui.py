@@ -16,6 +16,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import duckdb
@@ -270,7 +271,7 @@ def printout_downloads(
     for column, (fmt, mime) in zip(st.columns(len(PRINTOUT_FORMATS)), formats, strict=False):
         column.download_button(
             f"{label} · {fmt.upper()}",
-            lambda fmt=fmt: _printout_bytes(document, fmt),
+            partial(_printout_bytes, document, fmt),
             file_name=f"{name}.{fmt}",
             mime=mime,
             key=f"print_{name}_{fmt}",

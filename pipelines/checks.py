@@ -76,11 +76,13 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
         "rows_incomplete",
         f"matches_{INCOMPLETE}",
     ]
-    meta: dict[str, int | str] = dict(zip(names, (int(v) for v in row), strict=True))
+    counts: dict[str, int] = dict(zip(names, (int(v) for v in row), strict=True))
+    meta: dict[str, int | str] = dict(counts)
     by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
     meta.update({f"matches_{s}": int(n) for s, n in by_status})
-    rows_ok = meta["rows_in"] == meta["rows_malformed"] + meta["rows_replayed"] + meta["rows_incomplete"]
-    passed = rows_ok and all(meta[k] == 0 for k in names[:6])
+    accounted = counts["rows_malformed"] + counts["rows_replayed"] + counts["rows_incomplete"]
+    rows_ok = counts["rows_in"] == accounted
+    passed = rows_ok and all(counts[k] == 0 for k in names[:6])
     return passed, meta
 
 

@@ -33,7 +33,9 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
         if files:
             wanted = pa.array(sorted(infos), pa.string())
             part = store.read_files(files, columns=_COLUMNS, where=pc.field("match_id").isin(wanted))
-            frames.append(pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS]))))
+            frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
+            assert isinstance(frame, pl.DataFrame)
+            frames.append(frame)
     if not frames:
         return INCOMPLETE_MATCHES.empty_table()
     rows = pl.concat(frames)

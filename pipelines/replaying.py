@@ -225,6 +225,13 @@ def _slices(
         yield b_ready, b_late
 
 
+def _frame(table: pa.Table) -> pl.DataFrame:
+    """An Arrow table as a polars frame (``pl.from_arrow`` is typed to return a Series too)."""
+    out = pl.from_arrow(table)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
 def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: pa.Array) -> pl.DataFrame:
     """The raw rows of the ``wanted`` matches in one bucket, in arrival order, with their ``_batch``."""
     parts = []
@@ -232,9 +239,9 @@ def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: pa.Array
         files = _raw_files(store, [batch], bucket)
         if files:
             part = store.read_files(files, where=pc.field("match_id").isin(wanted)).cast(RAW_EVENTS)
-            parts.append(pl.from_arrow(part).with_columns(_batch=pl.lit(batch)))
+            parts.append(_frame(part).with_columns(_batch=pl.lit(batch)))
     if not parts:
-        return pl.from_arrow(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))
+        return _frame(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))
     return pl.concat(parts)
 
 

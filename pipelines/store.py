@@ -376,8 +376,8 @@ class Store:
             out.extend(f for f in _walk(version) if f not in known)
         named = []
         for path in out:
-            version = next((v for v in live if path.is_relative_to(v)), None)
-            named.append(self.table_path(live[version]) / path.relative_to(version) if version else path)
+            holder = next((v for v in live if path.is_relative_to(v)), None)
+            named.append(self.table_path(live[holder]) / path.relative_to(holder) if holder else path)
         return sorted(named)
 
     # -- locking -------------------------------------------------------------------------

@@ -165,7 +165,9 @@ def connect(
     (empty views before any). ``memory_limit`` (e.g. ``"512MB"``) caps DuckDB's memory; larger
     work spills to disk.
     """
-    config = {"memory_limit": memory_limit} if memory_limit else {}
+    config: dict[str, str | bool | int | float | list[str]] = {}
+    if memory_limit:
+        config["memory_limit"] = memory_limit
     con = duckdb.connect(":memory:", config=config)
     if snapshot is None:
         snapshot = Store(store_path(store)).published() or Snapshot(batches=(), files={})

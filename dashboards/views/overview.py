@@ -24,8 +24,8 @@ if first is not None and str(first) != "NaT":
 
 status = run(queries.status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
-cols = st.columns(3)
-for col, key in zip(cols, ("valid", "partial", "invalid"), strict=True):
+status_cols = st.columns(3)
+for col, key in zip(status_cols, ("valid", "partial", "invalid"), strict=True):
     col.metric(tr(f"status_{key}"), f"{int(counts.get(key, 0)):,}")
 
 left, right = st.columns(2)

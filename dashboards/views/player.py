@@ -56,13 +56,13 @@ if forecast.empty:
     st.caption(tr("no_forecast"))
 else:
     f = forecast.iloc[0]
-    cols = st.columns(4)
-    cols[0].metric(f"{tr('p_promote')} → {int(f['next_dan'])}", percent(f["p_promote"]))
-    cols[1].metric(
+    forecast_cols = st.columns(4)
+    forecast_cols[0].metric(f"{tr('p_promote')} → {int(f['next_dan'])}", percent(f["p_promote"]))
+    forecast_cols[1].metric(
         tr("expected_rounds"), "—" if pd.isna(f["expected_rounds"]) else f"{f['expected_rounds']:.1f}"
     )
-    cols[2].metric(tr("win_chance"), percent(f["win_chance"]))
-    cols[3].metric(tr("rounds_left"), "—" if pd.isna(f["rounds_left"]) else int(f["rounds_left"]))
+    forecast_cols[2].metric(tr("win_chance"), percent(f["win_chance"]))
+    forecast_cols[3].metric(tr("rounds_left"), "—" if pd.isna(f["rounds_left"]) else int(f["rounds_left"]))
     st.caption(tr("forecast_intro"))
     if bool(f["low_data"]):
         st.warning(f"{tr('low_data')}: {tr('rated_rounds')} {int(f['rated_rounds'])}", icon="⚠️")
@@ -73,17 +73,17 @@ if luck.empty:
     st.caption(tr("no_luck"))
 else:
     own = luck.iloc[0]
-    cols = st.columns(4)
-    cols[0].metric(
+    luck_cols = st.columns(4)
+    luck_cols[0].metric(
         tr("above_expectation"),
         f"{own['above_expectation']:+.2f}",
         f"{tr('ci_95')} {own['ci_low']:+.2f} … {own['ci_high']:+.2f}",
         delta_color="off",
         delta_arrow="off",
     )
-    cols[1].metric(tr("actual_mean"), f"{own['actual_mean']:+.2f}")
-    cols[2].metric(tr("expected_mean"), f"{own['expected_mean']:+.2f}")
-    cols[3].metric(tr("deals"), int(own["deals"]))
+    luck_cols[1].metric(tr("actual_mean"), f"{own['actual_mean']:+.2f}")
+    luck_cols[2].metric(tr("expected_mean"), f"{own['expected_mean']:+.2f}")
+    luck_cols[3].metric(tr("deals"), int(own["deals"]))
     if bool(own["low_data"]):
         st.warning(tr("low_data"), icon="⚠️")
     show_chart(charts.luck_vs_population(run(queries.luck_population), lang(), player=player), "luck")
