@@ -86,8 +86,9 @@ def _ruleset(events: list[Mapping[str, Any]], rulesets: Mapping[str, Ruleset] | 
     return found
 
 
-def _action(position: Position, ev: Mapping[str, Any]) -> Action:
-    """The action of a logged play or pass, read as the replay reads it (events.md)."""
+def action_of(position: Position, ev: Mapping[str, Any]) -> Action:
+    """The action of a logged play or pass event in ``position``, read as the replay reads it
+    (events.md "Combination reading")."""
     if ev["type"] == "pass":
         return None
     cards = list(ev["cards"])
@@ -120,7 +121,7 @@ def _deal_steps(
                 position = Position({s: tuple(h) for s, h in hands.items()}, level, ruleset, ev["seat"])
             if ev["seat"] != position.turn:
                 raise ValueError(f"seq {ev['seq']}: {ev['seat']} acts but it is {position.turn}'s turn")
-            action = _action(position, ev)
+            action = action_of(position, ev)
             steps.append(_Step(int(ev["seq"]), position, action))
             after = play_action(position, action)
             if isinstance(after, DealEnd):

@@ -326,12 +326,12 @@ class Solver:
 
     def _tick(self) -> None:
         """Count budget: raise :class:`_Unsolved` past the node limit or the deadline."""
-        if self.nodes >= self._limit:
+        if self.nodes > self._limit:
             raise _Unsolved
         deadline = self._deadline
         if deadline is not None and time.perf_counter() > deadline:
             raise _Unsolved
-        self._check_at = min(self._limit, self.nodes + 256)
+        self._check_at = min(self._limit + 1, self.nodes + 256)
 
     def _search(self, state: _State, alpha: int, beta: int) -> int:
         """Negamax alpha-beta: the value of ``state`` for the team to move if it lies inside
@@ -418,7 +418,7 @@ class Solver:
         self.nodes = 0
         self._limit = budget.nodes if budget.nodes is not None else 1 << 62
         self._deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
-        self._check_at = min(self._limit, 256)
+        self._check_at = 1
         try:
             value = self._search(state, -4, 4)
             best: list[Move] = []
