@@ -70,7 +70,7 @@ def main() -> None:
     sizes = [int(x) for x in args.sizes.split(",")]
     deals = deals_of(args.matches)
     mode = "compiled" if native.is_compiled() else "pure Python"
-    print(f"{len(deals)} deals from {args.matches} matches; engine {mode}; pid load {os.getloadavg()}")
+    print(f"{len(deals)} deals from {args.matches} matches; engine {mode}; load {os.getloadavg()}")
     budget = Budget(nodes=args.nodes, seconds=args.seconds)
     by_size: dict[int, list[tuple[float, int, bool]]] = {n: [] for n in sizes}
     for events, deal in deals:
@@ -88,9 +88,10 @@ def main() -> None:
         times = [t for t, _, _ in rows]
         nodes = [float(k) for _, k, _ in rows]
         solved = sum(ok for _, _, ok in rows)
+        median_nodes, p95_nodes = statistics.median(nodes), percentile(nodes, 0.95)
         print(
             f"| {n} | {len(rows)} | {solved}/{len(rows)} | {statistics.median(times):.4f} | "
-            f"{percentile(times, 0.95):.4f} | {statistics.median(nodes):.0f} | {percentile(nodes, 0.95):.0f} |"
+            f"{percentile(times, 0.95):.4f} | {median_nodes:.0f} | {p95_nodes:.0f} |"
         )
     review_budget = Budget(nodes=args.review_nodes)
     per_deal: list[float] = []
