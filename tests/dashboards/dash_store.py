@@ -445,6 +445,7 @@ def build_store(store: Path) -> Path:
         "deals": deals,
         "deal_hands": deal_hands,
         "plays": plays,
+        "play_reviews": _play_reviews(),
         "tributes": tributes,
         "player_matches": player_matches,
         "quarantine": quarantine,
@@ -470,8 +471,40 @@ def build_store(store: Path) -> Path:
     }.items():
         _write(store, name, rows)
     _write_player_patterns(store)
+    _write_player_reviews(store)
     _write_roster(store)
     return store
+
+
+def _play_reviews() -> list[dict[str, Any]]:
+    """Solver verdicts for the last five decisions of m1 deal 2 (see ``_plays``): a best play, a
+    pass losing 1 level (N could beat), a pass losing 2, a best pass and a best lead."""
+    seats = dict(zip(SEATS, ("p1", "p2", "p3", "p4"), strict=True))
+    verdicts = [  # seq, seat, action, value_before, value_after, best_moves
+        (21, "S", "play", 2, 2, "S5 H5"),
+        (22, "E", "pass", -1, -2, "D9 | SA"),
+        (23, "N", "pass", 1, -1, "HK"),
+        (24, "W", "pass", -2, -2, "pass"),
+        (25, "N", "play", 1, 1, "C7"),
+    ]
+    return [
+        {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": seats[seat],
+         "team": _team(seat), "action": action,
+         "cards": None if action == "pass" else ["S5", "H5"], "cards_left": 16,
+         "left_E": 4, "left_N": 4, "left_W": 4, "left_S": 4, "value_before": before, "best_value": before,
+         "value_after": after, "loss": before - after, "best_moves": best, "nodes": 10}
+        for seq, seat, action, before, after, best in verdicts
+    ]
+
+
+def _write_player_reviews(store: Path) -> None:
+    """The pipeline's ``player_reviews`` (``pipelines.reviews``) of the ``play_reviews`` rows above."""
+    from pipelines.reviews import compute_player_reviews
+    from pipelines.warehouse import connect
+
+    folder = store / "tables" / "player_reviews"
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(compute_player_reviews(connect(store)), folder / "part-0.parquet")
 
 
 def _write_player_patterns(store: Path) -> None:
