@@ -30,9 +30,9 @@ from replay.solver import Action, Budget
 from schemas.tables import PLAY_REVIEWS, PLAYER_REVIEWS
 from schemas.vocabulary import SEATS
 
-MAX_CARDS_LEFT = 16
+MAX_CARDS_LEFT = 12
 """Review window: decisions with at most this many cards in all four hands (docs/performance.md)."""
-BUDGET = Budget(nodes=20_000)
+BUDGET = Budget(nodes=5_000)
 """Solver work per position; the review of a deal stops at the first position it cannot solve."""
 
 

@@ -111,6 +111,8 @@ def _deal_steps(
         raise ValueError(f"deal {ev.get('deal')} has no valid level")
     steps: list[_Step] = []
     position: Position | None = None
+    follower = Solver(level, ruleset)
+    """Reused by every transition of the deal (``play_action``): hands are canonicalised once."""
     for ev in events[start + 1 :]:
         kind = ev["type"]
         if kind in ("tribute", "return") and position is None:
@@ -123,7 +125,7 @@ def _deal_steps(
                 raise ValueError(f"seq {ev['seq']}: {ev['seat']} acts but it is {position.turn}'s turn")
             action = action_of(position, ev)
             steps.append(_Step(int(ev["seq"]), position, action))
-            after = play_action(position, action)
+            after = play_action(position, action, follower)
             if isinstance(after, DealEnd):
                 return steps, after
             position = after

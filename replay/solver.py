@@ -530,11 +530,12 @@ def reading_of(position: Position, cards: Sequence[str], declared: tuple[str, st
     return options[0] if table is not None and declared is None else options[-1]
 
 
-def play_action(position: Position, action: Action) -> Position | DealEnd:
+def play_action(position: Position, action: Action, solver: Solver | None = None) -> Position | DealEnd:
     """The position after the player to move takes ``action`` (a play, or ``None`` to pass), or the
     :class:`DealEnd` when it ends the deal — the transition the search uses (rules.md §5.3–§5.7).
-    ``ValueError`` when the action is not legal there."""
-    solver = Solver(position.level, position.ruleset)
+    ``ValueError`` when the action is not legal there. ``solver`` (of the position's level and
+    ruleset) is reused when given: following a whole deal, its hand tables make each step cheap."""
+    solver = solver or Solver(position.level, position.ruleset)
     state = solver.state_of(position)
     turn = state[1]
     result: _State | int
