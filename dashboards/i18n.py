@@ -274,6 +274,28 @@ LABELS: dict[str, tuple[str, str]] = {
     "out": ("out", "已出完"),
     "flags_later": ("Step into the play to see each play's flags.", "进入出牌阶段后显示每手牌的标记。"),
     "no_plays": ("This deal has no recorded plays.", "此副无出牌记录。"),
+    # decision review (issue 16: the exact endgame solver)
+    "review": ("Decision review (exact endgame solver)", "决策复盘（残局精确求解）"),
+    "review_none": (
+        "No decision of this deal was reviewed "
+        "(the solver reviews the endgame of deals with all four hands known).",
+        "此副没有复盘的决策（求解器只复盘四家手牌均已知的残局）。",
+    ),
+    "review_summary": ("Decisions reviewed", "复盘的决策数"),
+    "mistakes": ("Mistakes", "失误"),
+    "next_mistake": ("Next mistake", "下一个失误"),
+    "review_not_this_step": ("This step's decision was not reviewed.", "此步决策未复盘。"),
+    "review_best": ("Best move", "最佳着法"),
+    "review_mistake": ("Mistake: levels lost", "失误：损失级数"),
+    "value_before": ("Value before (levels)", "决策前价值（级）"),
+    "value_after": ("Value after (levels)", "决策后价值（级）"),
+    "best_moves": ("Best move(s)", "最佳着法"),
+    "review_accuracy": ("Decision review: mistakes per 100 decisions", "决策复盘：每百次决策的失误"),
+    "mistakes_1": ("Mistakes losing 1 level", "损失 1 级的失误"),
+    "mistakes_2": ("Mistakes losing 2 levels", "损失 2 级的失误"),
+    "mistakes_3plus": ("Mistakes losing 3+ levels", "损失 3 级及以上的失误"),
+    "mistakes_all": ("All mistakes", "全部失误"),
+    "decisions_reviewed": ("decisions reviewed", "复盘决策数"),
     # data quality
     "quarantine": ("Quarantined input", "隔离的输入"),
     "by_code": ("Quarantined rows by error code", "按错误代码统计"),

@@ -778,6 +778,49 @@ def deal_plays(con: Con, *, match: str, deal: int) -> pd.DataFrame:
     )
 
 
+def deal_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
+    """The decisions of one deal reviewed by the endgame solver (``play_reviews``), in order."""
+    return _df(
+        con,
+        """
+        SELECT seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves
+        FROM play_reviews WHERE match_id = $match AND deal_no = $deal ORDER BY seq
+        """,
+        {"match": match, "deal": deal},
+    )
+
+
+def review_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
+    """Decisions reviewed and mistakes per 100 decisions by loss (1, 2, ≥ 3 levels) of ``player``,
+    or of the population (``None``: every row of ``player_reviews``, unknown players included)."""
+    return _df(
+        con,
+        """
+        SELECT coalesce(sum(decisions), 0)::BIGINT AS decisions,
+               100.0 * sum(loss_1) / nullif(sum(decisions), 0) AS loss_1,
+               100.0 * sum(loss_2) / nullif(sum(decisions), 0) AS loss_2,
+               100.0 * sum(loss_3plus) / nullif(sum(decisions), 0) AS loss_3plus,
+               100.0 * sum(loss_1 + loss_2 + loss_3plus) / nullif(sum(decisions), 0) AS mistakes
+        FROM player_reviews WHERE $player IS NULL OR player_id = $player
+        """,
+        {"player": player},
+    )
+
+
+def critical_moments(con: Con, *, player: str, limit: int = 10) -> pd.DataFrame:
+    """The reviewed decisions of ``player`` that lost the most levels (largest loss first)."""
+    return _df(
+        con,
+        """
+        SELECT match_id, deal_no, seq, seat, action, cards, cards_left, value_before, value_after,
+               loss, best_moves
+        FROM play_reviews WHERE player_id = $player AND loss > 0
+        ORDER BY loss DESC, match_id, deal_no, seq LIMIT $limit
+        """,
+        {"player": player, "limit": limit},
+    )
+
+
 # --- data quality ---------------------------------------------------------------------------
 
 

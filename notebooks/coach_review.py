@@ -274,6 +274,30 @@ else:
 fig.show()
 
 # %% [markdown]
+# ## Critical moments: the largest losses found by the exact endgame solver
+#
+# `play_reviews` (issue 16) scores the player's decisions near the end of each fully known deal
+# with the exact endgame solver: the position's value before the decision, the value after the
+# action taken (levels for the player's team, rules.md §5.8), and the *loss* between them (0 for
+# a best move). Below are the player's `TOP_DEALS` largest losses, each with the best move(s)
+# and a link that opens the hand replayer on that decision (`DASHBOARD_URL`, the `gdan dashboard`
+# address).
+
+# %%
+DASHBOARD_URL = "http://localhost:8501"
+critical = query(con, """
+    SELECT match_id, deal_no, seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves
+    FROM play_reviews WHERE player_id = ? AND loss > 0
+    ORDER BY loss DESC, match_id, deal_no, seq LIMIT ?
+""", [player, TOP_DEALS]).with_columns(
+    replayer=pl.format(DASHBOARD_URL + "/replayer?match={}&deal={}&seq={}", "match_id", "deal_no", "seq")
+)
+reviewed = query(con, "SELECT count(*) AS decisions, count(*) FILTER (WHERE loss > 0) AS mistakes "
+                      "FROM play_reviews WHERE player_id = ?", [player])
+print(f"{int(reviewed['decisions'][0])} decisions reviewed, {int(reviewed['mistakes'][0])} mistakes")
+critical
+
+# %% [markdown]
 # ## Going further
 #
 # - Replay a listed deal move by move: `query(con, "SELECT * FROM plays WHERE match_id = ? AND

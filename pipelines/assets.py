@@ -24,7 +24,9 @@ from dagster import (
 
 from pipelines import checks
 from pipelines.player_patterns import write_player_patterns
+from pipelines.replaying import WRITTEN
 from pipelines.resources import StoreResource
+from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
 from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
 from pipelines.state import load_state
@@ -32,7 +34,15 @@ from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 from pipelines.warehouse import connect, warehouse_is_current, write_warehouse
 from schemas.catalog import ALL_TABLES
-from schemas.tables import DERIVED, INCOMPLETE_MATCHES, PLAYERS, RAW_EVENTS, SUMMARIES
+from schemas.tables import (
+    DERIVED,
+    INCOMPLETE_MATCHES,
+    PLAYER_REVIEWS,
+    PLAYERS,
+    RAW_EVENTS,
+    REVIEWED,
+    SUMMARIES,
+)
 
 
 def _doc(schema_doc: bytes | None, fallback: str) -> str:
@@ -61,7 +71,7 @@ def raw_events(store: StoreResource) -> MaterializeResult:
                 skippable=True,
                 description=_doc((schema.metadata or {}).get(b"doc"), name),
             )
-            for name, schema in DERIVED.items()
+            for name, schema in WRITTEN.items()
         ),
         AssetSpec(
             "incomplete_matches",
@@ -88,7 +98,7 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
         context.log.info("nothing new since the last complete run: downstream assets skipped")
         return
     summary = report.as_metadata()
-    for name in DERIVED:
+    for name in WRITTEN:
         yield MaterializeResult(asset_key=name, metadata={"rows_added": report.rows_written[name], **summary})
     yield MaterializeResult(asset_key="incomplete_matches", metadata={"rows": report.incomplete})
 
@@ -117,6 +127,17 @@ def player_pattern_tables(store: StoreResource) -> Iterator[MaterializeResult]:
 
 
 @asset(
+    key="player_reviews",
+    deps=["play_reviews"],
+    group_name="replay",
+    description=_doc((PLAYER_REVIEWS.metadata or {}).get(b"doc"), "player_reviews"),
+)
+def player_review_table(store: StoreResource) -> MaterializeResult:
+    """Per-player decision-review summary for the Player page (``pipelines.reviews``)."""
+    return MaterializeResult(metadata={"rows": write_player_reviews(store.store())})
+
+
+@asset(
     key="players",
     deps=["raw_events", "matches"],
     group_name="replay",
@@ -132,8 +153,7 @@ SCORING_KEYS: list[AssetKey] = [
 ]
 TABLE_KEYS: list[AssetKey] = [
     AssetKey("raw_events"),
-    *(AssetKey(n) for n in DERIVED),
-    *(AssetKey(n) for n in SUMMARIES),
+    *(AssetKey(n) for n in (*DERIVED, *REVIEWED, *SUMMARIES)),
     *SCORING_KEYS,
 ]
 
@@ -249,7 +269,8 @@ def card_conservation_check(store: StoreResource) -> AssetCheckResult:
 
 
 PIPELINE_ASSETS: list[AssetsDefinition] = [
-    raw_events, replayed_tables, player_pattern_tables, roster, *SCORING_ASSETS, warehouse,
+    raw_events, replayed_tables, player_pattern_tables, player_review_table, roster, *SCORING_ASSETS,
+    warehouse,
 ]
 PIPELINE_CHECKS: list[AssetChecksDefinition] = [
     store_files_check,

@@ -6,7 +6,9 @@ event delivered again by another file, or by another read of the same file (one 
 after it changed), is dropped: same match, seq and content hash as an event of an earlier read.
 A line repeated *within* one read of a file is kept: that log itself is faulty, and the replay
 reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
-Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool. Raw rows are
+Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool; the same task
+then reviews the chunk's valid deals with the endgame solver (``pipelines.reviews``:
+``play_reviews``). Raw rows are
 read in slices of whole matches of one hash bucket and results are written as they come, so
 memory stays bounded however large the input.
 
@@ -33,9 +35,13 @@ from pipelines.pool import ordered_map
 from pipelines.state import MatchInfo, StoreState
 from pipelines.store import Store
 from replay.errors import ErrorCode
-from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS
+from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 
 ReplayFn = Callable[[pa.Table], dict[str, pa.Table]]
+ReviewFn = Callable[[pa.Table, dict[str, pa.Table]], pa.Table]
+"""Events of a chunk and their replayed tables -> ``play_reviews`` rows."""
+WRITTEN: dict[str, pa.Schema] = {**DERIVED, **REVIEWED}
+"""Every table the replay step appends to."""
 CHUNK_EVENTS = 20_000
 """Events per task sent to a worker: whole matches, about 150 deals."""
 SLICE_EVENTS = 100_000
@@ -49,6 +55,13 @@ def default_replay_fn() -> ReplayFn:
     return replay_batch
 
 
+def default_review_fn() -> ReviewFn:
+    """``pipelines.reviews.review_chunk`` (imported late, like the replayer)."""
+    from pipelines.reviews import review_chunk
+
+    return review_chunk
+
+
 @dataclass(slots=True)
 class ReplayReport:
     """What one replay run did (asset metadata, CLI summary)."""
@@ -59,7 +72,7 @@ class ReplayReport:
     duplicates: int = 0
     late_rows: int = 0
     malformed_quarantined: int = 0
-    rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DERIVED, 0))
+    rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRITTEN, 0))
     statuses: dict[str, int] = field(default_factory=dict)
     missing_from_replay: list[str] = field(default_factory=list)
     incomplete: int = 0
@@ -90,7 +103,7 @@ class _TableWriters:
     def write(self, name: str, table: pa.Table) -> None:
         if table.num_rows == 0:
             return
-        schema = DERIVED[name]
+        schema = WRITTEN[name]
         data = table.select(schema.names).cast(schema)
         writer = self.writers.get(name)
         if writer is None:
@@ -120,6 +133,7 @@ def replay_ready(
     number of events to replay, ``advance`` the events done per finished chunk.
     """
     fn = replay_fn or default_replay_fn()
+    review = default_review_fn()
     workers = workers or os.cpu_count() or 1
     report = ReplayReport(batch_id)
     writers = _TableWriters(store, batch_id, report)
@@ -129,11 +143,12 @@ def replay_ready(
         on_total(sum(i.rows for i in ready.values()))
     try:
         _quarantine_malformed(store, state, writers, report)
-        chunks = ((fn, ids, table) for ids, table in _ready_chunks(store, ready, late, writers, report))
+        chunks = ((fn, review, ids, table)
+                  for ids, table in _ready_chunks(store, ready, late, writers, report))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
         with ordered_map(_replay_task, pool_size) as run:
             for match_ids, rows, out in run(chunks):
-                for name in DERIVED:
+                for name in WRITTEN:
                     if name in out:
                         writers.write(name, out[name])
                 _record_statuses(state, match_ids, out.get("matches"), report)
@@ -325,9 +340,12 @@ def _handle_late(
         info.late_batches = []
 
 
-def _replay_task(fn: ReplayFn, ids: list[str], table: pa.Table) -> tuple[list[str], int, dict[str, pa.Table]]:
-    """One worker task: replay a chunk of whole matches (module level, so it can be pickled)."""
-    return ids, table.num_rows, fn(table)
+def _replay_task(fn: ReplayFn, review: ReviewFn, ids: list[str], table: pa.Table
+                 ) -> tuple[list[str], int, dict[str, pa.Table]]:
+    """One worker task: replay a chunk of whole matches, then review it (module level, so it can
+    be pickled)."""
+    out = fn(table)
+    return ids, table.num_rows, {**out, "play_reviews": review(table, out)}
 
 
 def _record_statuses(

@@ -44,8 +44,10 @@ from replay.combos import (
     strength_class,
 )
 from replay.moves import Move, can_beat, legal_moves
+from replay.review import DecisionReview, position_before, review_deal
 from replay.rulesets import BUILTIN, Ruleset, get_ruleset, parse_ruleset, ruleset_from_mapping
 from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
+from replay.solver import Budget, DealEnd, Position, Solution, Solver, play_action, solve
 
 __all__ = [
     "BUILTIN",
@@ -61,11 +63,17 @@ __all__ = [
     "TEAM",
     "TEAM_SEATS",
     "TYPES",
+    "Budget",
     "Combo",
+    "DealEnd",
+    "DecisionReview",
     "MatchReplay",
     "Move",
+    "Position",
     "ReplayError",
     "Ruleset",
+    "Solution",
+    "Solver",
     "beats",
     "bomb_class",
     "can_beat",
@@ -81,15 +89,19 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_ruleset",
+    "play_action",
+    "position_before",
     "rank_of",
     "rank_value",
     "readings",
     "remove_cards",
     "replay_batch",
     "replay_match",
+    "review_deal",
     "ruleset_from_mapping",
     "single_order",
     "single_value",
+    "solve",
     "sort_cards",
     "sort_key",
     "strength_class",

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 5
+TABLES_VERSION = 6
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -253,6 +253,34 @@ DERIVED: dict[str, pa.Schema] = {
 }
 """The tables ``replay.replay_batch`` returns, by name."""
 
+PLAY_REVIEWS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("team", pa.string(), nullable=False),
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("cards", pa.list_(pa.string())),
+        pa.field("cards_left", pa.int16(), nullable=False),
+        *(pa.field(f"left_{s}", pa.int8(), nullable=False) for s in SEATS),
+        pa.field("value_before", pa.int8(), nullable=False),
+        pa.field("best_value", pa.int8(), nullable=False),
+        pa.field("value_after", pa.int8(), nullable=False),
+        pa.field("loss", pa.int8(), nullable=False),
+        pa.field("best_moves", pa.string(), nullable=False),
+        pa.field("nodes", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver (issue 16): the "
+                     "longest solvable tail of each deal of a valid match showing all four hands, "
+                     "within the review window; values in levels for the deciding team"},
+)
+
+REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
+"""Tables the replay step appends besides ``DERIVED``, computed in the same worker tasks
+(``pipelines.reviews``)."""
+
 INCOMPLETE_MATCHES = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),
@@ -312,10 +340,25 @@ PLAYERS = pa.schema(
                      "as declared by the latest such match (start time, null earliest; ties by match id)"},
 )
 
+PLAYER_REVIEWS = pa.schema(
+    [
+        pa.field("player_id", pa.string()),
+        pa.field("decisions", pa.int64(), nullable=False),
+        pa.field("deals", pa.int64(), nullable=False),
+        pa.field("loss_1", pa.int64(), nullable=False),
+        pa.field("loss_2", pa.int64(), nullable=False),
+        pa.field("loss_3plus", pa.int64(), nullable=False),
+        pa.field("loss_sum", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "one row per player (null player_id: seats of unknown players): decisions in "
+                     "play_reviews and how many lost 1, 2 and 3 or more levels; population = column sums"},
+)
+
 SUMMARIES: dict[str, pa.Schema] = {
     "incomplete_matches": INCOMPLETE_MATCHES,
     "player_patterns": PLAYER_PATTERNS,
     "player_leads": PLAYER_LEADS,
+    "player_reviews": PLAYER_REVIEWS,
     "players": PLAYERS,
 }
 """Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""

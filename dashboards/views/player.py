@@ -1,5 +1,6 @@
-"""Player: rating history, dan ledger, results by partner and opponent, finishing positions and
-play-pattern statistics next to the population's, each with its sample size."""
+"""Player: rating history, dan ledger, results by partner and opponent, finishing positions,
+play-pattern statistics and decision-review accuracy (``player_reviews``) next to the
+population's, each with its sample size."""
 
 from __future__ import annotations
 
@@ -187,6 +188,33 @@ show_table(
         "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('n')}"),
     },
 )
+
+st.subheader(tr("review_accuracy"))
+mine = run(queries.review_accuracy, player=player).iloc[0]
+everyone = run(queries.review_accuracy, player=None).iloc[0]
+if int(everyone["decisions"]) == 0:
+    no_data("no_data_table")
+else:
+    accuracy = pd.DataFrame(
+        {
+            "metric": [tr(f"mistakes_{k}") for k in ("1", "2", "3plus", "all")],
+            "player_value": [mine[c] for c in ("loss_1", "loss_2", "loss_3plus", "mistakes")],
+            "player_n": int(mine["decisions"]),
+            "population_value": [everyone[c] for c in ("loss_1", "loss_2", "loss_3plus", "mistakes")],
+            "population_n": int(everyone["decisions"]),
+        }
+    )
+    show_table(
+        accuracy,
+        "review_accuracy",
+        column_config={
+            "metric": tr("metric"),
+            "player_value": st.column_config.NumberColumn(tr("this_player"), format="%.1f"),
+            "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('decisions_reviewed')}"),
+            "population_value": st.column_config.NumberColumn(tr("population"), format="%.1f"),
+            "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('decisions_reviewed')}"),
+        },
+    )
 
 returns = run(queries.return_ranks, player=player)
 if not returns.empty:

@@ -1,5 +1,11 @@
 """Hand replayer: pick a match and a deal, then step through it trick by trick (or play by play)
-with all four hands, the table, the tribute and return, and the derived flags of each play."""
+with all four hands, the table, the tribute and return, and the derived flags of each play.
+
+Decisions the endgame solver reviewed (``play_reviews``, issue 16) are marked green (best move),
+amber (lost 1 level) or red (lost 2 or more), with the best moves and the values before and after;
+a button jumps to the next mistake. The page opens at ``?match=…&deal=…&seq=…`` (the coach
+notebook's deep links) on that decision.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,13 @@ from replay.naming import combo_name
 from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 _SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
+MARKS = ("🟢", "🟠", "🔴")
+"""Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels."""
+
+
+def review_mark(loss: int) -> str:
+    """The green / amber / red mark of a decision that lost ``loss`` levels."""
+    return MARKS[min(loss, 2)]
 
 
 def cards_md(cards: Iterable[str] | None) -> str:
@@ -51,14 +64,23 @@ if matches.empty:
     st.stop()
 
 c1, c2 = st.columns([3, 1])
+match_ids = matches["match_id"].tolist()
+link = st.query_params.to_dict()
+if link.get("match") in match_ids and "rp_match" not in st.session_state:
+    st.session_state["rp_match"] = link["match"]
 with c1:
-    match = st.selectbox(tr("choose_match"), matches["match_id"].tolist(), key="rp_match")
+    match = st.selectbox(tr("choose_match"), match_ids, key="rp_match")
 deals = run(queries.match_deals, match=match)
 if deals.empty:
     no_data("no_data_table")
     st.stop()
+deal_nos = deals["deal_no"].tolist()
+linked_deal = link.get("deal", "")
+if link.get("match") == match and linked_deal.isdigit() and int(linked_deal) in deal_nos \
+        and "rp_deal" not in st.session_state:
+    st.session_state["rp_deal"] = int(linked_deal)
 with c2:
-    deal = int(st.selectbox(tr("choose_deal"), deals["deal_no"].tolist(), key="rp_deal"))
+    deal = int(st.selectbox(tr("choose_deal"), deal_nos, key="rp_deal"))
 
 info = deals.set_index("deal_no").loc[deal]
 
@@ -83,19 +105,46 @@ dealt = {
     row.seat: list(row.hand) if pd.api.types.is_list_like(row.hand) else None for row in hands.itertuples()
 }
 steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records"))
+reviews = run(queries.deal_reviews, match=match, deal=deal)
+verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
+"""Reviewed decisions by seq."""
+mistakes = [
+    s.index for s in steps
+    if s.action is not None and verdicts.get(int(s.action["seq"]), {}).get("loss", 0) > 0
+]
+"""Steps (indexes into ``steps``) whose decision lost levels."""
 
-by_trick = st.toggle(tr("trick"), value=True, key="rp_by_trick")
-shown = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
-labels = {
-    i: (
-        tr("start")
-        if s.index == 0
-        else tr("after_tribute_step")
-        if s.index == 1
-        else f"{tr('trick')} {s.trick_no} · {s.label}"
+if link.get("seq", "").isdigit() and link.get("match") == match and "rp_step" not in st.session_state:
+    linked = next(
+        (s.index for s in steps if s.action is not None and int(s.action["seq"]) == int(link["seq"])), None
     )
-    for i, s in enumerate(shown)
-}
+    if linked is not None:
+        st.session_state["rp_by_trick"] = False
+        st.session_state["rp_step"] = linked
+
+
+def _jump_to_next_mistake(current: int) -> None:
+    """Show every play and pass, and move to the first mistake after step ``current``."""
+    later = [i for i in mistakes if i > current] or mistakes
+    st.session_state["rp_by_trick"] = False
+    st.session_state["rp_step"] = later[0]
+
+
+def step_label(s: Step) -> str:
+    """The slider label of a step, with the review mark of its decision."""
+    if s.index == 0:
+        return tr("start")
+    if s.index == 1:
+        return tr("after_tribute_step")
+    verdict = verdicts.get(int(s.action["seq"])) if s.action is not None else None
+    mark = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
+    return f"{tr('trick')} {s.trick_no} · {s.label}{mark}"
+
+
+st.session_state.setdefault("rp_by_trick", True)
+by_trick = st.toggle(tr("trick"), key="rp_by_trick")
+shown = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
+labels = {i: step_label(s) for i, s in enumerate(shown)}
 position = st.select_slider(tr("step"), options=list(labels), format_func=labels.__getitem__, key="rp_step")
 step = shown[position]
 
@@ -122,6 +171,27 @@ with middle[2]:
 south = st.columns(3)
 with south[1]:
     seat_box(step, "S", players)
+
+st.subheader(tr("review"))
+if reviews.empty:
+    st.caption(tr("review_none"))
+else:
+    st.caption(f"{tr('review_summary')}: {len(reviews)} · {tr('mistakes')}: {len(mistakes)}")
+    st.button(tr("next_mistake"), key="rp_next_mistake", disabled=not mistakes,
+              on_click=_jump_to_next_mistake, args=(step.index,))
+    verdict = verdicts.get(int(step.action["seq"])) if step.action is not None else None
+    if verdict is None:
+        st.caption(tr("review_not_this_step"))
+    else:
+        loss = int(verdict["loss"])
+        word = tr("review_best") if loss == 0 else f"{tr('review_mistake')} −{loss}"
+        st.markdown(
+            f"{review_mark(loss)} **{word}** · {tr('value_before')}: {int(verdict['value_before']):+d} · "
+            f"{tr('value_after')}: {int(verdict['value_after']):+d}"
+        )
+        best = [m.split() for m in str(verdict["best_moves"]).split(" | ")]
+        st.markdown(f"{tr('best_moves')}: " + " · ".join(
+            f"*{tr('pass')}*" if m == ["pass"] else cards_md(m) for m in best))
 
 st.subheader(tr("flags"))
 if plays.empty:

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipelines.player_patterns import write_player_patterns
+from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
 from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
@@ -518,6 +519,7 @@ def build_store(root: Path) -> Path:
         "deals": deals,
         "deal_hands": deal_hands,
         "plays": plays,
+        "play_reviews": _play_reviews(),
         "tributes": tributes,
         "player_matches": player_matches,
         "quarantine": quarantine,
@@ -575,6 +577,28 @@ def build_store(root: Path) -> Path:
     }.items():
         _write(store, name, rows)
     write_player_patterns(store)
+    write_player_reviews(store)
     write_roster(store)
     store.publish(store.snapshot())
     return root
+
+
+def _play_reviews() -> list[dict[str, Any]]:
+    """Solver verdicts for the last five decisions of m1 deal 2 (see ``_plays``): a best play, a
+    pass losing 1 level (N could beat), a pass losing 2, a best pass and a best lead."""
+    seats = dict(zip(SEATS, ("p1", "p2", "p3", "p4"), strict=True))
+    verdicts = [  # seq, seat, action, value_before, value_after, best_moves
+        (21, "S", "play", 2, 2, "S5 H5"),
+        (22, "E", "pass", -1, -2, "D9 | SA"),
+        (23, "N", "pass", 1, -1, "HK"),
+        (24, "W", "pass", -2, -2, "pass"),
+        (25, "N", "play", 1, 1, "C7"),
+    ]
+    return [
+        {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": seats[seat],
+         "team": _team(seat), "action": action,
+         "cards": None if action == "pass" else ["S5", "H5"], "cards_left": 16,
+         "left_E": 4, "left_N": 4, "left_W": 4, "left_S": 4, "value_before": before, "best_value": before,
+         "value_after": after, "loss": before - after, "best_moves": best, "nodes": 10}
+        for seq, seat, action, before, after, best in verdicts
+    ]

@@ -390,3 +390,52 @@ def test_percentages_show_as_percentages(open_app: Open, mini_store: Path) -> No
     config = json.loads(at.dataframe[partner].proto.columns)
     rate = next(v for k, v in config.items() if k.endswith("win_rate"))
     assert rate["type_config"]["format"] == "percent"
+
+
+def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open, mini_store: Path) -> None:
+    """issue 16: the dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
+    −1, −2, best, best): steps 13–17 of the play-by-play slider (dealt, after tribute, then seq 10 …)."""
+    at = open_app(mini_store, "replayer")
+    at.selectbox(key="rp_deal").set_value(2).run()
+    at.toggle(key="rp_by_trick").set_value(False).run()
+    slider = at.get("select_slider")[0]
+    labels = list(slider.options)
+    marked = [label[-1] for label in labels if label[-1] in "🟢🟠🔴"]
+    assert marked == ["🟢", "🟠", "🔴", "🟢", "🟢"]
+    assert labels[14].endswith("🟠") and labels[15].endswith("🔴")
+    at.button(key="rp_next_mistake").click().run()
+    _no_exception(at)
+    assert at.get("select_slider")[0].value == 14  # seq 22, E's pass losing 1 level
+    texts = [m.value for m in at.markdown]
+    assert any("🟠" in t and "Value before (levels): -1" in t and "Value after (levels): -2" in t
+               for t in texts)
+    assert any(t.startswith("Best move(s)") and "♦9" in t and "♠A" in t for t in texts)
+    at.button(key="rp_next_mistake").click().run()
+    assert at.get("select_slider")[0].value == 15
+    at.button(key="rp_next_mistake").click().run()
+    assert at.get("select_slider")[0].value == 14  # wraps around to the first mistake
+
+
+def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
+    """The coach notebook's links: ?match=…&deal=…&seq=… opens the replayer on that decision."""
+    from dash_app import APP
+
+    monkeypatch.setenv("GDAN_STORE", str(mini_store))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"match": "m1", "deal": "2", "seq": "23"})
+    at.run()
+    at.switch_page("views/replayer.py").run()
+    _no_exception(at)
+    assert at.selectbox(key="rp_deal").value == 2
+    assert at.get("select_slider")[0].value == 15
+    assert any("🔴" in m.value for m in at.markdown)
+
+
+def test_player_page_shows_review_accuracy_against_the_population(open_app: Open, mini_store: Path) -> None:
+    at = open_app(mini_store, "player")
+    table = next(d.value for d in at.dataframe if "population_n" in d.value.columns
+                 and "Mistakes losing 1 level" in set(d.value["metric"]))
+    assert list(table["population_n"]) == [5] * 4  # every reviewed decision
+    mistakes = dict(zip(table["metric"], table["population_value"], strict=True))
+    assert mistakes["Mistakes losing 1 level"] == pytest.approx(20.0)
+    assert mistakes["All mistakes"] == pytest.approx(40.0)

@@ -179,3 +179,17 @@ def test_coach_review_shows_the_players_results_against_their_cards(sim_store: P
     table = {r["player_id"]: r for r in rows(sim_store, "player_luck")}
     assert probe["luck"] == [table[probe["player"]]]
     assert probe["features"] == len(rows(sim_store, "luck_model")) > 0
+
+
+def test_coach_review_lists_the_players_largest_losses(sim_store: Path) -> None:
+    """Critical moments: the player's reviewed decisions with a loss, largest first, each linked
+    to the hand replayer on that decision."""
+    _, probe = run_notebook("coach_review", sim_store, params={"TOP_DEALS": 5}, probe=(
+        "{'player': player, 'critical': critical.select('match_id', 'deal_no', 'seq', 'loss', 'replayer')"
+        ".to_dicts(), 'reviewed': int(reviewed['decisions'][0])}"))
+    mine = [r for r in rows(sim_store, "play_reviews") if r["player_id"] == probe["player"]]
+    assert probe["reviewed"] == len(mine)
+    losses = sorted(((-r["loss"], r["match_id"], r["deal_no"], r["seq"]) for r in mine if r["loss"] > 0))[:5]
+    assert [(-r["loss"], r["match_id"], r["deal_no"], r["seq"]) for r in probe["critical"]] == losses
+    for r in probe["critical"]:
+        assert r["replayer"].endswith(f"/replayer?match={r['match_id']}&deal={r['deal_no']}&seq={r['seq']}")

@@ -1,0 +1,113 @@
+"""Benchmark of the endgame solver and the decision review (issue 16, docs/performance.md).
+
+Positions come from simulated deals (``simulator.api.simulate_match``): in every deal, the first
+decision at which the four hands hold at most N cards together, for N = 8, 12, 16, … Each is solved
+by a fresh ``Solver`` within the budget; the table gives median and 95th-percentile CPU time and
+nodes by N, and the share solved. Then every deal's decisions from 16 cards left are reviewed
+(``review_deal``) and timed per deal. Times are CPU seconds of this process (``time.process_time``),
+so a loaded machine slows them less than wall time. ``GDAN_PURE_PYTHON=1`` measures the sources.
+
+    .venv/bin/python benchmarks/bench_solver.py --matches 6 --sizes 8,12,16,20,24,28
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from typing import Any
+
+from replay import native
+from replay.review import position_before, review_deal
+from replay.solver import Budget, Position, Solver
+from simulator.api import simulate_match
+
+RULES = ("national", "huaian", "bcta", "jiangsu", "njupt")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0–1) by nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def deals_of(matches: int) -> list[tuple[list[dict[str, Any]], int]]:
+    """(match events, deal number) of every deal of ``matches`` simulated matches."""
+    out = []
+    for i in range(matches):
+        events = simulate_match(RULES[i % len(RULES)], seed=i)
+        out += [(events, e["deal"]) for e in events if e["type"] == "deal_start"]
+    return out
+
+
+def positions_at(events: list[dict[str, Any]], deal: int, sizes: list[int]) -> dict[int, Position]:
+    """Per size N, the position before the deal's first play or pass with at most N cards left."""
+    start = next(e["seq"] for e in events if e["type"] == "deal_start" and e["deal"] == deal)
+    end = next(e["seq"] for e in events if e["type"] == "deal_end" and e["seq"] > start)
+    seqs = [e["seq"] for e in events if start < e["seq"] < end and e["type"] in ("play", "pass")]
+    found: dict[int, Position] = {}
+    for seq in seqs:
+        p = position_before(events, seq)
+        left = p.cards_left()
+        for n in sizes:
+            if n not in found and left <= n and n - left < 4:
+                found[n] = p
+        if left <= min(sizes):
+            break
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=6)
+    parser.add_argument("--sizes", default="8,12,16,20,24,28")
+    parser.add_argument("--nodes", type=int, default=2_000_000, help="node budget per solve")
+    parser.add_argument("--seconds", type=float, default=20.0, help="time budget per solve")
+    parser.add_argument("--review-nodes", type=int, default=200_000, help="node budget per reviewed position")
+    parser.add_argument("--review-from", type=int, default=16, help="review decisions from this many cards")
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    deals = deals_of(args.matches)
+    mode = "compiled" if native.is_compiled() else "pure Python"
+    print(f"{len(deals)} deals from {args.matches} matches; engine {mode}; load {os.getloadavg()}")
+    budget = Budget(nodes=args.nodes, seconds=args.seconds)
+    by_size: dict[int, list[tuple[float, int, bool]]] = {n: [] for n in sizes}
+    for events, deal in deals:
+        for n, p in positions_at(events, deal, sizes).items():
+            solver = Solver(p.level, p.ruleset)
+            t0 = time.process_time()
+            s = solver.solve(p, budget)
+            by_size[n].append((time.process_time() - t0, s.nodes, s.solved))
+    print("| cards left | positions | solved | median s | p95 s | median nodes | p95 nodes |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for n in sizes:
+        rows = by_size[n]
+        if not rows:
+            continue
+        times = [t for t, _, _ in rows]
+        nodes = [float(k) for _, k, _ in rows]
+        solved = sum(ok for _, _, ok in rows)
+        median_nodes, p95_nodes = statistics.median(nodes), percentile(nodes, 0.95)
+        print(
+            f"| {n} | {len(rows)} | {solved}/{len(rows)} | {statistics.median(times):.4f} | "
+            f"{percentile(times, 0.95):.4f} | {median_nodes:.0f} | {p95_nodes:.0f} |"
+        )
+    review_budget = Budget(nodes=args.review_nodes)
+    per_deal: list[float] = []
+    decisions = lossy = 0
+    for events, deal in deals:
+        t0 = time.process_time()
+        rows = review_deal(events, review_budget, deal=deal, max_cards_left=args.review_from)
+        per_deal.append(time.process_time() - t0)
+        decisions += len(rows)
+        lossy += sum(r.loss > 0 for r in rows)
+    print(
+        f"review from {args.review_from} cards: {len(per_deal)} deals, {decisions} decisions "
+        f"({lossy} with a loss); per deal median {statistics.median(per_deal) * 1000:.1f} ms, "
+        f"p95 {percentile(per_deal, 0.95) * 1000:.1f} ms, total {sum(per_deal):.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
