@@ -98,10 +98,10 @@ def main() -> None:
     decisions = lossy = 0
     for events, deal in deals:
         t0 = time.process_time()
-        rows = review_deal(events, review_budget, deal=deal, max_cards_left=args.review_from)
+        reviewed = review_deal(events, review_budget, deal=deal, max_cards_left=args.review_from)
         per_deal.append(time.process_time() - t0)
-        decisions += len(rows)
-        lossy += sum(r.loss > 0 for r in rows)
+        decisions += len(reviewed)
+        lossy += sum(r.loss > 0 for r in reviewed)
     print(
         f"review from {args.review_from} cards: {len(per_deal)} deals, {decisions} decisions "
         f"({lossy} with a loss); per deal median {statistics.median(per_deal) * 1000:.1f} ms, "

@@ -87,7 +87,7 @@ info = deals.set_index("deal_no").loc[deal]
 
 def shown(value: object) -> str:
     """A cell for the caption: lists joined, null as a dash."""
-    if pd.api.types.is_list_like(value):
+    if pd.api.types.is_list_like(value) and isinstance(value, Iterable):
         return " ".join(str(v) for v in value)
     return "—" if value is None or pd.isna(value) else str(value)
 
@@ -143,10 +143,10 @@ def step_label(s: Step) -> str:
 
 st.session_state.setdefault("rp_by_trick", True)
 by_trick = st.toggle(tr("trick"), key="rp_by_trick")
-shown = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
-labels = {i: step_label(s) for i, s in enumerate(shown)}
-position = st.select_slider(tr("step"), options=list(labels), format_func=labels.__getitem__, key="rp_step")
-step = shown[position]
+visible = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
+labels = {i: step_label(s) for i, s in enumerate(visible)}
+step_no = st.select_slider(tr("step"), options=list(labels), format_func=labels.__getitem__, key="rp_step")
+step = visible[step_no]
 
 if not tributes.empty:
     with st.expander(tr("tribute_return"), expanded=step.index <= 1):
