@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from schemas.vocabulary import PARTNER
+from schemas.vocabulary import PARTNER, SEATS
 
 RULES = ("national", "huaian", "bcta", "jiangsu", "njupt")
 
@@ -46,7 +46,7 @@ def random_match(seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     deck = list(DECK)
     rng.shuffle(deck)
-    seats = ("E", "N", "W", "S")
+    seats = SEATS
     nxt = {"E": "N", "N": "W", "W": "S", "S": "E"}
     hands = {s: Counter(deck[i * 27 : (i + 1) * 27]) for i, s in enumerate(seats)}
     mid = f"rand-{seed}"

@@ -53,6 +53,7 @@ import orjson
 from importers.claims import classify_claim
 from importers.common import BOM, RANKS, SEATS, EventWriter, seats_payload, team_of
 from importers.errors import ConversionError
+from schemas.vocabulary import TEAMS
 
 RULESET = "national"
 _ID_RANKS = "A23456789TJQK"
@@ -370,7 +371,7 @@ def _match_end(writer: EventWriter, orders: list[list[int]], state: dict[str, An
     """match_end of a ``deals`` match: levels climb by rules.md §5.8 from the start levels; the
     declarers pass A by finishing 1st with the partner not 4th (§7); else the higher level wins."""
     top = len(RANKS) - 1
-    levels = {team: RANKS.index(state["levels"][team]) if state else 0 for team in ("EW", "NS")}
+    levels = {team: RANKS.index(state["levels"][team]) if state else 0 for team in TEAMS}
     declarers = state.get("declarers") if state else None
     for order in orders:
         team = team_of(order[0])

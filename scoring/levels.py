@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-LEVEL_ORDER = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+from schemas.vocabulary import RANKS as LEVEL_ORDER
+
 PASSED_A = 14
 _ALIASES = {"10": "T"}
 

@@ -16,11 +16,11 @@ from typing import Any, get_args
 import polars as pl
 
 from schemas.scoring import MATCH_SCORES
+from schemas.vocabulary import TEAMS
 from scoring.frames import frame
 from scoring.levels import level_value, team_id
 from scoring.params import DealGainReading, DealPoints, ScoringParams, params_for
 
-SIDES = ("EW", "NS")
 _SIDE_SEATS = {"EW": ("E", "W"), "NS": ("N", "S")}
 _OTHER = {"EW": "NS", "NS": "EW"}
 SCORED_STATUSES = ("valid", "partial", "results_only")
@@ -157,7 +157,7 @@ def score_matches(
     rows = []
     for m in finished.iter_rows(named=True):
         p = params_for(m.get("rules") or "national", overrides, m.get("event_id"))
-        for side in SIDES:
+        for side in TEAMS:
             rows.append(
                 _side_row(
                     m,

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from replay.rulesets import RULESET_SUFFIXES, RoundFormat, Ruleset, get_ruleset, parse_ruleset
+from schemas.vocabulary import SEATS
 from simulator.corrupt import corrupt_match
 from simulator.formats import parse_format
 from simulator.league import ATTENDANCE, League
@@ -95,7 +96,7 @@ def simulate_match(
         match_id=mid,
         rules=ruleset,
         format=resolve_format(format, ruleset),
-        seats=dict(zip(("E", "N", "W", "S"), players, strict=True)),
+        seats=dict(zip(SEATS, players, strict=True)),
         seed=f"{mid}:{seed}",
         deck_seed=f"{mid}:deck:{seed}",
         start=datetime(2026, 6, 18, 13, 0, tzinfo=CHINA),
@@ -132,7 +133,7 @@ class _Matches:
                     match_id=match_id,
                     rules=self.rules,
                     format=self.format,
-                    seats=dict(zip(("E", "N", "W", "S"), four, strict=True)),
+                    seats=dict(zip(SEATS, four, strict=True)),
                     seed=f"{match_id}:{self.seed}",
                     deck_seed=f"{match_id}:deck:{self.seed}",
                     start=datetime(2026, 5, 1, 10, 0, tzinfo=CHINA) + timedelta(hours=2 * i),

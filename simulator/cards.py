@@ -7,12 +7,9 @@ general rules engine on every turn.
 
 from __future__ import annotations
 
-RANKS = "23456789TJQKA"
-SUITS = "SHCD"
-SMALL_JOKER = "SB"
-BIG_JOKER = "HR"
-NATURAL: dict[str, int] = {r: i + 2 for i, r in enumerate(RANKS)}
-"""Natural value of a rank character: 2 → 2 … A → 14."""
+from schemas.vocabulary import BIG_JOKER, RANKS, SMALL_JOKER, SUITS
+from schemas.vocabulary import RANK_VALUE as NATURAL
+
 VALUE_CHAR: dict[int, str] = {v: r for r, v in NATURAL.items()}
 
 DECK: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) * 2 + (SMALL_JOKER,) * 2 + (BIG_JOKER,) * 2

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from replay.errors import ErrorCode
+from schemas.vocabulary import SEATS
 from simulator.cards import BIG_JOKER, SMALL_JOKER, single_order
 
 DAMAGES: dict[str, ErrorCode] = {
@@ -73,7 +74,7 @@ def _event_sites(events: list[dict[str, Any]]) -> dict[str, list[Site]]:
             for c in e["cards"]:
                 hand.remove(c)
         elif kind == "pass":
-            others = [s for s in ("E", "N", "W", "S") if s != e["seat"] and hands[s]]
+            others = [s for s in SEATS if s != e["seat"] and hands[s]]
             if others:
                 sites["out_of_turn"].append((i, others[0]))
         elif kind == "deal_end":

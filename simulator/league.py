@@ -12,6 +12,7 @@ import random
 from datetime import datetime, timedelta
 
 from replay.rulesets import RoundFormat, Ruleset
+from schemas.vocabulary import SEATS
 from simulator.match import MatchResult, MatchSpec, Player
 from simulator.tournament import CHINA
 
@@ -76,7 +77,7 @@ class League:
                     match_id=match_id,
                     rules=self.rules,
                     format=self.format,
-                    seats={s: seats[s] for s in ("E", "N", "W", "S")},
+                    seats={s: seats[s] for s in SEATS},
                     seed=f"{match_id}:{self.seed}",
                     deck_seed=f"{match_id}:deck:{self.seed}",
                     start=start + timedelta(seconds=rng.randint(0, 300)),
