@@ -19,6 +19,7 @@ from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption, read_connection
 from gdan.render import OutputFormat, Rows, emit, literal, tidy_cell, write_json
+from pipelines.printout_documents import TIE_BREAK_LABELS
 
 if TYPE_CHECKING:
     import duckdb
@@ -60,19 +61,7 @@ def _suggest(wanted: str, known: Sequence[str], what: str) -> str:
 
 
 _LABELS = {
-    "match_points": "MP",
-    "level_points": "LP",
-    "bcta_round_score": "BCTA score",
-    "head_to_head": "H2H",
-    "raw_level_diff": "level diff",
-    "opponents_score": "opp score",
-    "previous_rank": "prev rank",
-    "tied_level_points": "LP among tied",
-    "opponents_level_points": "opp LP",
-    "levels_gained": "levels gained",
-    "deducted_match_points": "MP deducted",
-    "deducted_level_points": "LP deducted",
-    "decided_by": "decided by",
+    **TIE_BREAK_LABELS,
     "next_dan": "next",
     "points_to_next": "to next",
     "window_rounds_used": "window used",

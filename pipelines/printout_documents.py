@@ -21,16 +21,7 @@ if TYPE_CHECKING:
 CHINA = timezone(timedelta(hours=8))
 """Tournament days are printed in China time."""
 
-_LABELS = {
-    "rank": "rank",
-    "team_id": "team",
-    "players": "players",
-    "clubs": "club",
-    "rounds": "rounds",
-    "wins": "W",
-    "draws": "D",
-    "losses": "L",
-    "byes": "byes",
+TIE_BREAK_LABELS: dict[str, str] = {
     "match_points": "MP",
     "level_points": "LP",
     "bcta_round_score": "BCTA score",
@@ -44,6 +35,20 @@ _LABELS = {
     "deducted_match_points": "MP deducted",
     "deducted_level_points": "LP deducted",
     "decided_by": "decided by",
+}
+"""Short names of the standings' tie-break columns (scoring.md §S7), for every printed or terminal table."""
+
+_LABELS = {
+    "rank": "rank",
+    "team_id": "team",
+    "players": "players",
+    "clubs": "club",
+    "rounds": "rounds",
+    "wins": "W",
+    "draws": "D",
+    "losses": "L",
+    "byes": "byes",
+    **TIE_BREAK_LABELS,
 }
 
 
