@@ -68,12 +68,15 @@ def require_tables(store: Path) -> None:
         raise typer.Exit(EXIT_FAILED)
 
 
-def read_connection(store: Path) -> duckdb.DuckDBPyConnection:
-    """The in-memory view connection over an existing store (:func:`require_tables`)."""
+def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyConnection:
+    """The in-memory view connection over an existing store (:func:`require_tables`).
+
+    ``as_of``: the number of an older run to read instead of the last one.
+    """
     from pipelines.warehouse import connect
 
     require_tables(store)
-    return connect(store)
+    return connect(store, as_of=as_of)
 
 
 def _progress() -> Progress:
@@ -205,7 +208,7 @@ def _run(store: Path, workers: int, refresh: bool = False) -> int:
         )
 
     before = _quarantine_rows(store)
-    committed_before = set(load_state(Store(store).state_dir).committed)
+    committed_before = set(load_state(Store(store)).committed)
     store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
@@ -269,7 +272,7 @@ def _summary(store: Path) -> None:
     from pipelines.state import load_state
     from pipelines.store import Store
 
-    counts = load_state(Store(store).state_dir).counts()
+    counts = load_state(Store(store)).counts()
     rows: list[tuple[str, int | None, int]] = [
         (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
         for status in ("valid", "partial", "results_only", "invalid", "incomplete")
@@ -296,8 +299,13 @@ def sql(
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.table,
     limit: Annotated[int, typer.Option(help="Rows shown in table format (0 = all).", min=0)] = 100,
+    as_of: Annotated[
+        int | None,
+        typer.Option("--as-of", metavar="RUN", help="Read the snapshot of an older run (its number; "
+                     "an unknown number lists the runs kept) instead of the last one.", min=0),
+    ] = None,
 ) -> None:
-    """Query the store read-only (in-memory DuckDB views over the Parquet tables).
+    """Query the store read-only (in-memory DuckDB views over the Delta tables of the last run).
 
     Only SELECT (and EXPLAIN of one) is accepted, and the query can read nothing but the
     store's tables: writes, COPY … TO, EXPORT, ATTACH, INSTALL/LOAD, settings and reading other
@@ -312,7 +320,13 @@ def sql(
     except RefusedQueryError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    con = read_connection(store)
+    from pipelines.warehouse import UnknownRunError
+
+    try:
+        con = read_connection(store, as_of)
+    except UnknownRunError as exc:
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from exc
     try:
         lock_down(con, store)
         result = con.execute(query)
@@ -433,7 +447,31 @@ def demo(
         _dashboard(store, port)
 
 
+def maintain(
+    store: StoreOption = DEFAULT_STORE,
+    retention_days: Annotated[
+        float, typer.Option(help="Keep the files older versions need for this many days "
+                            "(runs older than that can no longer be read with --as-of).", min=0)
+    ] = 7,
+) -> None:
+    """Compact the tables' small files and vacuum old versions; print the store's bytes before/after.
+
+    Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
+    correct: it only saves space and speeds up reads.
+    """
+    from pipelines.store import Store
+
+    require_tables(store)
+    report = Store(store).maintain(retention_days)
+    emit(
+        Rows(["measure", "value"], sorted(report.items())),
+        title=f"maintained {store}",
+        cell=lambda _column, value: str(value),
+        out=console,
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the `gdan` app."""
-    for command in (ingest, run, sql, dashboard, demo):
+    for command in (ingest, run, sql, maintain, dashboard, demo):
         app.command()(command)

@@ -168,39 +168,40 @@ DOWNSTREAM: list[str] = [
 def _up_to_date(store: Store) -> bool:
     """Whether the downstream part of a run would change nothing.
 
-    True when every downstream table was last computed from exactly the committed batches (as
-    each asset recorded what it read, ``Store.inputs``), the published snapshot is of those
-    batches, and ``warehouse.duckdb`` holds exactly that snapshot's views.
+    True when every downstream table was last computed from exactly the last step commit (as
+    each asset recorded what it read, ``Store.inputs``), the last published run is of that
+    commit, and ``warehouse.duckdb`` holds exactly that run's views.
     """
-    committed = list(store.committed_batches())
+    committed = store.reading().seq
     inputs = store.inputs()
     if any(inputs.get(name) != committed for name in DOWNSTREAM):
         return False
     published = store.published()
     return (
         published is not None
-        and list(published.batches) == committed
+        and published.seq == committed
+        and published.versions == store.snapshot(committed).versions
         and warehouse_is_current(store, published)
     )
 
 
 @asset(deps=TABLE_KEYS, group_name="warehouse")
 def warehouse(store: StoreResource) -> MaterializeResult:
-    """Publish the run's snapshot to readers; DuckDB views over it in <store>/warehouse.duckdb.
+    """Publish the run's snapshot to readers (one run record); DuckDB views over it in warehouse.duckdb.
 
-    Runs last. The snapshot holds the batches every downstream table was computed from (the
-    fewest, should another writer have committed meanwhile: the next run then recomputes), the
-    live version of every full-replace table, and nothing else.
+    Runs last. The snapshot is of the step commit every downstream table was computed from (the
+    earliest, should another writer have committed meanwhile: the next run then recomputes):
+    the append tables at that commit's versions, every full-replace table at its latest.
     """
     the_store = store.store()
     inputs = the_store.inputs()
-    batches = min((inputs.get(name, []) for name in DOWNSTREAM), key=len)
+    seq = min(inputs.get(name, -1) for name in DOWNSTREAM)
     with the_store.writer_lock():
-        snapshot = the_store.snapshot(batches)
+        snapshot = the_store.snapshot(seq)
         published = the_store.publish(snapshot)
         path = write_warehouse(the_store, snapshot)
     return MaterializeResult(
-        metadata={"path": str(path), "batches": len(batches), "snapshot_changed": published}
+        metadata={"path": str(path), "commit": seq, "snapshot_changed": published}
     )
 
 
@@ -238,7 +239,7 @@ def match_statuses_check(store: StoreResource) -> AssetCheckResult:
         the_store,
         "match_statuses",
         ["raw_events", "matches", "incomplete_matches"],
-        lambda: checks.match_statuses(_con(the_store), load_state(the_store.state_dir)),
+        lambda: checks.match_statuses(_con(the_store), load_state(the_store)),
     )
     return AssetCheckResult(passed=passed, metadata=meta)
 

@@ -2,21 +2,22 @@
 
 Each check returns ``(passed, metadata)``; the Dagster asset checks in ``pipelines.assets``
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
-changed since it last ran, so a rerun with nothing new does not rescan every deal.
+changed since it last ran (its memos are a Delta table, ``<store>/state/check_memos``), so a rerun
+with nothing new does not rescan every deal.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipelines.state import INCOMPLETE, StoreState
-from pipelines.store import Store
+from pipelines.store import Store, new_id
 
 CheckResult = tuple[bool, dict[str, int | str]]
 
@@ -136,23 +137,27 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     return bad == 0 and valid_without_hands == 0, meta
 
 
-def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
-    """``compute()``, or its saved result when ``tables`` and the committed batches are unchanged.
+MEMOS = pa.schema(
+    [("name", pa.string()), ("key", pa.string()), ("passed", pa.bool_()), ("metadata", pa.string())]
+)
+"""The check memos (memory table ``check_memos``): one row per check computed; a check's last row counts."""
 
-    The key hashes the list of committed batches (as the store reads them) and the exact files
-    of each table: batch and version files are never rewritten, so an equal key means equal data.
+
+def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
+    """``compute()``, or its saved result when the Delta versions of ``tables`` are unchanged.
+
+    The key hashes the version of each table as the store reads it: a Delta version is never
+    rewritten, so an equal key means equal data. A computed result is appended to the memos.
     """
-    batches = store.reading()
-    files = [[str(f) for f in store.files(t, batches)] for t in tables]
-    key = hashlib.sha256(orjson.dumps([list(batches), files])).hexdigest()
-    path = store.state_dir / "checks.json"
-    saved = orjson.loads(path.read_bytes()) if path.exists() else {}
-    entry = saved.get(name)
-    if entry is not None and entry["key"] == key:
-        return bool(entry["passed"]), {**entry["metadata"], "cached": "tables unchanged since the last check"}
+    versions = [[t, store.version(t)] for t in tables]
+    key = hashlib.sha256(orjson.dumps([str(store.root), versions])).hexdigest()
+    memos = store.read_memory("check_memos", MEMOS, latest=True).filter(pc.field("name") == name).to_pylist()
+    if memos and memos[-1]["key"] == key:
+        entry = memos[-1]
+        cached = {**orjson.loads(entry["metadata"]), "cached": "tables unchanged since the last check"}
+        return bool(entry["passed"]), cached
     passed, meta = compute()
-    saved[name] = {"key": key, "passed": passed, "metadata": meta}
-    tmp = path.with_name(f".checks-{os.getpid()}.json")
-    tmp.write_bytes(orjson.dumps(saved))
-    os.replace(tmp, path)
+    row = {"name": name, "key": key, "passed": passed, "metadata": orjson.dumps(meta).decode()}
+    memo = pa.Table.from_pylist([row], schema=MEMOS)
+    store.append(store.memory_path("check_memos"), memo, f"check-{new_id()}", step=False)
     return passed, meta

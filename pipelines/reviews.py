@@ -24,7 +24,7 @@ import orjson
 import pyarrow as pa
 
 from pipelines.store import Store
-from pipelines.warehouse import view_statements
+from pipelines.warehouse import create_views
 from replay.review import review_deal
 from replay.solver import Action, Budget
 from schemas.tables import PLAY_REVIEWS, PLAYER_REVIEWS
@@ -148,7 +148,7 @@ def write_player_reviews(store: Store | str | Path) -> int:
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET enable_progress_bar = false")
-        con.execute(view_statements(the_store.snapshot())["play_reviews"])
+        create_views(con, the_store, the_store.snapshot(), ["play_reviews"])
         table = compute_player_reviews(con)
     finally:
         con.close()

@@ -77,7 +77,7 @@ def duplicate_matches_asset(store: StoreResource) -> MaterializeResult:
     st = store.store()
     con = connect(st.root, snapshot=st.snapshot())
     try:
-        table = duplicate_matches(con, ingest_order(load_state(st.state_dir)))
+        table = duplicate_matches(con, ingest_order(load_state(st)))
     finally:
         con.close()
     st.write_table("duplicate_matches", table)

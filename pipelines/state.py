@@ -1,22 +1,33 @@
 """Ingest bookkeeping: which files were read, which batches are committed, where each match stands.
 
-One JSON file, ``<store>/state/state.json``, replaced atomically (temp file + fsync + rename).
-Saving it is the commit point of a run: a batch folder whose id is not in ``committed`` is
-debris of a crash and is removed by ``Store.recover``.
+The pipeline's memory is three Delta tables under ``<store>/state/`` (``Store.memory_path``),
+appended to by each step with only what the step changed, so a run's bookkeeping writes
+O(new data), never the whole store:
+
+- ``file_log``: the ingested-file log, one row per read of an inbox file (never changed later);
+- ``file_fingerprints``: per inbox path its size, mtime and sha256 (skips re-hashing unchanged files);
+- ``match_catalogue``: the per-match catalogue, a row each time a match's standing changes.
+
+(Their names differ from every table of ``schemas.ALL_TABLES``: a commit row names both kinds.)
+
+A path's or a match's latest row (highest ``commit``) is its current value. The committed
+batches and the two counters (``unquarantined``, ``malformed_rows``) are the commit log's
+(``Store.commit``); saving the state appends the changed rows and then writes the step's commit
+row, the step's commit point. Memory tables are read at the versions the last commit names, so
+rows a crashed step appended are never read, and ``Store.recover`` rolls them back.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
-import orjson
+import polars as pl
+import pyarrow as pa
 
 from pipelines.lines import Resume
+from pipelines.store import Store, new_id
 
-STATE_VERSION = 1
 INCOMPLETE = "incomplete"
 """Status of a match whose match_end has not arrived; a replayed match has its ``matches.status``."""
 
@@ -104,6 +115,8 @@ class StoreState:
     unquarantined: list[str] = field(default_factory=list)
     """Raw-event batches whose malformed lines are not in ``quarantine`` yet."""
     malformed_rows: int = 0
+    saved: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the memory tables hold (as loaded or last saved): :func:`save_state` appends only changes."""
 
     @property
     def committed_set(self) -> set[str]:
@@ -119,37 +132,134 @@ class StoreState:
         return out
 
 
-def state_file(state_dir: Path) -> Path:
-    return state_dir / "state.json"
+FILES = pa.schema(
+    [
+        ("commit", pa.int64()),
+        ("hash", pa.string()),
+        ("name", pa.string()),
+        ("batch", pa.string()),
+        ("rows", pa.int64()),
+        ("first_line", pa.int64()),
+        ("lines", pa.int64()),
+        ("offset", pa.int64()),
+        ("prefix", pa.string()),
+        ("terminated", pa.bool_()),
+        ("pending", pa.int64()),
+        ("problem", pa.string()),
+        ("message", pa.string()),
+    ]
+)
+FINGERPRINTS = pa.schema(
+    [("commit", pa.int64()), ("path", pa.string()), ("size", pa.int64()), ("mtime_ns", pa.int64()),
+     ("sha256", pa.string())]
+)
+MATCHES = pa.schema(
+    [
+        ("commit", pa.int64()),
+        ("match_id", pa.string()),
+        ("bucket", pa.int64()),
+        ("status", pa.string()),
+        ("rows", pa.int64()),
+        ("has_end", pa.bool_()),
+        ("batches", pa.list_(pa.string())),
+        ("late_batches", pa.list_(pa.string())),
+        ("duplicates", pa.int64()),
+        ("late_rows", pa.int64()),
+    ]
+)
+MEMORY = {"file_log": FILES, "file_fingerprints": FINGERPRINTS, "match_catalogue": MATCHES}
+"""The memory tables under ``<store>/state/`` and their schemas."""
 
 
-def load_state(state_dir: Path) -> StoreState:
-    """The saved state, or an empty one for a new store."""
-    path = state_file(state_dir)
-    if not path.exists():
-        return StoreState()
-    raw = orjson.loads(path.read_bytes())
-    if raw.get("version") != STATE_VERSION:
-        raise ValueError(f"{path}: state version {raw.get('version')!r}, expected {STATE_VERSION}")
-    return StoreState(
-        committed=raw["committed"],
-        files={h: FileRecord(**r) for h, r in raw["files"].items()},
-        fingerprints=raw["fingerprints"],
-        matches={m: MatchInfo(**i) for m, i in raw["matches"].items()},
-        unquarantined=raw["unquarantined"],
-        malformed_rows=raw["malformed_rows"],
+def _latest(table: pa.Table, key: str) -> list[dict[str, Any]]:
+    """Rows of ``table``, the latest (highest ``commit``) per ``key``, in first-seen order."""
+    if table.num_rows == 0:
+        return []
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    order = frame.with_row_index("_i").group_by(key).agg(pl.col("_i").first()).rename({"_i": "_first"})
+    latest = frame.with_row_index("_i").sort("commit", "_i").group_by(key).last()
+    return latest.join(order, on=key).sort("_first").drop("_i", "_first", "commit").to_dicts()
+
+
+def load_state(store: Store) -> StoreState:
+    """The state as of the store's commit (see ``Store.reading``); empty for a new store."""
+    commit = store.reading()
+    files = {
+        r.pop("hash"): FileRecord(**r) for r in _latest(store.read_memory("file_log", FILES), "hash")
+    }
+    fingerprints = {
+        r["path"]: [r["size"], r["mtime_ns"], r["sha256"]]
+        for r in _latest(store.read_memory("file_fingerprints", FINGERPRINTS), "path")
+    }
+    catalogue = _latest(store.read_memory("match_catalogue", MATCHES), "match_id")
+    matches = {r.pop("match_id"): MatchInfo(**r) for r in catalogue}
+    state = StoreState(
+        committed=_committed_until(store, commit.seq),
+        files=files,
+        fingerprints=fingerprints,
+        matches=matches,
+        unquarantined=list(commit.unquarantined),
+        malformed_rows=commit.malformed_rows,
     )
+    state.saved = _image(state)
+    return state
 
 
-def save_state(state_dir: Path, state: StoreState) -> None:
-    """Write the state atomically: a reader or a crash sees the old or the new file, whole."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    data = {"version": STATE_VERSION, **asdict(state)}
-    path = state_file(state_dir)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(orjson.dumps(data))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+def save_state(store: Store, state: StoreState, batch: str | None = None,
+               versions: dict[str, int] | None = None) -> None:
+    """Append what changed since the state was loaded, then commit the step (``Store.commit``).
+
+    ``batch`` is the step's append batch (None: it only changed the memory) and ``versions``
+    the versions its tables were appended at. A crash before the commit row leaves the last
+    commit as it was: the next step's ``Store.recover`` rolls the appended rows back.
+    """
+    with store.writer_lock():
+        seq = (store.commits() or [None])[-1]
+        commit = 0 if seq is None else seq.seq + 1
+        image = _image(state)
+        token = new_id()
+        written = dict(versions or {})
+        for name, rows in _changes(state.saved, image).items():
+            if rows:
+                table = pa.Table.from_pylist([{**r, "commit": commit} for r in rows], schema=MEMORY[name])
+                written[name] = store.append(store.memory_path(name), table, f"{name}-{token}")
+        if batch is not None:
+            state.committed.append(batch)
+        store.commit(batch, written, unquarantined=state.unquarantined, malformed_rows=state.malformed_rows)
+        state.saved = image
+
+
+def _image(state: StoreState) -> dict[str, Any]:
+    """The memory tables' current rows by key, as comparable tuples."""
+    return {
+        "file_log": {h: astuple(r) for h, r in state.files.items()},
+        "file_fingerprints": {p: tuple(v) for p, v in state.fingerprints.items()},
+        "match_catalogue": {m: astuple(i) for m, i in state.matches.items()},
+    }
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The rows to append per memory table: keys new in ``after`` or with another value."""
+    old = {name: before.get(name, {}) for name in MEMORY}
+    record_fields = [f.name for f in fields(FileRecord)]
+    info_fields = [f.name for f in fields(MatchInfo)]
+    return {
+        "file_log": [
+            {"hash": h, **dict(zip(record_fields, v, strict=True))}
+            for h, v in after["file_log"].items() if old["file_log"].get(h) != v
+        ],
+        "file_fingerprints": [
+            {"path": p, "size": v[0], "mtime_ns": v[1], "sha256": v[2]}
+            for p, v in after["file_fingerprints"].items() if old["file_fingerprints"].get(p) != v
+        ],
+        "match_catalogue": [
+            {"match_id": m, **dict(zip(info_fields, v, strict=True))}
+            for m, v in after["match_catalogue"].items() if old["match_catalogue"].get(m) != v
+        ],
+    }
+
+
+def _committed_until(store: Store, seq: int) -> list[str]:
+    return [c.batch for c in store.commits() if c.kind == "step" and c.batch and c.seq <= seq]
 

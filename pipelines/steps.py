@@ -1,9 +1,9 @@
 """The pipeline's writing steps, each one transaction on the store: lock, recover, stage, commit.
 
-Every step takes the store's writer lock, first undoes any debris of a crashed run
-(``Store.recover``), stages its output as one append batch, then publishes the batch and saves
-the state (the commit point). A step with nothing to do writes nothing, so a rerun with no new
-input changes nothing.
+Every step takes the store's writer lock, first rolls back any debris of a crashed run
+(``Store.recover``), stages its output as one append batch, then appends the batch to its Delta
+tables and saves the state, whose commit-log row is the commit point. A step with nothing to do
+writes nothing, so a rerun with no new input changes nothing.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from pipelines.store import Store, new_id
 
 
 def _commit(store: Store, state: StoreState, batch_id: str) -> None:
-    if store.publish_batch(batch_id):
-        state.committed.append(batch_id)
-    save_state(store.state_dir, state)
+    versions = store.publish_batch(batch_id)
+    save_state(store, state, batch_id if versions else None, versions)
 
 
 def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
@@ -30,8 +29,8 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
     ``workers``: parsing processes (default: one per CPU core).
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
-        store.recover(state.committed_set)
+        store.recover()
+        state = load_state(store)
         fingerprints = {k: list(v) for k, v in state.fingerprints.items()}
         batch_id = new_id()
         with track("ingest files") as bar:
@@ -52,8 +51,8 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
     to replay: ingest may have added pieces of matches that are still incomplete.
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
-        store.recover(state.committed_set)
+        store.recover()
+        state = load_state(store)
         if not any(i.ready or i.late_batches for i in state.matches.values()) and not state.unquarantined:
             report = ReplayReport(batch_id="")
         else:

@@ -66,7 +66,7 @@ def test_match_statuses_flags_a_match_both_replayed_and_incomplete(tmp_path: Pat
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
     ingest_step(store)
     replay_step(store, replay_fn=fake_replay, workers=1)
-    replayed = load_state(store.state_dir).matches["m1"]
+    replayed = load_state(store).matches["m1"]
     store.write_table("incomplete_matches", incomplete_table(store, {"m1": replayed}))
     state = StoreState(matches={"m1": MatchInfo(bucket=0, rows=replayed.rows)})
     passed, meta = checks.match_statuses(committed(tmp_path), state)
