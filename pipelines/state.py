@@ -215,8 +215,8 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
     commit as it was: the next step's ``Store.recover`` rolls the appended rows back.
     """
     with store.writer_lock():
-        seq = (store.commits() or [None])[-1]
-        commit = 0 if seq is None else seq.seq + 1
+        log = store.commits()
+        commit = log[-1].seq + 1 if log else 0
         image = _image(state)
         token = new_id()
         written = dict(versions or {})

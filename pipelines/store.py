@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 import pyarrow as pa
@@ -327,7 +327,7 @@ class Store:
         version = self.version(name)
         if version is None or not batches:
             return []
-        filters = [(k, "=", str(v)) for k, v in (partition or {}).items()]
+        filters: list[tuple[str, str, Any]] = [(k, "=", str(v)) for k, v in (partition or {}).items()]
         filters.append((BATCH, "in", list(batches)))
         uris = _at(self.table_path(name), version).file_uris(file_pruning_predicate=filters)
         return [Path(_local(u)) for u in uris]

@@ -77,7 +77,9 @@ def view_statements(store: Store, snapshot: Snapshot) -> dict[str, str]:
         if files:
             listed = ", ".join(_literal(f) for f in files)
             types = _duckdb_types(schema)
-            cols = ", ".join(f'CAST("{f.name}" AS {t}) AS "{f.name}"' for f, t in zip(schema, types, strict=True))
+            cols = ", ".join(
+                f'CAST("{f.name}" AS {t}) AS "{f.name}"' for f, t in zip(schema, types, strict=True)
+            )
             body = (
                 f"SELECT {cols} FROM read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
             )
