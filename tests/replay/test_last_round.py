@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from replay.errors import ErrorCode
 from replay.events import LEVELS
 from replay.replayer import MatchReplay, replay_match
-from replay.rulesets import get_ruleset
+from replay.rulesets import get_ruleset, parse_ruleset
 from tests.replay.replay_builder import TEAM, Log
 
 SEED_003 = "最后一轮不能平局,需加赛一把决定胜负,按比赛首副牌规则加赛,打出头游比赛即结束,获胜方升一级"
@@ -281,3 +281,12 @@ def test_jiangsu_ruleset_states_the_seed_003_sentence_as_data() -> None:
     assert js.draw_breaker == "extra_deal"
     rule = js.extra_deal
     assert (rule.rounds, rule.first_deal_rules, rule.first_out_ends, rule.gain) == ("last", True, True, 1)
+
+
+def test_a_ruleset_file_sets_the_extra_deal_under_its_own_table() -> None:
+    """rules.md §10: a club file states the extra deal as data (docs/event-extensions.md "Last round")."""
+    text = 'id = "club"\ndraw_breaker = "extra_deal"\n[extra_deal]\nrounds = "last"\ngain = 1\n'
+    rule = parse_ruleset(text, ".toml").extra_deal
+    assert (rule.rounds, rule.first_deal_rules, rule.first_out_ends, rule.gain) == ("last", False, False, 1)
+    with pytest.raises(ValueError, match="unknown keys in extra_deal"):
+        parse_ruleset('id = "club"\n[extra_deal]\nround = "last"\n', ".toml")
