@@ -532,6 +532,9 @@ def _derive(
     last_declarers: str | None = None
     previous_winner: str | None = None
     extra_deal = False
+    # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"), so only
+    # a ruleset whose extra deal breaks every level round gets one here.
+    breaks_ties = ruleset.draw_breaker == "extra_deal" and ruleset.extra_deal.rounds == "any"
     end: tuple[str, str | None] | None = None
     for deal in deals:
         if end is not None:
@@ -585,13 +588,13 @@ def _derive(
         elif lost_on_a:
             end = ("a_failures", _other(lost_on_a))
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if not extra_deal and levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal":
+            if not extra_deal and levels["EW"] == levels["NS"] and breaks_ties:
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
                 end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
     if end is None:
         last = deals[-1]
-        tie_open = levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal" and not extra_deal
+        tie_open = levels["EW"] == levels["NS"] and breaks_ties and not extra_deal
         if fmt.kind in ("timed", "timed_deals") and not tie_open:
             end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
         elif tie_open:

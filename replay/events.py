@@ -142,6 +142,9 @@ def _check_match_start(ev: dict[str, Any]) -> str | None:
     for key in ("event", "players", "duplicate"):
         if ev.get(key) is not None and not isinstance(ev[key], dict):
             return f"`{key}` must be an object, got {ev[key]!r}"
+    last_round = (ev.get("event") or {}).get("last_round")
+    if last_round is not None and not isinstance(last_round, bool):
+        return f"`event.last_round` must be true or false, got {last_round!r} (docs/event-extensions.md)"
     if ev.get("start_levels") is not None:
         bad = _levels_field(ev["start_levels"], "start_levels")
         if bad:

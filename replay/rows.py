@@ -82,6 +82,8 @@ class DealRow(NamedTuple):
     a_passed: bool
     a_failed: bool
     foul: bool
+    extra_deal: bool
+    """The deal that broke a round the format ended level (``Ruleset.extra_deal``, rules.md §7)."""
     tricks: int | None
     """Play-derived counts (``tricks`` … ``passes``): null for a results-only deal."""
     jie_feng: int | None

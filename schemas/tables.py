@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 6
+TABLES_VERSION = 7
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -90,6 +90,7 @@ DEALS = pa.schema(
         pa.field("a_passed", pa.bool_()),
         pa.field("a_failed", pa.bool_()),
         pa.field("foul", pa.bool_()),
+        pa.field("extra_deal", pa.bool_()),
         pa.field("tricks", pa.int32()),
         pa.field("jie_feng", pa.int32()),
         pa.field("bombs_EW", pa.int32()),
