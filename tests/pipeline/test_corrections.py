@@ -18,13 +18,20 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
+from pipeline_helpers import committed
 from typer.testing import CliRunner
 
 from gdan import app
+from importers.scoresheet import convert_rows, read_sheet
 from pipelines.runner import run_pipeline
+from pipelines.state import StoreState, save_state
 from pipelines.store import Store
 from pipelines.warehouse import connect
+from schemas.tables import QUARANTINE
 
 HEADER = "event,stage,round,table,EW,NS,deal,order,format,time"
 PAIRS = {"A": "p1/p2", "B": "p3/p4", "C": "p5/p6", "D": "p7/p8"}
@@ -196,3 +203,43 @@ def test_an_unfinished_correction_holds_the_match_as_incomplete(tmp_path: Path) 
         handle.write(match_end + b"\n")
     run_pipeline(store, workers=1)
     assert _query(store, STANDINGS)[0][:3] == ("p3", "p4", 1)
+
+
+def _quarantine(ids: list[str | None]) -> pa.Table:
+    rows = [{"source_file": "f", "line_no": i, "match_id": m, "code": "c", "message": "m", "payload": "p"}
+            for i, m in enumerate(ids)]
+    return pa.Table.from_pylist(rows, schema=QUARANTINE)
+
+
+def test_delete_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> None:
+    """``Store.delete_rows``, the retraction of a replaced revision: a new version in which untouched
+    files are the same files (hard links) and rows of other matches, null ids included, stay."""
+    store = Store(tmp_path)
+    for batch, ids in (("b1", ["a", "x", None]), ("b2", ["b"])):
+        pq.write_table(_quarantine(ids), store.stage_file(batch, "quarantine"))
+        store.publish_batch(batch)
+    save_state(store.state_dir, StoreState(committed=["b1", "b2"]))
+    before = {f.parent.name: f.stat().st_ino for f in store.files("quarantine")}
+    assert store.delete_rows("quarantine", pc.field("match_id").isin(pa.array(["nope"]))) == 0
+    assert {f.parent.name: f.stat().st_ino for f in store.files("quarantine")} == before, "nothing rewritten"
+
+    assert store.delete_rows("quarantine", pc.field("match_id").isin(pa.array(["x"]))) == 1
+    assert sorted(store.read_table("quarantine")["match_id"].to_pylist(), key=str) == [None, "a", "b"]
+    after = {f.parent.name: f.stat().st_ino for f in store.files("quarantine")}
+    assert after["batch=b2"] == before["batch=b2"] and after["batch=b1"] != before["batch=b1"]
+    assert store.foreign_files() == []
+    assert committed(tmp_path).execute("SELECT count(*) FROM quarantine").fetchone() == (3,)
+
+
+def test_a_sheet_revision_marks_every_match_start(tmp_path: Path) -> None:
+    sheet = tmp_path / "fix.csv"
+    sheet.write_text("\n".join([HEADER, *FIX]) + "\n", encoding="utf-8")
+    events = convert_rows(read_sheet(sheet), "bcta", revision=3)
+    assert [e.get("revision") for e in events if e["type"] == "match_start"] == [3]
+    assert all("revision" not in e for e in events if e["type"] != "match_start")
+    assert "revision" not in convert_rows(read_sheet(sheet), "bcta")[0]
+    with pytest.raises(ValueError, match="revision"):
+        convert_rows(read_sheet(sheet), "bcta", revision=0)
+    result = CliRunner().invoke(app, ["import", str(sheet), "--rules", "bcta", "--revision", "0",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
