@@ -163,6 +163,8 @@ class MatchRow(NamedTuple):
     end_reason: str | None
     winner: str | None
     ended_at: datetime | None
+    revision: int = 1
+    """``match_start.revision`` (corrections, docs/event-extensions.md); 1 when absent."""
     event_id: str | None = None
     event_name: str | None = None
     stage: str | None = None
