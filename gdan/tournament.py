@@ -3,7 +3,8 @@
 The pairing is :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
 tournaments with, fed from the store: the ranking is the standings after round N − 1, who met
 whom and who had a bye come from ``match_scores`` of the rounds before N, and clubs from the
-players' ``match_start.players`` entries.
+players' ``match_start.players`` entries. A knockout stage is paired as a seeded bracket
+(:mod:`gdan.pair_knockout`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,22 @@ console = Console(stderr=True)
 
 
 class PairingSystem(StrEnum):
-    """``auto``: round robin when the stage is called ``round_robin``, else Swiss."""
+    """``auto``: knockout or round robin when the stage is called so, else Swiss."""
 
     AUTO = "auto"
     SWISS = "swiss"
     ROUND_ROBIN = "round_robin"
+    KNOCKOUT = "knockout"
+
+
+@dataclass(frozen=True, slots=True)
+class KnockoutOptions:
+    """How a knockout is seeded: the earlier stage, how many qualify, how many keep their seed."""
+
+    seeding_stage: str | None = None
+    qualifiers: int | None = None
+    seeded: int | None = None
+    third_place: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +77,18 @@ def pairing_sheet(
     round_no: int,
     system: PairingSystem,
     seed: int,
+    knockout: KnockoutOptions | None = None,
 ) -> PairingSheet:
     """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
     from pipelines.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
+    from scoring.knockout import is_knockout
     from scoring.pairing import pair_round
 
+    if system is PairingSystem.KNOCKOUT or (system is PairingSystem.AUTO and is_knockout(stage_name)):
+        return _knockout_sheet(con, event, stage_name, round_no, seed, knockout or KnockoutOptions())
     stage = stage_of(con, event, stage_name)
+    if system is PairingSystem.AUTO and is_knockout(stage.stage):
+        return _knockout_sheet(con, event, stage.stage, round_no, seed, knockout or KnockoutOptions())
     chosen = _system(system, stage)
     earlier = round_scores(con, stage, before=round_no)
     everyone = round_scores(con, stage)
@@ -98,6 +116,47 @@ def pairing_sheet(
     return _sheet(stage, pairing, table, names, everyone, round_no)
 
 
+def _knockout_sheet(
+    con: duckdb.DuckDBPyConnection,
+    event: str,
+    stage_name: str | None,
+    round_no: int,
+    seed: int,
+    options: KnockoutOptions,
+) -> PairingSheet:
+    """Knockout round ``round_no``: the seeded bracket advanced by the earlier rounds' winners."""
+    from dataclasses import replace
+
+    from gdan.pair_knockout import plan_knockout
+    from pipelines.tournament_data import Stage, roster, round_scores
+
+    plan = plan_knockout(
+        con,
+        event,
+        stage_name,
+        options.seeding_stage,
+        round_no,
+        options.qualifiers,
+        options.seeded,
+        options.third_place,
+        seed,
+    )
+    source = plan.seeding_stage
+    stage = plan.stage or Stage(event, stage_name or "knockout", source.name, source.rules, ())
+    scores = round_scores(con, source)
+    points = "bcta_round_score" if source.rules == "bcta" else "match_points"
+    seeded = {t: {"rank": i, points: plan.ranked[t][points]} for i, t in enumerate(plan.seeds, start=1)}
+    sheet = _sheet(stage, plan.pairing, seeded, roster(con), scores, round_no, points)
+    notes = list(sheet.notes)
+    notes.append(
+        f"seeded 1–{len(plan.seeds)} by the standings of stage {source.stage} after round "
+        f"{plan.after_round} (the rank columns show the seed); byes go to the top seeds and the "
+        "better seed sits E–W (national Art. 24, huaian Art. 25)"
+    )
+    notes += [f"table {n} plays for 3rd place" for n in plan.pairing.placing]
+    return replace(sheet, notes=notes)
+
+
 def _system(system: PairingSystem, stage: Stage) -> System:
     """The system asked for; ``auto``: round robin for a stage named so, else Swiss."""
     if system is PairingSystem.ROUND_ROBIN or (
@@ -114,11 +173,12 @@ def _sheet(
     names: dict[str, Player],
     scores: list[dict[str, Any]],
     round_no: int,
+    points: str | None = None,
 ) -> PairingSheet:
     from pipelines.tournament_data import Player
 
     players = {r["team_id"]: (r["player_1"], r["player_2"]) for r in scores}
-    points = "bcta_round_score" if stage.rules == "bcta" else "match_points"
+    points = points or ("bcta_round_score" if stage.rules == "bcta" else "match_points")
 
     def label(team: str) -> str:
         ids = players.get(team, (None, None))
@@ -131,9 +191,9 @@ def _sheet(
     rows: list[list[Any]] = []
     for t in pairing.tables:
         rows.append([t.number, t.ew, label(t.ew), *standing(t.ew), t.ns, label(t.ns), *standing(t.ns)])
-    if pairing.bye is not None:
-        rows.append(["bye", pairing.bye, label(pairing.bye), *standing(pairing.bye), None, None, None, None])
-    system = "round robin" if pairing.system == "round_robin" else "Swiss"
+    for bye in pairing.byes:
+        rows.append(["bye", bye, label(bye), *standing(bye), None, None, None, None])
+    system = {"round_robin": "round robin", "knockout": "knockout"}.get(pairing.system, "Swiss")
     title = f"{stage.title} · round {round_no} pairing ({system}, scoring.md §S8)"
     notes = []
     if round_no in stage.rounds:
@@ -158,11 +218,28 @@ def pair(
     system: Annotated[
         PairingSystem,
         typer.Option(
-            help="Pairing system; auto: round robin for a stage called round_robin, else Swiss.",
+            help="Pairing system; auto: knockout or round robin for a stage called so, else Swiss.",
             case_sensitive=False,
         ),
     ] = PairingSystem.AUTO,
-    seed: Annotated[int, typer.Option(help="Seed of the Swiss round-1 draw.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the Swiss round-1 draw (knockout: of the unseeded teams' draw).")
+    ] = 0,
+    seeding_stage: Annotated[
+        str | None,
+        typer.Option(help="Knockout: the earlier stage whose final standings seed the bracket."),
+    ] = None,
+    qualifiers: Annotated[
+        int | None,
+        typer.Option(help="Knockout: teams that qualify (the top N; default: read from round 1).", min=2),
+    ] = None,
+    seeded: Annotated[
+        int | None,
+        typer.Option(help="Knockout: only the top N keep their seed, the others draw theirs.", min=0),
+    ] = None,
+    third_place: Annotated[
+        bool, typer.Option("--third-place", help="Knockout: the final round also plays for 3rd place.")
+    ] = False,
     store: StoreOption = DEFAULT_STORE,
     output: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
@@ -174,6 +251,9 @@ def pair(
     twice the same opponents, and with an odd number the lowest-ranked team without a bye sits
     out (once per team). Round 1 is a seeded random draw keeping teams of one club apart.
     Round robin: the standard circle rotation over the event's teams (sorted by team id).
+    Knockout: a single-elimination bracket seeded from the earlier stage's final standings,
+    seeds placed so that the top seeds meet latest and byes going to the top seeds (national
+    Art. 24, huaian Art. 25); round N advances the winners of the rounds before.
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     """
     from pipelines.tournament_data import LookupFailed, connect
@@ -181,7 +261,8 @@ def pair(
     try:
         con = connect(store)
         try:
-            sheet = pairing_sheet(con, event, stage, round_no, system, seed)
+            ko = KnockoutOptions(seeding_stage, qualifiers, seeded, third_place)
+            sheet = pairing_sheet(con, event, stage, round_no, system, seed, ko)
         finally:
             con.close()
     except LookupFailed as exc:

@@ -18,6 +18,7 @@ import polars as pl
 from schemas.scoring import MATCH_SCORES
 from schemas.vocabulary import TEAMS
 from scoring.frames import frame
+from scoring.knockout import is_knockout
 from scoring.levels import level_value, team_id
 from scoring.params import DealGainReading, DealPoints, ScoringParams, params_for
 
@@ -232,7 +233,9 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     A bye leaves no trace in the logs, so (policy, ``StandingsParams.infer_byes``): in a round
     of an event stage where **exactly one** team of the stage has no match, that team had the
     bye (Swiss with an odd number of teams, `national` Art. 26 §6). More teams missing means
-    absences, not byes. Bye rows have no ``match_id`` and ``outcome == "bye"``.
+    absences, not byes. A knockout stage has none: a team missing from a round is out or went
+    through on a bye (:mod:`scoring.knockout`), which is no score. Bye rows have no
+    ``match_id`` and ``outcome == "bye"``.
     """
     played = scores.filter(
         pl.col("event_id").is_not_null() & pl.col("round").is_not_null() & (pl.col("outcome") != "bye")
@@ -243,7 +246,7 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     for (event_id, stage), grp in played.group_by("event_id", "stage", maintain_order=True):
         first = grp.row(0, named=True)
         p = params_for(first["rules"] or "national", overrides, event_id)
-        if not p.standings.infer_byes:
+        if not p.standings.infer_byes or is_knockout(stage):
             continue
         teams = dict(zip(grp["team_id"], zip(grp["player_1"], grp["player_2"], strict=True), strict=True))
         for rnd in sorted(set(grp["round"].to_list())):
