@@ -223,8 +223,11 @@ def _check_knockout(qualifiers: int, teams: int, rules: Ruleset, fmt: RoundForma
     """
     if not 2 <= qualifiers <= teams:
         raise ValueError(f"a knockout of {qualifiers} pairs needs between 2 and {teams} (the pairs entered)")
-    if fmt.kind != "until_a" and rules.draw_breaker == "none":
+    every_round_breaks = rules.draw_breaker == "declarers" or (
+        rules.draw_breaker == "extra_deal" and rules.extra_deal.rounds == "any"
+    )
+    if fmt.kind != "until_a" and not every_round_breaks:
         raise ValueError(
             f"a knockout match must have a winner: ruleset {rules.id} with {fmt.kind} rounds can end "
-            "level and has no draw_breaker; play until_a or use a ruleset that breaks ties"
+            "level and no draw_breaker decides every round; play until_a or use a ruleset that breaks ties"
         )
