@@ -69,6 +69,7 @@ def _event_label(key: str) -> str:
 choice = st.selectbox(tr("event"), [*keys, NEW], key="en_event", format_func=_event_label)
 seats_by_table: dict[int | str, dict[str, str]] = {}
 stored = pd.DataFrame()
+last = 0
 bye: str | None = None
 if choice == NEW:
     left, right = st.columns(2)
@@ -215,8 +216,9 @@ if bye:
     st.caption(f"{tr('bye')}: {bye}")
 
 if choice != NEW and st.button(tr("entry_pair_next"), key="en_pair_next"):
+    after = last + 1
     try:
-        sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=round_no + 1)
+        sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=after)
     except LookupFailed as exc:
         st.error(f"{tr('entry_pairing_failed')}: {exc}")
     else:
@@ -227,7 +229,7 @@ if choice != NEW and st.button(tr("entry_pair_next"), key="en_pair_next"):
         st.download_button(
             tr("download_csv"),
             to_csv(Section(sheet.title, sheet.columns, sheet.rows)),
-            file_name=f"pairing-{event_id}-r{round_no + 1}.csv",
+            file_name=f"pairing-{event_id}-r{after}.csv",
             mime="text/csv",
             key="en_next_csv",
         )
