@@ -430,6 +430,18 @@ LABELS: dict[str, tuple[str, str]] = {
     "unit_levels_per_deal": ("levels per deal", "级/副"),
     "unit_points": ("points", "分"),
     "unit_rounds": ("rounds", "轮"),
+    # corrections
+    "superseded": ("Superseded revisions", "已被更正的版本"),
+    "superseded_help": (
+        "Matches corrected by a later submission (a higher match_start.revision): the revision in "
+        "force is replayed and scored; the superseded ones are kept in raw_events, unscored.",
+        "被后来提交的更正（更高的 match_start.revision）取代的比赛：只有现行版本参与回放和计分；"
+        "被取代的版本保留在 raw_events 中，不计分。",
+    ),
+    "no_superseded": ("No match has been corrected.", "没有被更正的比赛。"),
+    "revision": ("Revision", "版本"),
+    "superseded_by": ("Superseded by (in force)", "现行版本"),
+    "ingested_at": ("Ingested (UTC)", "导入时间 (UTC)"),
 }
 
 

@@ -946,3 +946,15 @@ def file_problems(con: Con) -> pd.DataFrame:
         ORDER BY ingested_at DESC, source_file LIMIT 5000
         """,
     )
+
+
+def superseded_revisions(con: Con) -> pd.DataFrame:
+    """Lower revisions of corrected matches (``superseded``): kept in ``raw_events``, not replayed."""
+    return _df(
+        con,
+        """
+        SELECT match_id, revision, superseded_by, array_to_string(source_files, ', ') AS source_files,
+               ingested_at, events
+        FROM superseded ORDER BY ingested_at DESC, match_id, revision LIMIT 5000
+        """,
+    )

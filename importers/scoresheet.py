@@ -242,11 +242,12 @@ def convert_scoresheet(
     round_format: str | None = None,
     tz: tzinfo | None = None,
     roster: Mapping[str, Mapping[str, str]] | None = None,
+    revision: int = 1,
 ) -> list[dict[str, Any]]:
     """Read a score sheet file and convert it (see :func:`convert_rows`); ``roster`` adds to the
     workbook's own ``players`` sheet."""
     sheet = read_sheet(path)
-    return convert_rows(sheet, rules, round_format, tz, {**sheet.roster, **(roster or {})})
+    return convert_rows(sheet, rules, round_format, tz, {**sheet.roster, **(roster or {})}, revision)
 
 
 def convert_rows(
@@ -255,15 +256,21 @@ def convert_rows(
     round_format: str | None = None,
     tz: tzinfo | None = None,
     roster: Mapping[str, Mapping[str, str]] | None = None,
+    revision: int = 1,
 ) -> list[dict[str, Any]]:
     """The events of every match of ``sheet``, matches in order of their first row.
 
     ``rules`` (a ruleset id or a custom :class:`Ruleset`) and ``round_format`` apply where the
     sheet has no ``rules`` / ``format`` cell. ``roster`` (player id → name, club) fills
-    ``match_start.players``. Naive times are in ``tz`` (default: China, UTC+8). Raises
-    :class:`ScoreSheetError` listing every fault.
+    ``match_start.players``. Naive times are in ``tz`` (default: China, UTC+8). A ``revision``
+    above 1 makes every match a correction (``match_start.revision``, docs/event-extensions.md):
+    it replaces the lower revisions of the same match ids once ingested. Raises
+    :class:`ScoreSheetError` listing every fault, ``ValueError`` for a revision below 1.
     """
     from replay.rulesets import BUILTIN, Ruleset
+
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
+        raise ValueError(f"a revision is an integer ≥ 1, got {revision!r}")
 
     problems = _Problems(sheet.path)
     rulesets: dict[str, Ruleset] = dict(BUILTIN)
@@ -286,6 +293,10 @@ def convert_rows(
         )
     if problems.items:
         raise ScoreSheetError(sorted(problems.items, key=lambda p: p.line or 0))
+    if revision > 1:
+        for ev in events:
+            if ev["type"] == "match_start":
+                ev["revision"] = revision
     return events
 
 
@@ -604,6 +615,9 @@ def match_events(
     last_declarers: str | None = None
     previous_winner: str | None = None
     extra_deal = False
+    # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"), so only
+    # a ruleset whose extra deal breaks every level round gets one here.
+    breaks_ties = ruleset.draw_breaker == "extra_deal" and ruleset.extra_deal.rounds == "any"
     end: tuple[str, str | None] | None = None
     for deal in deals:
         if end is not None:
@@ -659,12 +673,12 @@ def match_events(
         elif lost_on_a:
             end = ("a_failures", _other(lost_on_a))
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if not extra_deal and levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal":
+            if not extra_deal and levels["EW"] == levels["NS"] and breaks_ties:
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
                 end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
     if end is None:
-        tie_open = levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal" and not extra_deal
+        tie_open = levels["EW"] == levels["NS"] and breaks_ties and not extra_deal
         if fmt.kind in ("timed", "timed_deals") and not tie_open and deals:
             end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
         elif open_end:

@@ -37,10 +37,33 @@ class MatchInfo:
     """Rows dropped as exact duplicates of another row (same seq and content)."""
     late_rows: int = 0
     """Rows that arrived after the match was replayed and differ from it (quarantined)."""
+    revision: int = 1
+    """The highest revision of the match ingested (``match_start.revision``): the one replayed."""
+    superseded: list[int] = field(default_factory=list)
+    """Lower revisions ingested: kept in ``raw_events``, never replayed (docs/event-extensions.md)."""
+    retract: bool = False
+    """The derived rows of a lower revision, replayed earlier, are still to be removed."""
 
-    def add_rows(self, batch: str, rows: int, has_end: bool) -> None:
-        """Record ``rows`` new raw rows of this match in ``batch``."""
+    def add_rows(self, batch: str, rows: int, has_end: bool, revision: int = 1) -> None:
+        """Record ``rows`` new raw rows of ``revision`` of this match in ``batch``.
+
+        A higher revision than any before takes the match over: it is held as incomplete until
+        its own ``match_end`` arrives, and a replayed lower revision is to be retracted. Rows of a
+        lower revision are only recorded (their batch, so they can be listed as superseded).
+        """
         self.rows += rows
+        if revision < self.revision:
+            if revision not in self.superseded:
+                self.superseded = sorted([*self.superseded, revision])
+            if batch not in self.batches:
+                self.batches.append(batch)
+            return
+        if revision > self.revision:
+            self.superseded = sorted({*self.superseded, self.revision})
+            self.retract = self.retract or self.status != INCOMPLETE
+            self.status, self.has_end, self.revision = INCOMPLETE, False, revision
+            self.batches.extend(b for b in self.late_batches if b not in self.batches)
+            self.late_batches = []
         if self.status == INCOMPLETE:
             self.has_end = self.has_end or has_end
             if batch not in self.batches:
@@ -82,6 +105,9 @@ class FileRecord:
     """What was wrong with the read: ``empty``, ``damaged`` or ``unfinished_line`` (None: nothing)."""
     message: str | None = None
     """The problem as reported: what and where (line, byte position)."""
+    revisions: dict[str, int] = field(default_factory=dict)
+    """Match id -> the revision other than 1 that the file's ``match_start`` declares (a later read
+    of the grown file gives its rows the same revision)."""
 
     def resume(self) -> Resume | None:
         """Where a read of a grown version of this file continues (None: read it whole)."""

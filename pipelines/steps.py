@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
 from pipelines.ingest import IngestReport, ingest_inbox
 from pipelines.progress import track
@@ -48,13 +49,15 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
                 workers: int | None = None) -> ReplayReport:
     """Replay every complete, not yet replayed match into one batch of the derived tables.
 
-    Then rewrite ``incomplete_matches`` (``pipelines.incomplete``), also when there was nothing
-    to replay: ingest may have added pieces of matches that are still incomplete.
+    Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
+    (``pipelines.corrections``), also when there was nothing to replay: ingest may have added
+    pieces of matches that are still incomplete, or a revision that does not win.
     """
     with store.writer_lock():
         state = load_state(store.state_dir)
         store.recover(state.committed_set)
-        if not any(i.ready or i.late_batches for i in state.matches.values()) and not state.unquarantined:
+        pending = any(i.ready or i.late_batches or i.retract for i in state.matches.values())
+        if not pending and not state.unquarantined:
             report = ReplayReport(batch_id="")
         else:
             batch_id = new_id()
@@ -63,5 +66,6 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
         report.incomplete = write_incomplete(store)
+        report.superseded = write_superseded(store)
         return report
 

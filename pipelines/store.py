@@ -256,6 +256,48 @@ class Store:
             if self.pin is not None:
                 self._record_inputs(name, list(self.pin))
 
+    # -- removing rows (corrections) -------------------------------------------------------
+    def delete_rows(self, name: str, where: ds.Expression) -> int:
+        """Remove the committed rows of table ``name`` that match ``where``; returns how many.
+
+        The table gets a new version (one symlink swap, as :meth:`write_table`; readers of the
+        published snapshot keep the old one): each committed file without such rows is carried
+        over as a hard link, each file with some is rewritten without them, so the cost follows
+        the files touched, not the table. Nothing changes when no row matches. Holds the writer lock.
+        """
+        _schema(name)
+        keep = ~where | where.is_null()
+        with self.writer_lock():
+            live = self._version_of(name)
+            if live is None:
+                return 0
+            folders = [live] + [
+                live / f"{BATCH_PREFIX}{b}" for b in self.reading() if (live / f"{BATCH_PREFIX}{b}").is_dir()
+            ]
+            hits = {
+                folder / f: n
+                for folder in folders
+                for f in _manifest(folder)
+                if (n := ds.dataset(str(folder / f), format="parquet").count_rows(filter=where))
+            }
+            if not hits:
+                return 0
+            version = self._new_version_dir(name)
+            for folder in folders:
+                target = version / folder.relative_to(live)
+                for f in _manifest(folder):
+                    (target / f).parent.mkdir(parents=True, exist_ok=True)
+                    if folder / f in hits:
+                        kept = ds.dataset(str(folder / f), format="parquet").to_table(filter=keep)
+                        pq.write_table(kept, target / f, compression="zstd")
+                    else:
+                        os.link(folder / f, target / f)
+                if folder != live:
+                    (target / MANIFEST).write_bytes((folder / MANIFEST).read_bytes())
+            _write_manifest(version)
+            self._swap(name, version)
+            return sum(hits.values())
+
     # -- append batches ------------------------------------------------------------------
     def stage_file(self, batch_id: str, name: str, partition: Mapping[str, object] | None = None) -> Path:
         """The Parquet file of append batch ``batch_id`` of table ``name`` (in one partition).

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Literal
+from typing import Any, Literal
 
 from replay.rulesets import RoundFormat, Ruleset
 from scoring.pairing import pair_round
@@ -115,19 +115,27 @@ class Tournament:
                         seed=f"{match_id}:{self.seed}",
                         deck_seed=deck_seed if room else f"{deck_seed}:{table}",
                         start=self.next_start + timedelta(seconds=rng.randint(0, 180)),
-                        event={
-                            "id": self.event_id,
-                            "name": self.name,
-                            "round": round_no,
-                            "table": str(table),
-                            "stage": self.system,
-                        },
+                        event=self._event(round_no, table),
                         duplicate={"board": f"{self.event_id}-r{round_no}-b{board}", "room": room}
                         if room
                         else None,
                     )
                 )
         return specs
+
+    def _event(self, round_no: int, table: int) -> dict[str, Any]:
+        """``match_start.event`` of a match; the last round is marked ``last_round`` (it may not
+        end level under ``jiangsu``, seed 003 "最后一轮不能平局", docs/event-extensions.md)."""
+        event: dict[str, Any] = {
+            "id": self.event_id,
+            "name": self.name,
+            "round": round_no,
+            "table": str(table),
+            "stage": self.system,
+        }
+        if round_no == self.rounds:
+            event["last_round"] = True
+        return event
 
     def record(self, results: list[MatchResult]) -> None:
         """Score a finished round and schedule the next one after its last match."""
