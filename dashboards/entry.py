@@ -191,10 +191,13 @@ def table_spec(
     table: int | str,
     seats: Mapping[str, str],
     players: Mapping[str, Mapping[str, str]],
+    match_id: str | None = None,
+    revision: int = 1,
 ) -> MatchSpec:
-    """The match of one table, with the importer's default match id (docs/scoresheet.md)."""
+    """The match of one table, by default with the importer's match id (docs/scoresheet.md);
+    a ``revision`` above 1 corrects a submitted match (docs/event-extensions.md)."""
     return MatchSpec(
-        default_match_id(event, stage, round_no, str(table)),
+        match_id or default_match_id(event, stage, round_no, str(table)),
         event,
         stage,
         round_no,
@@ -203,4 +206,5 @@ def table_spec(
         event_name,
         {p: players[p] for p in seats.values() if players.get(p)},
         {"format": "entry"},
+        revision,
     )

@@ -74,6 +74,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "entry_levels_after": ("Levels after (E–W : N–S)", "打完后级数（东西 : 南北）"),
     "entry_a": ("At A", "打A"),
     "entry_levels_now": ("Levels", "当前级数"),
+    "entry_correct": ("Correct a submitted match", "更正已提交的比赛"),
+    "entry_none": ("–", "–"),
+    "entry_revision": ("Revision", "修订版"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
     "no_data_table": ("No data yet for this view.", "此视图暂无数据。"),

@@ -49,12 +49,21 @@ def entry_round_tables(con: Con, *, event: str, stage: str | None, round_no: int
         con,
         """
         SELECT match_id, "table", player_E, player_N, player_W, player_S, status, deals_played,
-               final_level_EW, final_level_NS, winner, end_reason
+               final_level_EW, final_level_NS, winner, end_reason, revision
         FROM matches
         WHERE event_id = $event AND stage IS NOT DISTINCT FROM $stage AND round = $round
         ORDER BY try_cast("table" AS INTEGER), "table", match_id
         """,
         {"event": event, "stage": stage, "round": round_no},
+    )
+
+
+def entry_match_orders(con: Con, *, match: str) -> pd.DataFrame:
+    """A replayed match's deals with their finishing order, to correct it on the entry page."""
+    return _df(
+        con,
+        "SELECT deal_no, finish_order FROM deals WHERE match_id = $match ORDER BY deal_no",
+        {"match": match},
     )
 
 

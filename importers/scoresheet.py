@@ -547,6 +547,8 @@ class MatchSpec:
     """Name and club per player id (``match_start.players``)."""
     source: Mapping[str, Any] = field(default_factory=dict)
     """Where the results come from (``match_start.source``: a sheet's rows, the entry page)."""
+    revision: int = 1
+    """The correction's number (``match_start.revision``, docs/event-extensions.md): written when > 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -607,6 +609,8 @@ def match_events(
         start_event["players"] = players
     if match.source:
         start_event["source"] = dict(match.source)
+    if match.revision > 1:
+        start_event["revision"] = match.revision
     writer.emit("match_start", **({"t": start.isoformat()} if start else {}), **start_event)
     top = RANKS.index(ruleset.max_level)
     levels = {"EW": 0, "NS": 0}

@@ -145,13 +145,18 @@ def _undo(match: str) -> None:
         orders[match].pop()
 
 
-def _table(table: int | str, seats: Mapping[str, str]) -> None:
-    """One table: its pairs, the deals entered with what the replay derives, the taps, submit."""
-    spec = table_spec(event_id, event_name, stage, round_no, table, seats, players)
-    match, key = spec.match_id, f"en_{spec.match_id}"
+def _table(
+    table: int | str, seats: Mapping[str, str], match_id: str | None = None, revision: int = 1
+) -> None:
+    """One table: its pairs, the deals entered with what the replay derives, the taps, submit.
+    With a ``revision`` above 1 it corrects the submitted ``match_id``."""
+    spec = table_spec(event_id, event_name, stage, round_no, table, seats, players, match_id, revision)
+    suffix = f".rev{revision}" if revision > 1 else ""
+    match, key = f"{spec.match_id}{suffix}", f"en_{spec.match_id}{suffix}"
     ew, ns = (" / ".join(_player(seats[s]) for s in pair) for pair in (("E", "W"), ("N", "S")))
-    with st.container(border=True, key=f"entry_table_{table}"):
-        st.markdown(f"**{tr('table')} {table}** · {tr('team_EW')}: {ew} · {tr('team_NS')}: {ns}")
+    with st.container(border=True, key=f"entry_table_{table}{suffix}"):
+        shown = f" · {tr('entry_revision')} {revision}" if revision > 1 else ""
+        st.markdown(f"**{tr('table')} {table}**{shown} · {tr('team_EW')}: {ew} · {tr('team_NS')}: {ns}")
         derived = derive(TableEntry(spec, ruleset, fmt, tuple(orders.get(match, []))))
         if derived.deals:
             st.dataframe(
@@ -181,7 +186,7 @@ def _table(table: int | str, seats: Mapping[str, str]) -> None:
             st.success(f"{tr('entry_over')} · {tr('winner')}: {result} · {levels} · {derived.end_reason}")
         else:
             st.caption(f"{tr('entry_open')} · {levels}")
-        path = submission_path(Path(current_store()), match)
+        path = submission_path(Path(current_store()), spec.match_id, revision)
         if path.exists():
             st.info(f"{tr('entry_submitted')} ({path.name})")
             return
@@ -200,7 +205,7 @@ def _table(table: int | str, seats: Mapping[str, str]) -> None:
         undo.button(tr("entry_undo"), key=f"{key}_undo", on_click=_undo, args=(match,))
         if send.button(tr("entry_submit"), key=f"{key}_submit", disabled=not derived.over, type="primary"):
             try:
-                submit(Path(current_store()), derived.events)
+                submit(Path(current_store()), derived.events, revision)
             except AlreadySubmitted as exc:
                 st.error(f"{tr('entry_already')}: {exc}")
             st.rerun()
@@ -210,6 +215,20 @@ st.subheader(f"{tr('entry_tables')} · {tr('round')} {round_no}")
 if not stored.empty:
     st.caption(tr("entry_in_store"))
     show_table(stored, f"entry-{event_id}-r{round_no}")
+    fix = st.selectbox(
+        tr("entry_correct"),
+        [None, *stored["match_id"]],
+        key="en_correct",
+        format_func=lambda m: tr("entry_none") if m is None else m,
+    )
+    if fix is not None:
+        row = stored.set_index("match_id").loc[fix]
+        revision = int(row["revision"]) + 1 if pd.notna(row["revision"]) else 2
+        if f"{fix}.rev{revision}" not in orders:
+            loaded = run(queries.entry_match_orders, match=fix)
+            orders[f"{fix}.rev{revision}"] = [tuple(o) for o in loaded["finish_order"]]
+        fixed_seats = {s: str(row[f"player_{s}"]) for s in SEATS}
+        _table(str(row["table"]), fixed_seats, fix, revision)
 for number, seats in seats_by_table.items():
     _table(number, seats)
 if bye:

@@ -79,7 +79,7 @@ def test_refused_entry_shows_the_rule(open_app: Open, tmp_path: Path) -> None:
     assert not at.error and any("Round over" in s.value for s in at.success)
 
 
-def test_existing_event_pairs_the_next_round(open_app: Open, tmp_path: Path) -> None:
+def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_path: Path) -> None:
     from dashboards.ui import reload_data
     from pipelines.runner import run_pipeline
 
@@ -105,3 +105,27 @@ def test_existing_event_pairs_the_next_round(open_app: Open, tmp_path: Path) -> 
     pairing = next(d.value for d in at.dataframe if "ew_team" in d.value.columns)
     assert pairing["table"].tolist() == [1, 2, 3, 4]
     assert any(b.key == "en_next_csv" for b in at.get("download_button"))
+
+    # a correction: table 1's deal was N–S's double win, not E–W's (docs/event-extensions.md)
+    at.selectbox(key="en_correct").select("cup-r1-t1")
+    at = at.run()
+    _ok(at)
+    fixed = "cup-r1-t1.rev2"
+    loaded = next(d.value for d in at.dataframe if "Level" in d.value.columns)
+    assert loaded["Finishing order"].tolist() == ["E W"]  # the deals as stored
+    at.button(key=f"en_{fixed}_undo").click()
+    at = _tap(at.run(), fixed, "N", "double")
+    at.button(key=f"en_{fixed}_submit").click()
+    at = at.run()
+    _ok(at)
+    path = tmp_path / "inbox" / "entry" / f"{fixed}.jsonl"
+    start = orjson.loads(path.read_bytes().splitlines()[0])
+    assert (start["match"], start["revision"]) == ("cup-r1-t1", 2)
+    run_pipeline(tmp_path, workers=1)
+    from pipelines.warehouse import connect
+
+    con = connect(tmp_path)
+    row = con.execute("SELECT revision, winner FROM matches WHERE match_id = 'cup-r1-t1'").fetchone()
+    superseded = con.execute("SELECT revision FROM superseded WHERE match_id = 'cup-r1-t1'").fetchall()
+    con.close()
+    assert row == (2, "NS") and superseded == [(1,)]
