@@ -81,13 +81,13 @@ if choice == NEW:
     pairs_text = st.text_area(tr("entry_pairs"), key="en_new_pairs", help=tr("entry_pairs_help"), height=200)
     ruleset = BUILTIN[rules_id]
     pairs, problems = parse_pairs(pairs_text, {v: k for k, v in names.items()})
-    for problem in problems:
-        st.error(problem)
+    for bad in problems:
+        st.error(bad)
     round_no = 1
     st.caption(f"{tr('round')} 1")
-    problem = file_name_problem(event_id)
-    if problem is not None:
-        st.info(f"{tr('entry_bad_id')}: {problem}")
+    id_problem = file_name_problem(event_id)
+    if id_problem is not None:
+        st.info(f"{tr('entry_bad_id')}: {id_problem}")
         st.stop()
     try:
         fmt = parse_round_format(format_text) if format_text.strip() else ruleset.default_format
@@ -98,8 +98,8 @@ if choice == NEW:
         st.info(tr("entry_no_pairs"))
         st.stop()
     clubs = {p: players.get(p, {}).get("club") for pair in pairs for p in pair}
-    seats, bye_pair = first_round_seats(pairs, clubs)
-    seats_by_table = dict(seats)
+    paired, bye_pair = first_round_seats(pairs, clubs)
+    seats_by_table = {number: table for number, table in paired.items()}
     bye = " / ".join(bye_pair) if bye_pair else None
 else:
     row = event_rows[choice]
@@ -123,7 +123,7 @@ else:
         except LookupFailed as exc:
             st.error(f"{tr('entry_pairing_failed')}: {exc}")
             st.stop()
-        seats_by_table = dict(sheet.seats)
+        seats_by_table = {number: seats for number, seats in sheet.seats.items()}
         bye = next((str(r[2]) for r in sheet.rows if r[0] == "bye"), None)
 
 
