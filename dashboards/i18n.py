@@ -77,6 +77,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "entry_correct": ("Correct a submitted match", "更正已提交的比赛"),
     "entry_none": ("–", "–"),
     "entry_revision": ("Revision", "修订版"),
+    "entry_end_passed_a": ("passed A", "过A"),
+    "entry_end_a_failures": ("failures at A", "打A失败"),
+    "entry_end_deals": ("the format's deals", "打满规定副数"),
+    "entry_end_time": ("time", "时间到"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
     "no_data_table": ("No data yet for this view.", "此视图暂无数据。"),

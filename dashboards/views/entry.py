@@ -26,6 +26,7 @@ from dashboards.entry import (
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
+from dashboards.i18n import LABELS
 from dashboards.ui import current_store, run, show_table, tr
 from importers.jobs import file_name_problem
 from importers.scoresheet import parse_round_format
@@ -183,7 +184,10 @@ def _table(
         elif derived.over:
             side = {"EW": tr("team_EW"), "NS": tr("team_NS")}
             result = side.get(derived.winner or "", tr("draw"))
-            st.success(f"{tr('entry_over')} · {tr('winner')}: {result} · {levels} · {derived.end_reason}")
+            reason = f"entry_end_{derived.end_reason}"
+            ended = tr(reason) if reason in LABELS else str(derived.end_reason)
+            ended = f"{tr('end_reason')}: {ended}"
+            st.success(f"{tr('entry_over')} · {tr('winner')}: {result} · {levels} · {ended}")
         else:
             st.caption(f"{tr('entry_open')} · {levels}")
         path = submission_path(Path(current_store()), spec.match_id, revision)

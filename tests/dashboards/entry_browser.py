@@ -85,10 +85,12 @@ def type_text(page: Page, key: str, text: str, area: bool = False) -> None:
 
 
 def tap(page: Page, match: str, first: str, kind_label: str) -> None:
-    """Enter one deal of ``match``: the 1st seat, the result type, Add deal."""
-    page.locator(f"{keyed(f'en_{match}_first')} button", has_text=f"{first} p").click()
-    settle(page)
-    page.locator(f"{keyed(f'en_{match}_kind')} button", has_text=kind_label).click()
-    settle(page)
+    """Enter one deal of ``match``: the 1st seat, the result type (each waited for until it shows
+    as chosen), Add deal."""
+    for key, text in ((f"en_{match}_first", f"{first} p"), (f"en_{match}_kind", kind_label)):
+        page.locator(f"{keyed(key)} button", has_text=text).click()
+        chosen = page.locator(f"{keyed(key)} button[aria-checked='true']")
+        expect(chosen).to_contain_text(text, timeout=TIMEOUT_MS)
+        settle(page)
     page.locator(f"{keyed(f'en_{match}_add')} button").click()
     settle(page)

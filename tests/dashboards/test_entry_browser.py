@@ -26,12 +26,13 @@ pytestmark = [
 PAIRS = [(f"p{2 * i + 1:02}", f"p{2 * i + 2:02}") for i in range(8)]
 DOUBLE, ONE_THREE, ONE_FOUR = "双下", "1-3", "1-4"
 DEALS = {
-    1: [("E", DOUBLE, "E W"), ("N", ONE_THREE, "N W S E")],  # E–W 5 : N–S 4
-    2: [("N", DOUBLE, "N S"), ("N", DOUBLE, "N S")],  # N–S 8 : 2
-    3: [("E", ONE_FOUR, "E N S W"), ("W", ONE_THREE, "W S E N")],  # E–W 5 : 2
-    4: [("S", ONE_THREE, "S E N W"), ("E", DOUBLE, "E W")],  # E–W 5 : 4
+    1: [("E", DOUBLE, "E W", "5 : N–S 2"), ("N", ONE_THREE, "N W S E", "5 : N–S 4")],
+    2: [("N", DOUBLE, "N S", "2 : N–S 5"), ("N", DOUBLE, "N S", "2 : N–S 8")],
+    3: [("E", ONE_FOUR, "E N S W", "3 : N–S 2"), ("W", ONE_THREE, "W S E N", "5 : N–S 2")],
+    4: [("S", ONE_THREE, "S E N W", "2 : N–S 4"), ("E", DOUBLE, "E W", "5 : N–S 4")],
 }
-"""Per table, each deal's taps (1st seat, result type) and the order a score sheet writes."""
+"""Per table, each deal's taps (1st seat, result type), the order a score sheet writes, and the
+levels the page shows after it (E–W … : N–S …, rules.md §5.8: +3, +2, +1)."""
 GDAN = Path(sys.executable).parent / "gdan"
 """The installed `gdan` command of this environment."""
 WINNERS = {1: "EW", 2: "NS", 3: "EW", 4: "EW"}
@@ -57,7 +58,7 @@ def _score_sheet(path: Path, seats: dict[int, dict[str, str]]) -> Path:
     writer = csv.writer(out)
     writer.writerow(["event", "round", "table", "E", "N", "W", "S", "deal", "order"])
     for table, deals in DEALS.items():
-        for no, (_, _, order) in enumerate(deals, start=1):
+        for no, (_, _, order, _) in enumerate(deals, start=1):
             writer.writerow(["cup", 1, table, *(seats[table][s] for s in "ENWS"), no, order])
     path.write_text(out.getvalue(), encoding="utf-8")
     return path
@@ -82,9 +83,10 @@ def test_enter_a_round_submit_run_and_see_the_standings(tmp_path: Path) -> None:
             expect(page.locator(keyed(f"entry_table_{table}"))).to_be_visible()
         for table, deals in DEALS.items():
             match = f"cup-r1-t{table}"
-            for first, kind, _ in deals:
-                tap(page, match, first, kind)
             box = page.locator(keyed(f"entry_table_{table}"))
+            for first, kind, _, levels in deals:
+                tap(page, match, first, kind)
+                expect(box).to_contain_text(f"Levels: E–W {levels}")
             expect(box.locator('[data-testid="stAlertContentSuccess"]')).to_contain_text("Round over")
             page.locator(f"{keyed(f'en_{match}_submit')} button").click()
             settle(page)
