@@ -22,6 +22,7 @@ PAGES: list[tuple[str, str, str, str]] = [
     ("views/tributes.py", "page_tributes", "tributes", ":material/swap_horiz:"),
     ("views/bombs.py", "page_bombs", "bombs", ":material/local_fire_department:"),
     ("views/tournament.py", "page_tournament", "tournament", ":material/emoji_events:"),
+    ("views/entry.py", "page_entry", "entry", ":material/edit_note:"),
     ("views/replayer.py", "page_replayer", "replayer", ":material/play_circle:"),
     ("views/quality.py", "page_quality", "quality", ":material/rule:"),
 ]

@@ -1,4 +1,4 @@
-"""`gdan pair` for a knockout stage: the bracket seeded from an earlier stage's standings.
+"""`gdan pair` and the entry page for a knockout stage: the bracket seeded from an earlier stage's standings.
 
 The seeding is the final standings of the event's earlier stage (`huaian` Art. 25 "以前一階段比賽
 的名次作為參考"; `national` Art. 24 四 分階段進行的比賽), its first ``qualifiers`` teams; the
