@@ -455,7 +455,7 @@ def _chunks(
         done = 0
         for raw in opened.lines:
             buffer.append(raw)
-            if opened.failure is None and (declared := declared_revision(raw)) is not None:
+            if b"revision" in raw and opened.failure is None and (declared := declared_revision(raw)):
                 item.revisions[declared[0]] = declared[1]
             if len(buffer) >= CHUNK_LINES:
                 yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None,
