@@ -120,7 +120,9 @@ def declared_revision(raw: bytes) -> tuple[str, int] | None:
     if not isinstance(obj, dict) or obj.get("type") != "match_start" or not isinstance(obj.get("match"), str):
         return None
     revision = obj.get("revision")
-    return (obj["match"], revision) if is_revision(revision) and revision != 1 else None
+    if not isinstance(revision, int) or not is_revision(revision) or revision == 1:
+        return None
+    return str(obj["match"]), revision
 
 
 def _hash(data: bytes) -> str:
@@ -453,7 +455,7 @@ def _chunks(
         done = 0
         for raw in opened.lines:
             buffer.append(raw)
-            if opened.failure is None and (declared := declared_revision(raw)) is not None:
+            if b"revision" in raw and opened.failure is None and (declared := declared_revision(raw)):
                 item.revisions[declared[0]] = declared[1]
             if len(buffer) >= CHUNK_LINES:
                 yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None,
