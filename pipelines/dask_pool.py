@@ -18,6 +18,7 @@ task keeps running on this run's behalf and no worker process outlives ``gdan``.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -47,15 +48,18 @@ def _restore_signals(dask_worker: object) -> None:
 def _client(workers: int, address: str | None) -> Iterator[Client]:
     with ExitStack() as stack:
         if address is None:
-            cluster = stack.enter_context(
-                LocalCluster(
+            with warnings.catch_warnings():
+                # Without a dashboard the scheduler still serves health checks over HTTP, on
+                # port 8787 or, when another cluster has it, on a free one: said as a warning.
+                warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                cluster = LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
                     silence_logs=logging.ERROR,
                 )
-            )
+            stack.enter_context(cluster)
             client = stack.enter_context(Client(cluster, timeout=CONNECT_TIMEOUT_S))
             client.run(_restore_signals)
         else:
