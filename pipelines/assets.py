@@ -25,7 +25,7 @@ from dagster import (
 from pipelines import checks
 from pipelines.player_patterns import write_player_patterns
 from pipelines.replaying import WRITTEN
-from pipelines.resources import StoreResource
+from pipelines.resources import ExecutorResource, StoreResource
 from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
 from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
@@ -91,8 +91,12 @@ def raw_events(store: StoreResource) -> MaterializeResult:
     ],
     can_subset=False,
 )
-def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Iterator[MaterializeResult]:
+def replayed_tables(
+    context: AssetExecutionContext, store: StoreResource, executor: ExecutorResource
+) -> Iterator[MaterializeResult]:
     """Replay every complete, not yet replayed match (``replay.replay_batch``) into the derived tables.
+
+    The batches of whole matches run on the ``executor`` resource (local pool or Dask).
 
     The step also rewrites ``incomplete_matches`` (the matches still waiting for their ``match_end``)
     and ``superseded`` (the corrected matches' lower revisions).
@@ -102,7 +106,7 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
     ``StoreResource.refresh`` forces the downstream run.
     """
     the_store = Store(store.root)
-    report = replay_step(the_store, workers=store.replay_workers or None)
+    report = replay_step(the_store, workers=store.replay_workers or None, executor=executor.executor())
     if not store.refresh and _up_to_date(the_store):
         context.log.info("nothing new since the last complete run: downstream assets skipped")
         return

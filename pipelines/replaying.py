@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from pipelines.corrections import retract_matches
 from pipelines.ingest import MALFORMED_BUCKET
-from pipelines.pool import ordered_map
+from pipelines.pool import Executor
 from pipelines.state import MatchInfo, StoreState
 from pipelines.store import Store
 from replay.errors import ErrorCode
@@ -137,12 +137,14 @@ def replay_ready(
     *,
     replay_fn: ReplayFn | None = None,
     workers: int | None = None,
+    executor: Executor | None = None,
     on_total: Callable[[int], None] | None = None,
     advance: Callable[[int], None] | None = None,
 ) -> ReplayReport:
     """Replay every ready match into staged batch ``batch_id`` and update ``state``.
 
-    The caller publishes the batch and saves ``state`` (the commit). ``on_total`` gets the
+    The chunks run on ``executor`` (default: the local process pool). The caller publishes the
+    batch and saves ``state`` (the commit). ``on_total`` gets the
     number of events to replay, ``advance`` the events done per finished chunk.
     """
     fn = replay_fn or default_replay_fn()
@@ -164,7 +166,7 @@ def replay_ready(
         chunks = ((fn, review, ids, table)
                   for ids, table in _ready_chunks(store, ready, late, writers, report))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
-        with ordered_map(_replay_task, pool_size) as run:
+        with (executor or Executor()).ordered_map(_replay_task, pool_size) as run:
             for match_ids, rows, out in run(chunks):
                 if "matches" in out:
                     out["matches"] = _with_revisions(out["matches"], state)

@@ -13,6 +13,7 @@ import os
 from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
 from pipelines.ingest import IngestReport, ingest_inbox
+from pipelines.pool import Executor
 from pipelines.progress import track
 from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
 from pipelines.state import StoreState, load_state, save_state
@@ -46,8 +47,10 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
 
 
 def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
-                workers: int | None = None) -> ReplayReport:
+                workers: int | None = None, executor: Executor | None = None) -> ReplayReport:
     """Replay every complete, not yet replayed match into one batch of the derived tables.
+
+    The batches of whole matches run on ``executor`` (default: the local process pool).
 
     Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
     (``pipelines.corrections``), also when there was nothing to replay: ingest may have added
@@ -63,6 +66,7 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
             batch_id = new_id()
             with track("replay events") as bar:
                 report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
+                                      executor=executor,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
         report.incomplete = write_incomplete(store)
