@@ -27,6 +27,18 @@ LABELS: dict[str, tuple[str, str]] = {
     "page_tournament": ("Tournament", "赛事"),
     "page_replayer": ("Hand replayer", "牌局回放"),
     "page_quality": ("Data quality", "数据质量"),
+    # journey
+    "search_player": ("Search a player: name or id", "搜索选手：姓名或编号"),
+    "no_player_matches": ("No player matches “{q}”.", "没有与“{q}”匹配的选手。"),
+    "no_match_matches": ("No match matches “{q}”.", "没有与“{q}”匹配的比赛。"),
+    "search_match": ("Search a match: id, event or player", "搜索比赛：编号、赛事或选手"),
+    "top_n_of": ("top {n} of {m}", "前 {n} 名（共 {m} 名）"),
+    "skill_mu": ("Skill μ", "实力 μ"),
+    "interval_2sigma": ("μ ± 2σ (about 95 %)", "μ ± 2σ（约 95%）"),
+    "rating_shown": ("Rating shown (μ − {k}σ)", "显示的等级分（μ − {k}σ）"),
+    "standing_rank": ("#", "名次"),
+    "pro_dan": ("Pro dan", "职业段位"),
+    "nothing_filtered": ("No rows pass these filters.", "没有符合这些筛选条件的记录。"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
     "no_data_table": ("No data yet for this view.", "此视图暂无数据。"),
