@@ -38,6 +38,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "rating_shown": ("Rating shown (μ − {k}σ)", "显示的等级分（μ − {k}σ）"),
     "standing_rank": ("#", "名次"),
     "pro_dan": ("Pro dan", "职业段位"),
+    "same_dan_both": ("both opponents", "两名对手均是"),
+    "same_dan_either": ("either opponent", "任一对手是"),
     "nothing_filtered": ("No rows pass these filters.", "没有符合这些筛选条件的记录。"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
