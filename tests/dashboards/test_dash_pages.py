@@ -184,7 +184,7 @@ def test_tournament_standings_have_tie_break_columns(open_app: Open, mini_store:
     ):
         assert column in standings.columns
     results = at.dataframe[1].value
-    assert list(results["match_id"]) == ["m1", "m2"]
+    assert list(results["match_id"]) == ["replayer?match=m1", "replayer?match=m2"]  # rows open the replayer
     assert list(results["level_diff"]) == [2, 2]  # m1 5 vs 3, m2 2 vs 4 (scoring.md §S1)
 
 
