@@ -140,11 +140,12 @@ def rate_metric(
     where: DeltaGenerator, label: str, num: float, den: float, minimum: int, *, percent: bool = True
 ) -> None:
     """``num / den`` as a metric (a percentage, or a mean per case with ``percent=False``) with
-    numerator/denominator under it; greyed with a note below ``minimum`` cases."""
+    numerator/denominator under it; below ``minimum`` cases its label is grey, "⚠" follows the
+    counts and a note says why."""
     value = "—" if not den else f"{num / den:.0%}" if percent else f"{num / den:.2f}"
     detail = f"{count_text(num)}/{int(den):,}"
     if low(den, minimum):
-        where.markdown(f":gray[{label}]  \n### :gray[{value}]")
-        where.caption(f"{detail} · ⚠ {tr('below_min_sample').format(n=minimum)}")
+        where.metric(f":gray[{label}]", value, f"{detail} ⚠", delta_color="off", delta_arrow="off")
+        where.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
         return
     where.metric(label, value, detail, delta_color="off", delta_arrow="off")

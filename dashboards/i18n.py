@@ -396,6 +396,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "A rate over fewer cases than this is greyed: too few to tell skill from chance.",
         "样本少于此数的比率显示为灰色：样本太少，无法区分实力与运气。",
     ),
+    "low_sample": ("Small sample", "样本不足"),
     "below_min_sample": ("greyed: fewer than {n} cases", "灰色：样本少于 {n}"),
     "no_deals_filtered": ("No deals pass these filters.", "没有符合这些筛选条件的牌局。"),
     "deal_record": ("Deals in the filter", "筛选范围内的牌局"),

@@ -1351,7 +1351,7 @@ _PERIOD = "CASE $period " + " ".join(f"WHEN '{k}' THEN {sql}" for k, sql in PERI
 def _period(period: str) -> str:
     """``period`` checked against :data:`PERIODS` (an unknown one would silently match nothing)."""
     if period not in PERIODS:
-        raise ValueError(f"unknown period {period!r}; expected one of {sorted(PERIODS)}")
+        raise ValueError("unknown period " + repr(period) + "; expected one of " + ", ".join(PERIODS))
     return period
 
 

@@ -156,7 +156,7 @@ def next_flagged(flagged: Iterable[int], current: int) -> int | None:
     """The first flagged step after ``current``, wrapping round to the first; ``None`` if none."""
     ordered = sorted(flagged)
     later = [i for i in ordered if i > current]
-    return (later or ordered or [None])[0]
+    return (later or ordered)[0] if ordered else None
 
 
 def apply_tributes(hands: Hands, tributes: Sequence[Mapping[str, Any]]) -> Hands:

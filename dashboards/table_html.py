@@ -45,8 +45,8 @@ def card_html(card: str, level: str | None, lang: Lang) -> str:
     if card in (SMALL_JOKER, BIG_JOKER):
         big = card == BIG_JOKER
         name = escape(t("big_joker" if big else "small_joker", lang))
-        classes = "gd-card gd-red" if big else "gd-card"
-        return f'<span class="{classes}" title="{name}">{"大王" if big else "小王"}</span>'
+        joker = "gd-card gd-red" if big else "gd-card"
+        return f'<span class="{joker}" title="{name}">{"大王" if big else "小王"}</span>'
     suit, rank = card[0], card[1]
     classes = ["gd-card"]
     title = ""

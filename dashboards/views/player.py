@@ -17,7 +17,7 @@ from dashboards import charts, queries
 from dashboards.filters import filter_bar, is_filtered, rate_metric
 from dashboards.patterns import low_sample_marks, pattern_table, rates_table
 from dashboards.state import player_label, player_picker, replayer_link
-from dashboards.ui import flag_low_data, lang, no_data, percent, run, show_chart, show_table, tr
+from dashboards.ui import lang, no_data, percent, run, show_chart, show_table, tr
 from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 
@@ -76,7 +76,7 @@ if games.empty:
     st.info(tr("no_deals_filtered"), icon="🔎")
 else:
     games = games.assign(
-        partner=games["partner"].map(lambda p: name_of(p) if isinstance(p, str) else ""),
+        partner_name=games["partner"].map(lambda p: name_of(p) if isinstance(p, str) else ""),
         result=[tr(f"result_{r}") if isinstance(r, str) else "" for r in games["result"]],
         replay=[replayer_link(m, int(d)) for m, d in zip(games["match_id"], games["deal"], strict=True)],
     )
@@ -86,7 +86,7 @@ else:
                 "started_at",
                 "event_id",
                 "round",
-                "partner",
+                "partner_name",
                 "opponents",
                 "result",
                 "levels",
@@ -100,7 +100,7 @@ else:
             "started_at": st.column_config.DatetimeColumn(tr("date"), format="YYYY-MM-DD HH:mm"),
             "event_id": tr("event"),
             "round": tr("round"),
-            "partner": tr("partner"),
+            "partner_name": tr("partner"),
             "opponents": tr("opponents"),
             "result": tr("result"),
             "levels": tr("final_levels"),
@@ -247,7 +247,8 @@ else:
         run(queries.jie_feng_received, player=None),
     )
 stats = stats.assign(
-    metric=flag_low_data(pd.Series([tr(k) for k in stats["metric"]]), low_sample_marks(stats, minimum))
+    metric=[tr(k) for k in stats["metric"]],
+    sample=["⚠" if flag else "" for flag in low_sample_marks(stats, minimum)],
 )
 show_table(
     stats,
@@ -258,6 +259,7 @@ show_table(
         "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('n')}"),
         "population_value": st.column_config.NumberColumn(tr("population"), format="%.3f"),
         "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('n')}"),
+        "sample": tr("low_sample"),
     },
 )
 st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")

@@ -47,8 +47,9 @@ st.title(tr("page_replayer"))
 
 search = url_text("🔎 " + tr("search_match"), key="rp_search", param="q")
 matches = run(queries.find_matches, search=search)
-linked_match = url_param("match")
+linked_match = url_param("match") if "rp_match" not in st.session_state else None
 if linked_match is not None and linked_match not in set(matches["match_id"]):
+    # a link opens its match even when it is not among the first matches listed
     matches = pd.concat([run(queries.find_matches, search=linked_match), matches], ignore_index=True)
     matches = matches.drop_duplicates("match_id")
 if matches.empty:
@@ -226,8 +227,8 @@ st.subheader(tr("notes"))
 notes, skipped = read_notes(current_store(), match_id=match, deal_no=deal)
 for note in notes:
     where = f" · {tr('step')} {note.step}" if note.step is not None else ""
-    tags = " ".join(f"`#{tag}`" for tag in note.tags)
-    st.markdown(f"**{note.author or tr('anonymous')}** · {note.written_at}{where} {tags}  \n{note.text}")
+    hashtags = " ".join(f"`#{tag}`" for tag in note.tags)
+    st.markdown(f"**{note.author or tr('anonymous')}** · {note.written_at}{where} {hashtags}  \n{note.text}")
 if not notes:
     st.caption(tr("no_notes"))
 if skipped:
@@ -238,13 +239,15 @@ with st.form("rp_note", clear_on_submit=True):
     author = st.text_input(tr("note_author"), key="rp_note_author")
     at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
     if st.form_submit_button(tr("note_save")):
-        tags = clean_tags(tag_text)
-        if not text.strip() and not tags:
+        new_tags = clean_tags(tag_text)
+        if not text.strip() and not new_tags:
             st.warning(tr("note_empty"))
         else:
             append_note(
                 current_store(),
-                Note(match, deal, text.strip(), tags, step_no if at_step else None, author.strip() or None),
+                Note(
+                    match, deal, text.strip(), new_tags, step_no if at_step else None, author.strip() or None
+                ),
             )
             st.rerun()
 

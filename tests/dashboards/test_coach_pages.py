@@ -101,10 +101,10 @@ def test_every_rate_shows_numerator_and_denominator(
 
 def test_rates_below_the_minimum_sample_are_greyed(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
     at = _open_link(monkeypatch, mini_store, "player", player="p1")  # default minimum 30
-    labels = {m.label for m in at.metric}
-    assert "Team wins the deal (%)" not in labels  # drawn grey instead of as a metric
-    assert any(":gray[Team wins the deal (%)]" in m.value for m in at.markdown)
-    assert any("2/4 · ⚠ greyed: fewer than 30 cases" in c.value for c in at.caption)
+    deltas = {m.label: m.proto.delta for m in at.metric}
+    assert deltas[":gray[Team wins the deal (%)]"] == "2/4 ⚠"
+    assert "Team wins the deal (%)" not in deltas
+    assert any(c.value == "⚠ greyed: fewer than 30 cases" for c in at.caption)
 
 
 def test_match_list_rows_open_the_replayer_at_the_deal(

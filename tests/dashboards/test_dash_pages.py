@@ -124,7 +124,7 @@ def test_player_page_follows_the_selection(open_app: Open, mini_store: Path) -> 
     assert metrics["Dan (pro)"] == "4"
     titles = [s["layout"]["title"]["text"] for s in _charts(at)]
     assert "Dan ledger" in titles
-    partner_table = at.dataframe[0].value
+    partner_table = next(df.value for df in at.dataframe if "partner" in df.value.columns)
     assert list(partner_table["partner"]) == ["p7"]
 
 
@@ -205,7 +205,7 @@ def test_replayer_steps_through_a_deal(open_app: Open, mini_store: Path) -> None
 def test_replayer_search_narrows_matches(open_app: Open, mini_store: Path) -> None:
     at = open_app(mini_store, "replayer")
     at.text_input(key="rp_search").set_value("p5").run()
-    assert at.selectbox(key="rp_match").options == ["m2"]
+    assert at.selectbox(key="rp_match").options == ["ev1 · Round 1 · Table 2 · m2"]
 
 
 def test_quality_filters_by_code(open_app: Open, mini_store: Path) -> None:
