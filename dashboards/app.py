@@ -18,6 +18,7 @@ PAGES: list[tuple[str, str, str, str]] = [
     ("views/overview.py", "page_overview", "overview", ":material/dashboard:"),
     ("views/leaderboard.py", "page_leaderboard", "leaderboard", ":material/leaderboard:"),
     ("views/player.py", "page_player", "player", ":material/person:"),
+    ("views/head_to_head.py", "page_head_to_head", "head-to-head", ":material/group:"),
     ("views/dan.py", "page_dan", "dan", ":material/military_tech:"),
     ("views/tributes.py", "page_tributes", "tributes", ":material/swap_horiz:"),
     ("views/bombs.py", "page_bombs", "bombs", ":material/local_fire_department:"),

@@ -12,6 +12,7 @@ Layout (see README "Store layout"); this module is the only one that spells it::
     <root>/state/inputs.json      per derived table, the committed batches its last writer read
     <root>/state/warehouse.json   what the last warehouse build ran, and the catalog it produced
     <root>/.warehouse-<pid>.duckdb  the warehouse file being rebuilt (removed by :meth:`Store.recover`)
+    <root>/annotations/           coaches' notes and tags on deals (``pipelines.annotations``)
 
 Why this shape: nothing is found by globbing. Every version and batch folder carries a manifest
 of the files the store wrote into it, and a table's committed content is the live version's
@@ -102,6 +103,12 @@ class Store:
     def inbox(self) -> Path:
         """Where ``gdan ingest`` copies files and the ingest asset looks for new ones."""
         return self.root / "inbox"
+
+    @property
+    def annotations_dir(self) -> Path:
+        """Coaches' notes and tags on deals (``pipelines.annotations``): JSON Lines beside the logs,
+        never part of them."""
+        return self.root / "annotations"
 
     @property
     def tables_dir(self) -> Path:

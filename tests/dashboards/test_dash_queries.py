@@ -85,7 +85,8 @@ def test_win_rate_counts_draws_as_half(con: duckdb.DuckDBPyConnection) -> None:
 
 def test_every_query_runs_on_an_empty_store(empty_store: Path) -> None:
     empty = connect(empty_store)
-    samples = {"player": "p1", "event": "ev1", "match": "m1", "deal": 1}
+    samples = {"player": "p1", "event": "ev1", "match": "m1", "deal": 1, "other": "p2", "period": "month",
+               "name": "2026-06"}
     for name, fn in inspect.getmembers(queries, inspect.isfunction):
         if name.startswith("_") or fn.__module__ != queries.__name__:
             continue
