@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.i18n import Lang, t
+from dashboards.i18n import LABELS, Lang, t
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
@@ -54,12 +54,19 @@ def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
 
 
+def ruleset_name(rules: object, lang: Lang) -> str:
+    """A ruleset id as its name in ``lang`` (an id without a label stays as it is)."""
+    key = f"ruleset_{rules}"
+    return t(key, lang) if key in LABELS else str(rules)
+
+
 def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
-    """Stacked matches per day, one colour per ruleset."""
+    """Stacked matches per day, one colour per ruleset; days written as ISO dates in both languages."""
     fig = go.Figure()
     for rules, part in df.groupby("rules", sort=True):
-        fig.add_bar(x=part["day"], y=part["n"], name=str(rules))
+        fig.add_bar(x=part["day"], y=part["n"], name=ruleset_name(rules, lang))
     fig.update_layout(barmode="stack")
+    fig.update_xaxes(tickformat="%Y-%m-%d")
     return _layout(
         fig,
         t("matches_per_day", lang),
@@ -73,7 +80,7 @@ def matches_by_ruleset(df: pd.DataFrame, lang: Lang) -> go.Figure:
     fig = go.Figure()
     for status, part in df.groupby("status", sort=True):
         fig.add_bar(
-            x=part["rules"],
+            x=[ruleset_name(r, lang) for r in part["rules"]],
             y=part["n"],
             name=t(f"status_{status}", lang) if status in _STATUSES else str(status),
         )

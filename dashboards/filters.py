@@ -18,8 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboards import queries
-from dashboards.state import from_url, player_label, to_url, url_choice
-from dashboards.ui import run, tr
+from dashboards.ui import from_url, player_label, run, to_url, tr, url_choice
 from schemas.vocabulary import SEATS
 
 MIN_SAMPLE = 30

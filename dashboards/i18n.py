@@ -463,6 +463,14 @@ LABELS: dict[str, tuple[str, str]] = {
     "revision": ("Revision", "版本"),
     "superseded_by": ("Superseded by (in force)", "现行版本"),
     "ingested_at": ("Ingested (UTC)", "导入时间 (UTC)"),
+    # ruleset names (replay/rulesets.py ids)
+    "ruleset_bcta": ("BCTA", "BCTA"),
+    "ruleset_national": ("National", "全国赛"),
+    "ruleset_huaian": ("Huai'an", "淮安"),
+    "ruleset_jiangsu": ("Jiangsu", "江苏"),
+    # standings decided in a knockout (scoring/knockout.py)
+    "decided_knockout": ("round reached in the knockout", "淘汰赛所进轮次"),
+    "decided_third_place_match": ("3rd-place match", "三四名决赛"),
     # coach
     "page_head_to_head": ("Head-to-head", "交手与搭档"),
     "filters": ("Filters", "筛选"),

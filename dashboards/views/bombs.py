@@ -12,8 +12,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.filters import filter_bar, rate_metric
-from dashboards.state import player_picker
-from dashboards.ui import flag_low_data, no_data, run, show_figure, show_table, tr
+from dashboards.ui import flag_low_data, no_data, player_picker, run, show_figure, show_table, tr
 
 st.title(tr("page_bombs"))
 

@@ -14,8 +14,17 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.filters import min_sample, rate_text
-from dashboards.state import player_label, player_link, player_picker, url_choice
-from dashboards.ui import flag_low_data, no_data, run, show_table, tr
+from dashboards.ui import (
+    flag_low_data,
+    no_data,
+    player_label,
+    player_link,
+    player_picker,
+    run,
+    show_table,
+    tr,
+    url_choice,
+)
 from scoring.params import RatingParams
 
 st.title(tr("page_head_to_head"))

@@ -113,5 +113,5 @@ show_table(
 picked = player_picker(found, key="lb_pick")
 if picked is not None:
     page_link(
-        "player", f"{tr('open_player')}: {player_label(found)(picked)}", ":material/person:", player=picked
+        "player", f"{tr('open_player')}: {player_label(found)(picked)}", player=picked
     )

@@ -16,8 +16,18 @@ import streamlit as st
 from dashboards import charts, queries
 from dashboards.filters import filter_bar, is_filtered, rate_metric
 from dashboards.patterns import low_sample_marks, pattern_table, rates_table
-from dashboards.state import player_label, player_picker, replayer_link
-from dashboards.ui import lang, no_data, percent, run, show_chart, show_table, tr
+from dashboards.ui import (
+    lang,
+    no_data,
+    percent,
+    player_label,
+    player_picker,
+    replayer_link,
+    run,
+    show_chart,
+    show_table,
+    tr,
+)
 from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 

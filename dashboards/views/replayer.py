@@ -22,9 +22,22 @@ import streamlit as st
 from dashboards import queries
 from dashboards.i18n import t
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
-from dashboards.state import from_url, match_picker, player_label, to_url, url_choice, url_param, url_text
 from dashboards.table_html import MARK_ICONS, cards_html, table_html
-from dashboards.ui import current_store, lang, no_data, run, show_table, tr
+from dashboards.ui import (
+    current_store,
+    from_url,
+    lang,
+    match_picker,
+    no_data,
+    player_label,
+    run,
+    show_table,
+    to_url,
+    tr,
+    url_choice,
+    url_param,
+    url_text,
+)
 from pipelines.annotations import Note, append_note, clean_tags, read_notes
 
 REVIEW_MARKS = ("🟢", "🟠", "🔴")

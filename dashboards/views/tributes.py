@@ -11,8 +11,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.filters import filter_bar, low
-from dashboards.state import player_picker
-from dashboards.ui import lang, no_data, run, show_chart, show_figure, show_table, tr
+from dashboards.ui import lang, no_data, player_picker, run, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_tributes"))
 

@@ -29,7 +29,7 @@ from gdan import app
 from importers.scoresheet import convert_rows, read_sheet
 from pipelines.runner import run_pipeline
 from pipelines.state import StoreState, save_state
-from pipelines.store import Store
+from pipelines.store import BATCH_PREFIX, Store
 from pipelines.warehouse import connect
 from schemas.tables import QUARANTINE
 
@@ -226,7 +226,8 @@ def test_delete_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> Non
     assert store.delete_rows("quarantine", pc.field("match_id").isin(pa.array(["x"]))) == 1
     assert sorted(store.read_table("quarantine")["match_id"].to_pylist(), key=str) == [None, "a", "b"]
     after = {f.parent.name: f.stat().st_ino for f in store.files("quarantine")}
-    assert after["batch=b2"] == before["batch=b2"] and after["batch=b1"] != before["batch=b1"]
+    b1, b2 = f"{BATCH_PREFIX}b1", f"{BATCH_PREFIX}b2"
+    assert after[b2] == before[b2] and after[b1] != before[b1]
     assert store.foreign_files() == []
     assert committed(tmp_path).execute("SELECT count(*) FROM quarantine").fetchone() == (3,)
 
