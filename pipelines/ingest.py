@@ -107,12 +107,10 @@ def parse_line(raw: bytes) -> ParsedLine:
 def declared_revision(raw: bytes) -> tuple[str, int] | None:
     """(match id, revision) when the line is a ``match_start`` declaring a revision other than 1.
 
-    A cheap byte test first: only lines mentioning ``revision`` are parsed, so a log without
-    corrections costs one substring search per line. A bad value declares nothing (the replay
-    reports it as ``malformed_field``).
+    The reader calls it only for lines containing ``revision`` (a substring test in its loop), so
+    a log without corrections costs one substring search per line. A bad value declares nothing
+    (the replay reports it as ``malformed_field``).
     """
-    if b"revision" not in raw:
-        return None
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
