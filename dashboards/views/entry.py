@@ -36,8 +36,8 @@ from replay import BUILTIN
 from replay.rulesets import RoundFormat
 from schemas.vocabulary import SEATS
 
+# The event choice that opens the new-event form.
 NEW = "\0new"
-"""The event choice that opens the new-event form."""
 
 st.title(tr("page_entry"))
 st.caption(tr("entry_intro"))

@@ -40,8 +40,8 @@ from dashboards.ui import (
 )
 from pipelines.annotations import Note, append_note, clean_tags, read_notes
 
+# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels.
 REVIEW_MARKS = ("🟢", "🟠", "🔴")
-"""Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels."""
 
 
 def review_mark(loss: int) -> str:
@@ -105,16 +105,16 @@ dealt = {
 }
 steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records"))
 reviews = run(queries.deal_reviews, match=match, deal=deal)
+# Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
-"""Reviewed decisions by seq."""
+# Steps whose reviewed decision lost levels.
 mistakes = [
     s.index
     for s in steps
     if s.action is not None and verdicts.get(int(s.action["seq"]), {}).get("loss", 0) > 0
 ]
-"""Steps whose reviewed decision lost levels."""
+# Steps worth a coach's look: a reviewed mistake or a mark.
 flagged = sorted({*mistakes, *(s.index for s in steps if marks(s.action))})
-"""Steps worth a coach's look: a reviewed mistake or a mark."""
 
 step_key = "rp_step"
 linked_seq = url_param("seq")
