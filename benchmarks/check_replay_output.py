@@ -70,6 +70,7 @@ def raw_table(lines: list[bytes]) -> Any:
         cols["content_hash"].append("")
         cols["parse_error"].append(error)
         cols["ingested_at"].append(datetime(2026, 1, 1, tzinfo=UTC))
+        cols["revision"].append(None if error else 1)
     return pa.table(cols, schema=RAW_EVENTS)
 
 

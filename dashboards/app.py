@@ -11,37 +11,47 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards.i18n import LANGS
-from dashboards.ui import current_store, reload_data, tr, warm_up
+from dashboards.ui import current_store, from_url, reload_data, to_url, tr, warm_up
 
 # (file, label key, URL path, icon) of every page, in menu order.
 PAGES: list[tuple[str, str, str, str]] = [
     ("views/overview.py", "page_overview", "overview", ":material/dashboard:"),
     ("views/leaderboard.py", "page_leaderboard", "leaderboard", ":material/leaderboard:"),
     ("views/player.py", "page_player", "player", ":material/person:"),
+    ("views/head_to_head.py", "page_head_to_head", "head-to-head", ":material/group:"),
     ("views/dan.py", "page_dan", "dan", ":material/military_tech:"),
     ("views/tributes.py", "page_tributes", "tributes", ":material/swap_horiz:"),
     ("views/bombs.py", "page_bombs", "bombs", ":material/local_fire_department:"),
     ("views/tournament.py", "page_tournament", "tournament", ":material/emoji_events:"),
+    ("views/entry.py", "page_entry", "entry", ":material/edit_note:"),
     ("views/replayer.py", "page_replayer", "replayer", ":material/play_circle:"),
     ("views/quality.py", "page_quality", "quality", ":material/rule:"),
 ]
 
 st.set_page_config(page_title="Guandan Lens · 掼蛋", page_icon="🃏", layout="wide")
 
-if "lang" not in st.session_state and st.query_params.get("lang") in LANGS:
-    st.session_state["lang"] = st.query_params["lang"]  # a shared link may open in 中文: ?lang=zh
+from_url("lang", "lang", list(LANGS))  # a shared link may open in 中文: ?lang=zh
 
 with st.sidebar:
-    st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
+    chosen = st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
+    to_url("lang", "lang", chosen, default="en")
     st.caption(f"{tr('store')}: `{current_store()}`")
     if st.button(tr("reload"), key="reload"):
         reload_data()
 
 warm_up()
-navigation = st.navigation(
-    [
-        st.Page(path, title=tr(label), url_path=url, icon=icon, default=(i == 0))
-        for i, (path, label, url, icon) in enumerate(PAGES)
-    ]
-)
-navigation.run()
+pages = [st.Page(path, title=tr(label), url_path=url, icon=icon) for path, label, url, icon in PAGES]
+
+
+def home() -> None:
+    """The root address opens the first page at its own path, with the link's query parameters.
+
+    Streamlit serves its default page at ``/`` only (``/overview`` would be "page not found"), so
+    the default is this hidden page and every page of :data:`PAGES` keeps its ``/<url path>``.
+    """
+    st.switch_page(pages[0], query_params=st.query_params.to_dict())
+
+
+st.navigation(
+    [st.Page(home, title=tr("app_title"), url_path="home", default=True, visibility="hidden"), *pages]
+).run()

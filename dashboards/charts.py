@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.i18n import Lang, t
+from dashboards.i18n import LABELS, Lang, t
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
@@ -54,12 +54,19 @@ def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
 
 
+def ruleset_name(rules: object, lang: Lang) -> str:
+    """A ruleset id as its name in ``lang`` (an id without a label stays as it is)."""
+    key = f"ruleset_{rules}"
+    return t(key, lang) if key in LABELS else str(rules)
+
+
 def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
-    """Stacked matches per day, one colour per ruleset."""
+    """Stacked matches per day, one colour per ruleset; days written as ISO dates in both languages."""
     fig = go.Figure()
     for rules, part in df.groupby("rules", sort=True):
-        fig.add_bar(x=part["day"], y=part["n"], name=str(rules))
+        fig.add_bar(x=part["day"], y=part["n"], name=ruleset_name(rules, lang))
     fig.update_layout(barmode="stack")
+    fig.update_xaxes(tickformat="%Y-%m-%d")
     return _layout(
         fig,
         t("matches_per_day", lang),
@@ -73,7 +80,7 @@ def matches_by_ruleset(df: pd.DataFrame, lang: Lang) -> go.Figure:
     fig = go.Figure()
     for status, part in df.groupby("status", sort=True):
         fig.add_bar(
-            x=part["rules"],
+            x=[ruleset_name(r, lang) for r in part["rules"]],
             y=part["n"],
             name=t(f"status_{status}", lang) if status in _STATUSES else str(status),
         )
@@ -83,21 +90,59 @@ def matches_by_ruleset(df: pd.DataFrame, lang: Lang) -> go.Figure:
     )
 
 
-def ratings(df: pd.DataFrame, lang: Lang, *, rating: str, sigma: str | None) -> go.Figure:
-    """Ratings of the listed players (best first) with ±σ error bars; provisional ones hollow."""
-    top = df.sort_values(rating, ascending=False).head(50)
-    provisional = top["provisional"].fillna(False).astype(bool) if "provisional" in top else None
+def axis_names(df: pd.DataFrame) -> list[str]:
+    """Readable axis labels of a per-player frame: the player's name, with the id when the name is
+    missing or shared by two players shown (a category axis would otherwise merge them)."""
+    names = df["name"] if "name" in df else pd.Series([None] * len(df), index=df.index)
+    named = [n if isinstance(n, str) and n else None for n in names]
+    counts = pd.Series([n for n in named if n]).value_counts()
+    return [
+        str(p) if n is None else f"{n} ({p})" if counts.get(n, 0) > 1 else n
+        for n, p in zip(named, df["player_id"], strict=True)
+    ]
+
+
+def ratings(df: pd.DataFrame, lang: Lang, *, top: int = 50, display_k: float = 2.0) -> go.Figure:
+    """The ``top`` best players by displayed rating, each drawn on the skill scale of
+    ``scoring/ratings.py``: a dot at μ with the interval μ ± 2σ (about 95 %), and a dash at the
+    displayed rating μ − ``display_k``·σ (the conservative number the table ranks by).
+    Provisional players are hollow; the x axis names players; the title says "top N of M".
+
+    ``df`` has ``player_id``, ``mu``, ``sigma``, ``rating`` and optionally ``name``,
+    ``provisional`` and ``rank`` (shared by ties).
+    """
+    shown = df.sort_values(["rating", "player_id"], ascending=[False, True]).head(top)
+    labels = axis_names(shown)
+    provisional = shown["provisional"].fillna(False).astype(bool) if "provisional" in shown else None
     symbols = ["circle-open" if p else "circle" for p in provisional] if provisional is not None else "circle"
-    fig = go.Figure(
-        go.Scatter(
-            x=top["player_id"],
-            y=top[rating],
-            mode="markers",
-            marker={"size": 9, "symbol": symbols, "color": _COLORS[0]},
-            error_y={"type": "data", "array": top[sigma]} if sigma else None,
-        )
+    ranks = shown["rank"] if "rank" in shown else pd.Series(range(1, len(shown) + 1), index=shown.index)
+    hover = (
+        "#%{customdata[0]} %{x}<br>μ %{y:.2f} ± 2σ %{customdata[1]:.2f}"
+        "<br>" + t("rating", lang) + " %{customdata[2]:.1f}<extra></extra>"
     )
-    return _layout(fig, t("rating_dist", lang), t("player", lang), _unit(t("rating", lang), "points", lang))
+    fig = go.Figure()
+    fig.add_scatter(
+        x=labels,
+        y=shown["mu"],
+        mode="markers",
+        name=t("interval_2sigma", lang),
+        marker={"size": 9, "symbol": symbols, "color": _COLORS[0]},
+        error_y={"type": "data", "array": 2 * shown["sigma"], "color": "rgba(192,57,43,0.45)"},
+        customdata=list(zip(ranks, 2 * shown["sigma"], shown["rating"], strict=True)),
+        hovertemplate=hover,
+    )
+    fig.add_scatter(
+        x=labels,
+        y=shown["rating"],
+        mode="markers",
+        name=t("rating_shown", lang).format(k=f"{display_k:g}"),
+        marker={"size": 12, "symbol": "line-ew-open", "color": _COLORS[1], "line": {"width": 2}},
+        hoverinfo="skip",
+    )
+    title = t("rating_dist", lang)
+    if len(shown) < len(df):
+        title += " · " + t("top_n_of", lang).format(n=len(shown), m=len(df))
+    return _layout(fig, title, t("player", lang), _unit(t("skill_mu", lang), "points", lang))
 
 
 def rating_history(df: pd.DataFrame, lang: Lang, *, x: str, rating: str, sigma: str | None) -> go.Figure:

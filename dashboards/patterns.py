@@ -73,3 +73,18 @@ def pattern_table(
             }
         )
     return pd.DataFrame(rows)
+
+
+def rates_table(
+    player: pd.DataFrame, population: pd.DataFrame, jie_feng_population: pd.DataFrame
+) -> pd.DataFrame:
+    """The rate rows of :func:`pattern_table` (no means) for a filtered player: ``player`` is the
+    one-row ``queries.coach_play_rates`` (which carries its own ``jie_feng`` and ``deals``), next
+    to the unfiltered population of ``play_stats`` and ``jie_feng_received``."""
+    table = pattern_table(player, population, player[["jie_feng", "deals"]], jie_feng_population)
+    return table[table["metric"].isin([key for key, _, _ in METRICS])].reset_index(drop=True)
+
+
+def low_sample_marks(table: pd.DataFrame, minimum: int) -> pd.Series:
+    """Per row of a :func:`pattern_table`: whether the player's sample is below ``minimum``."""
+    return table["player_n"] < minimum

@@ -10,18 +10,83 @@ those of ``schemas/tables.py`` and ``schemas/scoring.py``; seats and teams follo
 from __future__ import annotations
 
 import warnings
+from datetime import date
 from typing import Any
 
 import duckdb
 import pandas as pd
 from pandas.errors import Pandas4Warning
 
-from schemas.vocabulary import TEAMS, sql_level_order, sql_other_team, sql_partner, sql_rank, sql_team
+from pipelines.pairing_sheet import PairingSheet
+from schemas.vocabulary import (
+    PARTNER,
+    TEAMS,
+    sql_level_order,
+    sql_other_team,
+    sql_partner,
+    sql_rank,
+    sql_team,
+)
 
 Con = duckdb.DuckDBPyConnection
 
 _DUCKDB_INPLACE_WARNING = r"The inplace keyword in DataFrame\.drop is deprecated"
 _RULES_MATCH = "($rules IS NULL OR match_id IN (SELECT match_id FROM matches WHERE rules = $rules))"
+
+
+# --- results entry -------------------------------------------------------------------------
+
+
+def entry_events(con: Con) -> pd.DataFrame:
+    """Events (one row per stage) with the ruleset and format of their matches and their last
+    round, for the results entry page."""
+    return _df(
+        con,
+        """
+        SELECT event_id, any_value(event_name) AS event_name, stage, any_value(rules) AS rules,
+               any_value(format_kind) AS format_kind, any_value(format_deals) AS format_deals,
+               any_value(format_minutes) AS format_minutes, max(round) AS last_round
+        FROM matches WHERE event_id IS NOT NULL
+        GROUP BY event_id, stage ORDER BY event_id, stage NULLS FIRST
+        """,
+    )
+
+
+def entry_round_tables(con: Con, *, event: str, stage: str | None, round_no: int) -> pd.DataFrame:
+    """The matches already in the store for one round of an event: table, seats, status, result."""
+    return _df(
+        con,
+        """
+        SELECT match_id, "table", player_E, player_N, player_W, player_S, status, deals_played,
+               final_level_EW, final_level_NS, winner, end_reason, revision
+        FROM matches
+        WHERE event_id = $event AND stage IS NOT DISTINCT FROM $stage AND round = $round
+        ORDER BY try_cast("table" AS INTEGER), "table", match_id
+        """,
+        {"event": event, "stage": stage, "round": round_no},
+    )
+
+
+def entry_match_orders(con: Con, *, match: str) -> pd.DataFrame:
+    """A replayed match's deals with their finishing order, to correct it on the entry page."""
+    return _df(
+        con,
+        "SELECT deal_no, finish_order FROM deals WHERE match_id = $match ORDER BY deal_no",
+        {"match": match},
+    )
+
+
+def entry_roster(con: Con) -> pd.DataFrame:
+    """The roster (``players``): id, name and club of every player the logs declare."""
+    return _df(con, "SELECT player_id, name, club FROM players ORDER BY player_id")
+
+
+def entry_pairing(con: Con, *, event: str, stage: str | None, round_no: int) -> PairingSheet:
+    """The tables of round ``round_no`` by scoring.md §S8, as `gdan pair` gives them (raises
+    ``pipelines.tournament_data.LookupFailed`` when the event cannot be paired)."""
+    from pipelines.pairing_sheet import pairing_sheet
+
+    return pairing_sheet(con, event, stage, round_no, None, 0)
 
 
 def _df(con: Con, sql: str, params: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -898,4 +963,528 @@ def file_problems(con: Con) -> pd.DataFrame:
             AND problem IS NOT NULL
         ORDER BY ingested_at DESC, source_file LIMIT 5000
         """,
+    )
+
+
+def superseded_revisions(con: Con) -> pd.DataFrame:
+    """Lower revisions of corrected matches (``superseded``): kept in ``raw_events``, not replayed."""
+    return _df(
+        con,
+        """
+        SELECT match_id, revision, superseded_by, array_to_string(source_files, ', ') AS source_files,
+               ingested_at, events
+        FROM superseded ORDER BY ingested_at DESC, match_id, revision LIMIT 5000
+        """,
+    )
+
+
+# ---- coach
+# The coach's pages (issue 18): filtered seat-deals, the player's match list, head-to-head,
+# period leaderboards. Every filter is one of :data:`FILTER_NAMES`, ``None`` meaning "all".
+
+FILTER_NAMES: tuple[str, ...] = ("start", "end", "event", "rules", "partner", "seat", "level")
+"""The filters of the Player, Tributes and Bombs pages: date range (UTC days, both ends
+included), event, ruleset, partner (a player id), seat and the deal's level (rules.md §2)."""
+
+_PARTNER_PLAYER = "CASE h.seat " + " ".join(
+    f"WHEN '{seat}' THEN m.player_{partner}" for seat, partner in PARTNER.items()
+) + " END"
+"""SQL: the player id of the partner of seat ``h.seat`` in match ``m`` (rules.md §1)."""
+
+_SEAT_FILTER = f"""
+    ($player IS NULL OR h.player_id = $player)
+    AND (CAST($start AS DATE) IS NULL OR m.started_at >= CAST($start AS DATE))
+    AND (CAST($end AS DATE) IS NULL OR m.started_at < CAST($end AS DATE) + INTERVAL 1 DAY)
+    AND (CAST($event AS VARCHAR) IS NULL OR m.event_id = $event)
+    AND (CAST($rules AS VARCHAR) IS NULL OR d.rules = $rules)
+    AND (CAST($partner AS VARCHAR) IS NULL OR {_PARTNER_PLAYER} = $partner)
+    AND (CAST($seat AS VARCHAR) IS NULL OR h.seat = $seat)
+    AND (CAST($level AS VARCHAR) IS NULL OR d.level = $level)
+"""
+"""SQL: the seat-deals (``deal_hands h`` of ``deals d`` of ``matches m``) passing the filters."""
+
+_SEATS_CTE = f"""
+    seats AS (
+        SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
+               h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
+               d.rules, m.event_id, m.started_at, {_PARTNER_PLAYER} AS partner_id
+        FROM deal_hands h JOIN deals d USING (match_id, deal_no) JOIN matches m USING (match_id)
+        WHERE {_SEAT_FILTER}
+    )
+"""
+"""SQL CTE ``seats``: one row per seat per deal passing the filters (and ``$player``)."""
+
+
+def _filters(player: str | None, *filters: object) -> dict[str, Any]:
+    """The bound parameters of :data:`_SEAT_FILTER`: ``player`` and the filters, in the order of
+    :data:`FILTER_NAMES` (``None`` = all)."""
+    return {"player": player, **dict(zip(FILTER_NAMES, filters, strict=True))}
+
+
+def coach_options(con: Con) -> pd.DataFrame:
+    """One row: the events, rulesets and deal levels present and the first and last day played,
+    for the coach's filters."""
+    return _df(
+        con,
+        f"""
+        SELECT (SELECT list(DISTINCT event_id ORDER BY event_id) FROM matches WHERE event_id IS NOT NULL)
+                   AS events,
+               (SELECT list(DISTINCT rules ORDER BY rules) FROM matches WHERE rules IS NOT NULL) AS rules,
+               (SELECT list(DISTINCT level ORDER BY {sql_level_order("level")}) FROM deals
+                WHERE level IS NOT NULL) AS levels,
+               (SELECT min(started_at)::DATE FROM matches) AS first_day,
+               (SELECT max(started_at)::DATE FROM matches) AS last_day
+        """,
+    )
+
+
+def coach_partners(con: Con, *, player: str) -> pd.DataFrame:
+    """The partners ``player`` has played with, most rounds first (the partner filter's options)."""
+    return _df(
+        con,
+        """
+        SELECT partner_id AS partner, count(*) AS rounds FROM player_matches
+        WHERE player_id = $player AND partner_id IS NOT NULL
+        GROUP BY ALL ORDER BY rounds DESC, partner
+        """,
+        {"player": player},
+    )
+
+
+def coach_match_list(
+    con: Con,
+    *,
+    player: str,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """The player's matches with at least one deal passing the filters, newest first: date, event,
+    round, partner, opponents, result, the final levels (own – opponents') and the first such deal
+    (``deal``, where the replayer opens) with the number of such deals."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE},
+        picked AS (SELECT match_id, min(deal_no) AS deal, count(*) AS deals FROM seats GROUP BY match_id)
+        SELECT pm.started_at, pm.event_id, m.event_name, pm.round, pm.partner_id AS partner,
+               array_to_string(pm.opponent_ids, ' · ') AS opponents, pm.result,
+               coalesce(pm.final_level,
+                        CASE pm.team WHEN 'EW' THEN m.final_level_EW ELSE m.final_level_NS END, '?')
+                   || ' – '
+                   || coalesce(pm.opp_final_level,
+                               CASE pm.team WHEN 'EW' THEN m.final_level_NS ELSE m.final_level_EW END, '?')
+                   AS levels,
+               pm.levels_gained, picked.deals, pm.match_id, picked.deal
+        FROM player_matches pm JOIN picked USING (match_id) JOIN matches m USING (match_id)
+        WHERE pm.player_id = $player
+        ORDER BY pm.started_at DESC NULLS LAST, pm.match_id
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_deal_record(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """One row over the seat-deals passing the filters: ``deals``, ``deals_won`` (the seat's team
+    won the deal, rules.md §5.8), ``double_wins`` and ``double_losses`` (双下, §5.7), the levels
+    won, ``bombs`` played and ``deals_known`` (hands known, the bombs' denominator)."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE}
+        SELECT count(*) AS deals,
+               count(*) FILTER (WHERE winning_team = team) AS deals_won,
+               count(*) FILTER (WHERE double_win AND winning_team = team) AS double_wins,
+               count(*) FILTER (WHERE double_win AND winning_team <> team) AS double_losses,
+               coalesce(sum(level_gain) FILTER (WHERE winning_team = team), 0) AS levels_won,
+               coalesce(sum(bombs_played), 0) AS bombs,
+               count(bombs_played) AS deals_known
+        FROM seats
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_finish_positions(
+    con: Con,
+    *,
+    player: str,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Finishing positions (rules.md §5.5) of the player's seat-deals passing the filters and of
+    everyone's under the same filters but the partner (``player_n``, ``population_n``).
+
+    Every finished deal counts once per seat: a seat that lost 双下 (§5.7) has no position (the
+    deal ends before the losers finish) and counts as ``double_loss``; only deals with no
+    recorded end (no ``winning_team``) are left out.
+    """
+    params = _filters(None, start, end, event, rules, None, seat, level)
+    params |= {"me": player, "my_partner": partner}
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE}
+        SELECT coalesce(finish_position::VARCHAR, 'double_loss') AS position,
+               count(*) FILTER (WHERE player_id = $me
+                                AND (CAST($my_partner AS VARCHAR) IS NULL OR partner_id = $my_partner))
+                   AS player_n,
+               count(*) AS population_n
+        FROM seats WHERE winning_team IS NOT NULL
+        GROUP BY ALL ORDER BY position
+        """,
+        params,
+    )
+
+
+def coach_play_rates(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """One row of play-pattern counts over the seat-deals passing the filters, with the same
+    definitions as ``player_patterns`` (pipelines/player_patterns.py): ``pass_beat`` /
+    ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, ``jie_feng`` (接风,
+    rules.md §5.6) / ``deals``."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE},
+        p AS (
+            SELECT p.*,
+                   last_value(CASE WHEN p.action = 'play' THEN p.seat END IGNORE NULLS) OVER win
+                       AS prev_seat,
+                   last_value(CASE WHEN p.action = 'play' THEN p.went_out END IGNORE NULLS) OVER win
+                       AS prev_out
+            FROM plays p
+            SEMI JOIN (SELECT DISTINCT match_id, deal_no FROM seats) s USING (match_id, deal_no)
+            WINDOW win AS (PARTITION BY p.match_id, p.deal_no ORDER BY p.seq
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        ),
+        a AS (
+            SELECT count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
+                   count(*) FILTER (WHERE (action = 'pass' AND could_beat)
+                                    OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
+                   count(*) FILTER (WHERE overtook_partner) AS overtakes,
+                   count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("p.seat")})
+                       AS facing_partner,
+                   count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
+                   count(*) FILTER (WHERE is_lead AND prev_out AND prev_seat = {sql_partner("p.seat")})
+                       AS jie_feng
+            FROM p SEMI JOIN seats s USING (match_id, deal_no, seat)
+        )
+        SELECT a.*, (SELECT count(*) FROM seats) AS deals FROM a
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_tribute_kinds(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Deals after the first (rules.md §6) among the filtered seat-deals' deals, by tribute kind."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE}
+        SELECT coalesce(tribute_kind, 'none') AS kind, count(DISTINCT (match_id, deal_no)) AS n
+        FROM seats WHERE deal_no > 1
+        GROUP BY ALL ORDER BY n DESC, kind
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_tribute_cards(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Ranks of the cards paid (进贡) by the filtered seats and returned (还贡) by them (rules.md §6)."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE},
+        t AS (SELECT * FROM tributes WHERE kind IN ('single', 'double')),
+        paid AS (SELECT {sql_rank("card")} AS rank, count(*) AS paid
+                 FROM t SEMI JOIN seats s ON t.match_id = s.match_id AND t.deal_no = s.deal_no
+                                          AND t.giver = s.seat
+                 WHERE card IS NOT NULL GROUP BY 1),
+        ret AS (SELECT {sql_rank("return_card")} AS rank, count(*) AS returned
+                FROM t SEMI JOIN seats s ON t.match_id = s.match_id AND t.deal_no = s.deal_no
+                                         AND t.receiver = s.seat
+                WHERE return_card IS NOT NULL GROUP BY 1)
+        SELECT rank, coalesce(paid, 0) AS paid, coalesce(returned, 0) AS returned
+        FROM paid FULL OUTER JOIN ret USING (rank)
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_level_gain(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Level gain in the deal (rules.md §5.8) of the paying team and of the receiving team, over
+    the teams of the filtered seats in deals with a tribute paid (each deal once per team).
+
+    Rows: ``side`` (payer|receiver), ``gain`` (0 when the other team won the deal), ``n`` deals.
+    """
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE},
+        payers AS (
+            SELECT DISTINCT match_id, deal_no, {sql_team("giver")} AS payer_team
+            FROM tributes WHERE kind IN ('single', 'double') AND giver IS NOT NULL
+        ),
+        sides AS (
+            SELECT DISTINCT s.match_id, s.deal_no, s.team, s.winning_team, s.level_gain,
+                   CASE WHEN s.team = p.payer_team THEN 'payer' ELSE 'receiver' END AS side
+            FROM seats s JOIN payers p USING (match_id, deal_no)
+            WHERE s.winning_team IS NOT NULL
+        )
+        SELECT side, CASE WHEN winning_team = team THEN level_gain ELSE 0 END AS gain, count(*) AS n
+        FROM sides GROUP BY ALL ORDER BY side, gain
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_bombs(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Bomb plays (rules.md §4) of the filtered seats: ``bomb_class``, ``size``, ``opp_min_left``
+    and whether it was played on the partner's play (aggregated by the page)."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE}
+        SELECT p.bomb_class, p.combo_size AS size, p.opp_min_left,
+               (p.table_seat = {sql_partner("p.seat")}) AS on_partner, count(*) AS n
+        FROM plays p SEMI JOIN seats s USING (match_id, deal_no, seat)
+        WHERE p.bomb_class IS NOT NULL
+        GROUP BY ALL
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def coach_win_by_bombs(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Deal wins of the filtered seats' teams by natural bombs held (dealt) and bombs played
+    (capped at 4, meaning 4 or more): ``kind`` held|used, ``bombs``, ``wins`` and ``n`` seats."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE},
+        h AS (
+            SELECT least(natural_bombs, 4) AS held, least(bombs_played, 4) AS used,
+                   (winning_team = team) AS won
+            FROM seats WHERE winning_team IS NOT NULL
+        )
+        SELECT 'held' AS kind, held AS bombs, count(*) FILTER (WHERE won) AS wins, count(*) AS n
+        FROM h WHERE held IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT 'used', used, count(*) FILTER (WHERE won), count(*) FROM h WHERE used IS NOT NULL GROUP BY ALL
+        ORDER BY kind, bombs
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
+    )
+
+
+def head_to_head(con: Con, *, player: str, other: str) -> pd.DataFrame:
+    """``player``'s record with ``other`` as partner and against ``other``: ``relation``
+    (partner|opponent), rounds, wins, draws, losses, levels gained (zero rows never met)."""
+    return _df(
+        con,
+        """
+        SELECT CASE WHEN partner_id = $other THEN 'partner' ELSE 'opponent' END AS relation,
+               count(*) AS rounds,
+               count(*) FILTER (WHERE result = 'win') AS wins,
+               count(*) FILTER (WHERE result = 'draw') AS draws,
+               count(*) FILTER (WHERE result = 'loss') AS losses,
+               sum(levels_gained) AS levels_gained
+        FROM player_matches
+        WHERE player_id = $player AND (partner_id = $other OR list_contains(opponent_ids, $other))
+        GROUP BY ALL ORDER BY relation DESC
+        """,
+        {"player": player, "other": other},
+    )
+
+
+def rivals(con: Con, *, player: str) -> pd.DataFrame:
+    """Everyone ``player`` met, as partner or opponent: ``relation``, ``other``, rounds, wins,
+    draws, losses (a draw counts half in the page's rate). Nemesis and best partner come from it."""
+    return _df(
+        con,
+        """
+        WITH met AS (
+            SELECT 'partner' AS relation, partner_id AS other, result FROM player_matches
+            WHERE player_id = $player AND partner_id IS NOT NULL
+            UNION ALL
+            SELECT 'opponent', unnest(opponent_ids), result FROM player_matches WHERE player_id = $player
+        )
+        SELECT relation, other, count(*) AS rounds,
+               count(*) FILTER (WHERE result = 'win') AS wins,
+               count(*) FILTER (WHERE result = 'draw') AS draws,
+               count(*) FILTER (WHERE result = 'loss') AS losses
+        FROM met WHERE other IS NOT NULL
+        GROUP BY ALL ORDER BY relation, rounds DESC, other
+        """,
+        {"player": player},
+    )
+
+
+PERIODS: dict[str, str] = {
+    "month": "strftime(started_at, '%Y-%m')",
+    "season": "strftime(started_at, '%Y') || '-Q' || quarter(started_at)::VARCHAR",
+}
+"""SQL of each leaderboard period's name from ``started_at`` (UTC): a month, or a season (a quarter)."""
+
+_PERIOD = "CASE $period " + " ".join(f"WHEN '{k}' THEN {sql}" for k, sql in PERIODS.items()) + " END"
+"""SQL: the name of the period (``$period``, a key of :data:`PERIODS`) holding ``started_at``."""
+
+
+def _period(period: str) -> str:
+    """``period`` checked against :data:`PERIODS` (an unknown one would silently match nothing)."""
+    if period not in PERIODS:
+        raise ValueError("unknown period " + repr(period) + "; expected one of " + ", ".join(PERIODS))
+    return period
+
+
+def periods(con: Con, *, period: str) -> pd.DataFrame:
+    """The periods (:data:`PERIODS`) with rounds played, newest first."""
+    return _df(
+        con,
+        f"""
+        SELECT {_PERIOD} AS period, count(*) AS rounds FROM player_matches
+        WHERE started_at IS NOT NULL GROUP BY ALL ORDER BY period DESC
+        """,
+        {"period": _period(period)},
+    )
+
+
+def period_leaderboard(con: Con, *, period: str, name: str, scale: float = 10.0) -> pd.DataFrame:
+    """Per player over the rounds of one period: rounds, wins, draws, losses, win rate (draw = ½)
+    and levels gained; and ``skill_change``, the change of the rating's μ over the period's rated
+    rounds (last ``mu_after`` minus first ``mu_before``, times ``scale``: levels per
+    ``RatingParams.display_deals`` deals, the display rating's unit) with the ``rated_rounds``
+    behind it. The μ change is "most improved" without the σ shrinking every new player's
+    display rating gains. Most levels gained first."""
+    return _df(
+        con,
+        f"""
+        WITH res AS (
+            SELECT player_id, {_RESULTS} FROM player_matches
+            WHERE started_at IS NOT NULL AND {_PERIOD} = $name GROUP BY player_id
+        ),
+        rated AS (
+            SELECT player_id, count(*) AS rated_rounds,
+                   $scale * (arg_max(mu_after, (started_at, match_id))
+                             - arg_min(mu_before, (started_at, match_id))) AS skill_change
+            FROM rating_history WHERE started_at IS NOT NULL AND {_PERIOD} = $name
+            GROUP BY player_id
+        )
+        SELECT res.player_id, res.rounds, res.wins, res.draws, res.losses, res.win_rate, res.levels_gained,
+               coalesce(rated.rated_rounds, 0) AS rated_rounds, rated.skill_change
+        FROM res LEFT JOIN rated USING (player_id)
+        ORDER BY res.levels_gained DESC, res.win_rate DESC, res.player_id
+        """,
+        {"period": _period(period), "name": name, "scale": scale},
+    )
+
+
+def coach_bombs_per_deal(
+    con: Con,
+    *,
+    player: str | None,
+    start: date | None = None,
+    end: date | None = None,
+    event: str | None = None,
+    rules: str | None = None,
+    partner: str | None = None,
+    seat: str | None = None,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """The filtered seat-deals' deals (each once) by the number of bombs played in them, both teams."""
+    return _df(
+        con,
+        f"""
+        WITH {_SEATS_CTE}
+        SELECT coalesce(d.bombs_EW, 0) + coalesce(d.bombs_NS, 0) AS bombs, count(*) AS n
+        FROM deals d SEMI JOIN seats s USING (match_id, deal_no)
+        GROUP BY ALL ORDER BY bombs
+        """,
+        _filters(player, start, end, event, rules, partner, seat, level),
     )

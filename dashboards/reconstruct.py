@@ -4,6 +4,10 @@ Pure functions, no Streamlit: the dealt hands (``deal_hands.hand``), then the tr
 moves (``tributes``: rules.md §6), then each play in ``seq`` order removes its cards from the
 player's hand (rules.md §5). Hands are multisets (rules.md §1): a play removes one copy per card.
 A seat whose hand is unknown stays ``None`` throughout.
+
+Each step also carries what a coach looks for (:func:`step_marks`): a pass that could have beaten
+the table, a play over the partner, a bomb, a 接风 lead (rules.md §5.6); and hands can be shown
+in the Guandan order of the deal's level (:func:`guandan_order`, rules.md §2).
 """
 
 from __future__ import annotations
@@ -12,7 +16,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.vocabulary import DISPLAY_RANKS, JOKERS, SEATS, SUITS, rank_of_card
+from schemas.vocabulary import (
+    BIG_JOKER,
+    DISPLAY_RANKS,
+    JOKERS,
+    PARTNER,
+    RANKS,
+    SEATS,
+    SMALL_JOKER,
+    SUITS,
+    WILD_SUIT,
+    rank_of_card,
+)
 
 Hands = dict[str, list[str] | None]
 
@@ -26,6 +41,32 @@ def card_key(card: str) -> tuple[int, int]:
 def sort_cards(cards: Iterable[str]) -> list[str]:
     """Cards low to high, as a hand is shown."""
     return sorted(cards, key=card_key)
+
+
+def guandan_key(card: str, level: str | None) -> tuple[int, int]:
+    """Sort key of a card in a deal at ``level`` (rules.md §2): 2 … A without the level rank, then
+    the level cards (the wild red-heart level card last among them), small joker, big joker."""
+    if card == SMALL_JOKER:
+        return (len(RANKS) + 1, 0)
+    if card == BIG_JOKER:
+        return (len(RANKS) + 2, 0)
+    rank, suit = card[1], SUITS.index(card[0])
+    if rank == level:
+        return (len(RANKS), len(SUITS) if is_wild(card, level) else suit)
+    return (RANKS.index(rank), suit)
+
+
+def guandan_order(cards: Iterable[str], level: str | None) -> list[str]:
+    """Cards low to high as a Guandan player holds them at ``level`` (rules.md §2); without a
+    known level, by natural rank (:func:`sort_cards`)."""
+    if level not in RANKS:
+        return sort_cards(cards)
+    return sorted(cards, key=lambda c: guandan_key(c, level))
+
+
+def is_wild(card: str, level: str | None) -> bool:
+    """Whether ``card`` is a wild card (逢人配) at ``level``: the heart of the level rank (rules.md §2)."""
+    return level is not None and card == f"{WILD_SUIT}{level}"
 
 
 def _remove(hand: list[str] | None, cards: Iterable[str]) -> list[str] | None:
@@ -76,6 +117,47 @@ class Step:
     """The play or pass of this step, with its derived flags."""
     last_of_trick: bool = field(default=False)
 
+    @property
+    def winner(self) -> str | None:
+        """The seat that won the trick, once it is over: the last play on the table."""
+        return self.table["seat"] if self.last_of_trick and self.table is not None else None
+
+
+MARKS: tuple[str, ...] = ("could_beat", "overtake", "bomb", "jie_feng")
+"""What :func:`marks` can flag, in display order (each is a label key of the replayer)."""
+
+
+def marks(row: Mapping[str, Any] | None) -> list[str]:
+    """The coach's marks of a play or pass (a step's ``action`` or a row of its ``trick``), from
+    :data:`MARKS`: a pass that could have beaten the table (``plays.could_beat``), a play over the
+    partner's (``overtook_partner``), a bomb (``bomb_class``, rules.md §4), a 接风 lead (``jie_feng``,
+    set by :func:`reconstruct`: the partner went out with the last trick's winning play, §5.6)."""
+    if row is None:
+        return []
+    flags = {
+        "could_beat": row.get("action") == "pass" and row.get("could_beat") is True,
+        "overtake": row.get("overtook_partner") is True,
+        "bomb": isinstance(row.get("bomb_class"), str),
+        "jie_feng": row.get("jie_feng") is True,
+    }
+    return [mark for mark in MARKS if flags[mark]]
+
+
+def next_trick(steps: Sequence[Step], current: int) -> int:
+    """The index of the first step of the trick after the one of step ``current`` (the last step
+    when there is none)."""
+    for step in steps[current + 1 :]:
+        if step.action is not None and step.trick_no > steps[current].trick_no:
+            return step.index
+    return len(steps) - 1
+
+
+def next_flagged(flagged: Iterable[int], current: int) -> int | None:
+    """The first flagged step after ``current``, wrapping round to the first; ``None`` if none."""
+    ordered = sorted(flagged)
+    later = [i for i in ordered if i > current]
+    return (later or ordered)[0] if ordered else None
+
 
 def apply_tributes(hands: Hands, tributes: Sequence[Mapping[str, Any]]) -> Hands:
     """Hands after the tribute (giver → receiver) and return (receiver → giver) moves.
@@ -102,7 +184,9 @@ def reconstruct(
     tributes: Sequence[Mapping[str, Any]],
     plays: Sequence[Mapping[str, Any]],
 ) -> list[Step]:
-    """Every state of a deal: dealt, after tribute, then one step per play or pass in ``seq`` order."""
+    """Every state of a deal: dealt, after tribute, then one step per play or pass in ``seq`` order.
+
+    Each play or pass row is copied with ``jie_feng`` set (see :func:`marks`)."""
     dealt: Hands = {s: sort_cards(_cards(hands[s])) if _known(hands.get(s)) else None for s in SEATS}
     steps = [Step(0, "dealt", 0, dealt)]
     current = apply_tributes(dealt, tributes)
@@ -111,8 +195,13 @@ def reconstruct(
     trick: list[Mapping[str, Any]] = []
     table: Mapping[str, Any] | None = None
     trick_no = None
-    for i, row in enumerate(ordered):
+    for i, played in enumerate(ordered):
+        row = dict(played)
+        row["jie_feng"] = False
         if row["trick_no"] != trick_no:
+            row["jie_feng"] = (
+                table is not None and table.get("went_out") is True and row["seat"] == PARTNER[table["seat"]]
+            )
             trick_no, trick, table = row["trick_no"], [], None
         trick.append(row)
         if row["action"] == "play":

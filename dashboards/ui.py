@@ -1,5 +1,7 @@
 """Shared Streamlit plumbing of the pages: the cached store connection, cached queries, the
-language, the "no data yet" state and downloadable tables.
+language, the "no data yet" state, downloadable tables, and the state of a view in its address
+(``?player=…&deal=…``: :func:`url_choice`, :func:`from_url`, :func:`to_url`) with the links
+between pages (:func:`player_link`, :func:`replayer_link`, :func:`page_link`).
 
 The connection is one in-memory DuckDB per store path (``st.cache_resource``). Pages call the
 query functions of :mod:`dashboards.queries` themselves, through :func:`run`
@@ -15,9 +17,10 @@ from __future__ import annotations
 import inspect
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
+from urllib.parse import urlencode
 
 import duckdb
 import pandas as pd
@@ -302,10 +305,214 @@ def show_figure(df: pd.DataFrame, build: Callable[[pd.DataFrame, Lang], go.Figur
     show_chart(build(df, lang()), key)
 
 
-def choice(label_key: str, options: list[str], key: str, all_option: bool = True) -> str | None:
-    """A select box over ``options``; ``None`` when "All" is chosen."""
+def choice(
+    label_key: str, options: list[str], key: str, all_option: bool = True, param: str | None = None
+) -> str | None:
+    """A select box over ``options``; ``None`` when "All" is chosen. With ``param`` the choice is
+    also ``?param=`` in the address (see :func:`url_choice`)."""
     values: list[str | None] = [None, *options] if all_option else list(options)
-    picked = st.selectbox(
-        tr(label_key), values, key=key, format_func=lambda v: tr("all") if v is None else str(v)
-    )
+    label = tr(label_key)
+    if param is not None:
+        return url_choice(
+            st.selectbox,
+            label,
+            values,
+            key=key,
+            param=param,
+            format_func=lambda v: tr("all") if v is None else str(v),
+        )
+    picked = st.selectbox(label, values, key=key, format_func=lambda v: tr("all") if v is None else str(v))
     return picked
+
+
+# ---- the view in the address: query parameters and links between pages ----------------------
+
+T = TypeVar("T")
+
+
+def url_param(param: str) -> str | None:
+    """``?param=`` of the address (the last one if repeated); ``None`` when absent or empty."""
+    value = st.query_params.get(param)
+    return value or None
+
+
+def _written(key: str) -> str:
+    """The session-state key remembering what :func:`to_url` last wrote for widget ``key``."""
+    return f"_url_written:{key}"
+
+
+def from_url(
+    key: str, param: str, options: Sequence[Any] | None = None, parse: Callable[[str], Any] = str
+) -> None:
+    """Before widget ``key`` is drawn, set its value from ``?param=`` so that a link opens that view.
+
+    The address wins when the widget has no state yet (a link opened in a new tab, a page switch)
+    or when the address changed since the app last wrote it (a link followed inside the app);
+    otherwise the user's latest choice stays. A value ``parse`` rejects (``ValueError``) or not in
+    ``options`` is ignored, so a stale link opens the default view instead of an error.
+    """
+    text = url_param(param)
+    if text is None or (key in st.session_state and st.session_state.get(_written(key)) == text):
+        return
+    try:
+        value = parse(text)
+    except ValueError:
+        return
+    if options is not None and value not in options:
+        return
+    st.session_state[key] = value
+    st.session_state[_written(key)] = text
+
+
+def to_url(key: str, param: str, value: Any, default: Any = None) -> None:
+    """Write the value of widget ``key`` as ``?param=`` (removed when it is ``None`` or ``default``),
+    so that the address bar always holds the view and can be copied."""
+    text = None if value is None or value == default else str(value)
+    st.session_state[_written(key)] = text
+    if text is None:
+        if param in st.query_params:
+            del st.query_params[param]
+    elif st.query_params.get(param) != text:
+        st.query_params[param] = text
+
+
+def url_choice(
+    widget: Callable[..., Any],
+    label: str,
+    options: Sequence[T],
+    *,
+    key: str,
+    param: str,
+    parse: Callable[[str], Any] = str,
+    default: Any = None,
+    **kwargs: Any,
+) -> T:
+    """``widget(label, options, key=key, **kwargs)`` (``st.selectbox``, ``st.radio``,
+    ``st.select_slider``, …) bound to ``?param=``: the address sets it (:func:`from_url`) and it
+    writes the address (:func:`to_url`, nothing when the choice is ``default``). ``parse`` turns
+    the address's text into an option (e.g. ``int`` for deal numbers). Do not pass ``index`` or
+    ``value``: the widget's state comes from the address or the user.
+    """
+    from_url(key, param, options, parse)
+    picked: T = widget(label, options, key=key, **kwargs)
+    to_url(key, param, picked, default)
+    return picked
+
+
+def url_text(label: str, *, key: str, param: str, **kwargs: Any) -> str:
+    """A text input (e.g. a search box) bound to ``?param=`` like :func:`url_choice`."""
+    from_url(key, param)
+    text: str = st.text_input(label, key=key, **kwargs)
+    to_url(key, param, text.strip(), default="")
+    return text.strip()
+
+
+def page_url(page: str, **params: Any) -> str:
+    """The address of page ``page`` (its URL path, e.g. ``"player"``) with ``params`` (``None``
+    left out) and the current language; relative, so it works under any host and base path."""
+    query = {k: str(v) for k, v in params.items() if v is not None}
+    if lang() != "en":
+        query["lang"] = lang()
+    return f"{page}?{urlencode(query)}" if query else page
+
+
+def player_link(player: str) -> str:
+    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``)."""
+    return page_url("player", player=player)
+
+
+def replayer_link(match: str, deal: int | None = None, step: int | None = None) -> str:
+    """The address of the hand replayer at ``match``, deal ``deal`` and step ``step``."""
+    return page_url("replayer", match=match, deal=deal, step=step)
+
+
+def page_link(page: str, label: str, icon: str | None = None, **params: Any) -> None:
+    """A link (``st.page_link``) to page ``views/<page>.py`` with ``params`` and the language."""
+    query = {k: str(v) for k, v in params.items() if v is not None}
+    if lang() != "en":
+        query["lang"] = lang()
+    st.page_link(f"views/{page}.py", label=label, icon=icon, query_params=query)
+
+
+# ---- choosing a player or a match by name or id ----------------------------------------------
+
+
+def player_label(roster: pd.DataFrame) -> Callable[[str | None], str]:
+    """The ``format_func`` "name (id)" of the roster's players ("All" for ``None``): a select box
+    filters by what is typed against this label, so a name or an id finds the player."""
+    names = {
+        p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str) and n
+    }
+
+    def label(player: str | None) -> str:
+        if player is None:
+            return tr("all")
+        return f"{names[player]} ({player})" if player in names else str(player)
+
+    return label
+
+
+def find_players(roster: pd.DataFrame, text: str) -> pd.DataFrame:
+    """The roster's rows whose id or name contains ``text`` (case-insensitive); all when empty."""
+    needle = text.strip().casefold()
+    if not needle:
+        return roster
+    hay = roster["player_id"].astype(str) + " " + roster["name"].fillna("").astype(str)
+    return roster[hay.str.casefold().str.contains(needle, regex=False)]
+
+
+def player_picker(
+    roster: pd.DataFrame,
+    *,
+    key: str,
+    param: str = "player",
+    label_key: str = "choose_player",
+    all_option: bool = False,
+) -> str | None:
+    """A select box of the roster's players labelled "name (id)" (type either to find one), bound
+    to ``?player=``; ``None`` for "All" (with ``all_option``) or an empty roster."""
+    ids: list[str | None] = [*([None] if all_option else []), *roster["player_id"].tolist()]
+    if not ids:
+        return None
+    return url_choice(
+        st.selectbox, tr(label_key), ids, key=key, param=param, format_func=player_label(roster)
+    )
+
+
+def no_match(text: str, key: str = "no_player_matches") -> None:
+    """The state of a search that found nothing: "No player matches “…”." (not "no data yet")."""
+    st.info(tr(key).format(q=text), icon="🔎")
+
+
+def match_label(matches: pd.DataFrame) -> Callable[[str], str]:
+    """The ``format_func`` of a match: "event · round r · table t · id" (typing any part finds it)."""
+    rows = matches.set_index("match_id")
+
+    def label(match: str) -> str:
+        if match not in rows.index:
+            return str(match)
+        row = rows.loc[match]
+        parts = [str(row[c]) for c in ("event_id",) if c in row and isinstance(row[c], str)]
+        for column, word in (("round", "round"), ("table", "table")):
+            if column in row and pd.notna(row[column]):
+                parts.append(f"{tr(word)} {int(row[column])}")
+        return " · ".join([*parts, str(match)])
+
+    return label
+
+
+def match_picker(matches: pd.DataFrame, *, key: str, param: str = "match") -> str | None:
+    """A select box of ``matches`` (rows of ``queries.find_matches``) labelled by event, round,
+    table and id, bound to ``?match=``; ``None`` when there are none."""
+    ids: list[str] = matches["match_id"].tolist()
+    if not ids:
+        return None
+    return url_choice(
+        st.selectbox, tr("choose_match"), ids, key=key, param=param, format_func=match_label(matches)
+    )
+
+
+def shared_rank(values: pd.Series, decimals: int = 1) -> pd.Series:
+    """Ranks of ``values``, best (highest) first, equal shown values sharing one (1, 2, 2, 4):
+    values are compared as displayed, rounded to ``decimals``; a missing value has no rank."""
+    return values.round(decimals).rank(method="min", ascending=False).astype("Int64")

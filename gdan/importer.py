@@ -72,6 +72,15 @@ def import_logs(
             dir_okay=False,
         ),
     ] = None,
+    revision: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Score sheets: submit every match of the sheet as this correction (match_start.revision; "
+            "the highest revision of a match id wins at the next `gdan run`, the earlier ones are kept "
+            "as superseded). Output: <sheet name>-r<N>.jsonl.",
+        ),
+    ] = 1,
 ) -> None:
     """Convert foreign Guandan logs and score sheets to event format v1, one output file per input.
 
@@ -102,12 +111,14 @@ def import_logs(
             param_hint="--match-id",
         )
     sheets = any(job.kind == SCORESHEET for job in jobs)
+    if revision > 1 and not sheets:
+        raise typer.BadParameter("--revision applies to score sheets", param_hint="--revision")
     if sheets and (match_id is not None or player_ids is not None):
         raise typer.BadParameter(
             "a score sheet names its matches and players itself", param_hint="--match-id"
         )
     try:
-        options = _sheet_options(rules, round_format, utc_offset, roster) if sheets else None
+        options = _sheet_options(rules, round_format, utc_offset, roster, revision) if sheets else None
     except (ValueError, KeyError, ConversionError) as exc:
         raise typer.BadParameter(str(exc)) from None
     out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +141,7 @@ def import_logs(
 
 
 def _sheet_options(
-    rules: str | None, round_format: str | None, utc_offset: float, roster: Path | None
+    rules: str | None, round_format: str | None, utc_offset: float, roster: Path | None, revision: int
 ) -> Any:
     """The score-sheet options, checked before any sheet is read."""
     from datetime import timedelta, timezone
@@ -147,6 +158,7 @@ def _sheet_options(
         round_format=round_format,
         tz=timezone(timedelta(hours=utc_offset)),
         roster=read_roster(roster) if roster is not None else None,
+        revision=revision,
     )
 
 

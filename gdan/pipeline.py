@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
+from pipelines.pool import Executor, ExecutorKind
 
 if TYPE_CHECKING:
     import duckdb
@@ -146,6 +147,17 @@ def run(
     refresh: Annotated[
         bool, typer.Option(help="Recompute scoring and views even when nothing is new.")
     ] = False,
+    executor: Annotated[
+        ExecutorKind,
+        typer.Option(
+            help="Where the replay runs: pool = worker processes here; dask = a Dask "
+            "distributed cluster (--address, else a local one of --workers processes)."
+        ),
+    ] = ExecutorKind.POOL,
+    address: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address for --executor dask, e.g. tcp://host:8786."),
+    ] = None,
     create: Annotated[
         bool,
         typer.Option(
@@ -159,7 +171,8 @@ def run(
 
     Only new files are read and only newly complete matches replayed; with nothing new, the
     downstream assets are skipped (see --refresh). The store must exist (`gdan ingest` creates
-    it) unless --create.
+    it) unless --create. The replay's batches of whole matches run in local worker processes, or
+    on a Dask cluster with --executor dask (docs/scale-out.md); the tables are the same.
 
     Exit status: 0 when everything this run ingested is valid, partial or incomplete; 3 when
     this run quarantined input (invalid matches, malformed or late lines: see the quarantine
@@ -176,7 +189,10 @@ def run(
             )
         )
         raise typer.Exit(EXIT_FAILED)
-    quarantined = _run(store, workers, refresh)
+    if address and executor is not ExecutorKind.DASK:
+        console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
+        raise typer.Exit(EXIT_FAILED)
+    quarantined = _run(store, workers, refresh, Executor(executor, address))
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
 
@@ -188,7 +204,7 @@ def _quarantine_rows(store: Path) -> int:
     return Store(store).read_table("quarantine", columns=["code"]).num_rows
 
 
-def _run(store: Path, workers: int, refresh: bool = False) -> int:
+def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
 
     Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
@@ -212,7 +228,7 @@ def _run(store: Path, workers: int, refresh: bool = False) -> int:
     store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
-            run_pipeline(store, workers=workers, refresh=refresh)
+            run_pipeline(store, workers=workers, refresh=refresh, executor=executor)
     except PipelineFailedError as exc:
         _file_problems(store, committed_before)
         console.print(literal(str(exc), "red"))

@@ -38,8 +38,15 @@ def simulate(
         ),
     ] = None,
     system: Annotated[
-        str, typer.Option("--system", help="Tournament system: swiss, round_robin or duplicate.")
+        str,
+        typer.Option("--system", help="Tournament system: swiss, round_robin, duplicate or knockout."),
     ] = "swiss",
+    knockout: Annotated[
+        int,
+        typer.Option(
+            "--knockout", min=0, help="Tournaments: a knockout stage of the first N pairs after the rounds."
+        ),
+    ] = 0,
     seed: Annotated[
         int, typer.Option("--seed", help="Same arguments and seed give byte-identical files.")
     ] = 0,
@@ -75,6 +82,7 @@ def simulate(
             players=players,
             matches=matches,
             system=system,
+            knockout=knockout,
             progress=True,
         )
     except (ValueError, KeyError, OSError) as exc:

@@ -1,17 +1,16 @@
 """`gdan pair`: the table assignments of an event's next round (scoring.md §S8).
 
-The pairing is :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
-tournaments with, fed from the store: the ranking is the standings after round N − 1, who met
-whom and who had a bye come from ``match_scores`` of the rounds before N, and clubs from the
-players' ``match_start.players`` entries.
+The pairing is :func:`pipelines.pairing_sheet.pairing_sheet` (the dashboards' results entry page
+uses it too): :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
+tournaments with, fed from the store; a knockout stage is a seeded bracket
+(:mod:`pipelines.pair_knockout`).
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,134 +18,19 @@ from rich.console import Console
 from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
 
 if TYPE_CHECKING:
-    import duckdb
-
-    from pipelines.tournament_data import Player, Stage
-    from scoring.pairing import RoundPairing, System
+    from pipelines.pairing_sheet import PairingSheet
+    from scoring.pairing import System
 
 console = Console(stderr=True)
 
 
 class PairingSystem(StrEnum):
-    """``auto``: round robin when the stage is called ``round_robin``, else Swiss."""
+    """``auto``: knockout or round robin when the stage is called so, else Swiss."""
 
     AUTO = "auto"
     SWISS = "swiss"
     ROUND_ROBIN = "round_robin"
-
-
-@dataclass(frozen=True, slots=True)
-class PairingSheet:
-    """A round's pairing with what a printout shows: columns and rows, title, notes."""
-
-    title: str
-    columns: list[str]
-    rows: list[list[Any]]
-    notes: list[str]
-
-
-COLUMNS = [
-    "table",
-    "ew_team",
-    "ew_players",
-    "ew_rank",
-    "ew_points",
-    "ns_team",
-    "ns_players",
-    "ns_rank",
-    "ns_points",
-]
-
-
-def pairing_sheet(
-    con: duckdb.DuckDBPyConnection,
-    event: str,
-    stage_name: str | None,
-    round_no: int,
-    system: PairingSystem,
-    seed: int,
-) -> PairingSheet:
-    """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
-    from pipelines.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
-    from scoring.pairing import pair_round
-
-    stage = stage_of(con, event, stage_name)
-    chosen = _system(system, stage)
-    earlier = round_scores(con, stage, before=round_no)
-    everyone = round_scores(con, stage)
-    names = roster(con)
-    teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
-    table: dict[str, dict[str, Any]] = {}
-    if chosen == "swiss" and round_no > 1:
-        after = round_no - 1
-        ranked = standings(con, stage, after)
-        if not ranked:
-            raise LookupFailed(
-                f"event {event} has no standings after round {after} (rounds with results: "
-                f"{', '.join(map(str, stage.rounds)) or 'none'}): pair round {after} first, "
-                "or run `gdan run` once its results are in"
-            )
-        teams = [r["team_id"] for r in ranked]
-        table = {r["team_id"]: r for r in ranked}
-    if not teams:
-        raise LookupFailed(f"event {event} has no teams in the store")
-    met = {frozenset((r["team_id"], r["opp_team_id"])) for r in earlier if r["outcome"] != "bye"}
-    had_bye = {r["team_id"] for r in earlier if r["outcome"] == "bye"}
-    first_players = {r["team_id"]: r["player_1"] for r in everyone}
-    clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
-    pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
-    return _sheet(stage, pairing, table, names, everyone, round_no)
-
-
-def _system(system: PairingSystem, stage: Stage) -> System:
-    """The system asked for; ``auto``: round robin for a stage named so, else Swiss."""
-    if system is PairingSystem.ROUND_ROBIN or (
-        system is PairingSystem.AUTO and (stage.stage or "").replace("-", "_").lower() == "round_robin"
-    ):
-        return "round_robin"
-    return "swiss"
-
-
-def _sheet(
-    stage: Stage,
-    pairing: RoundPairing,
-    table: dict[str, dict[str, Any]],
-    names: dict[str, Player],
-    scores: list[dict[str, Any]],
-    round_no: int,
-) -> PairingSheet:
-    from pipelines.tournament_data import Player
-
-    players = {r["team_id"]: (r["player_1"], r["player_2"]) for r in scores}
-    points = "bcta_round_score" if stage.rules == "bcta" else "match_points"
-
-    def label(team: str) -> str:
-        ids = players.get(team, (None, None))
-        return " / ".join((names.get(p) or Player(p)).label for p in ids if p) or team
-
-    def standing(team: str) -> tuple[Any, Any]:
-        row = table.get(team)
-        return (row["rank"], row[points]) if row else (None, None)
-
-    rows: list[list[Any]] = []
-    for t in pairing.tables:
-        rows.append([t.number, t.ew, label(t.ew), *standing(t.ew), t.ns, label(t.ns), *standing(t.ns)])
-    if pairing.bye is not None:
-        rows.append(["bye", pairing.bye, label(pairing.bye), *standing(pairing.bye), None, None, None, None])
-    system = "round robin" if pairing.system == "round_robin" else "Swiss"
-    title = f"{stage.title} · round {round_no} pairing ({system}, scoring.md §S8)"
-    notes = []
-    if round_no in stage.rounds:
-        notes.append(
-            f"round {round_no} already has results in the store: this is the pairing §S8 gives, "
-            "to check against the one played"
-        )
-    if pairing.rematches:
-        shown = ", ".join(f"{a} v {b}" for a, b in pairing.rematches)
-        notes.append(f"no pairing without rematches exists: {shown} meet again")
-    if pairing.system == "swiss" and round_no > 1:
-        notes.append(f"ranked by the standings after round {round_no - 1} ({points})")
-    return PairingSheet(title, COLUMNS, rows, notes)
+    KNOCKOUT = "knockout"
 
 
 def pair(
@@ -158,11 +42,28 @@ def pair(
     system: Annotated[
         PairingSystem,
         typer.Option(
-            help="Pairing system; auto: round robin for a stage called round_robin, else Swiss.",
+            help="Pairing system; auto: knockout or round robin for a stage called so, else Swiss.",
             case_sensitive=False,
         ),
     ] = PairingSystem.AUTO,
-    seed: Annotated[int, typer.Option(help="Seed of the Swiss round-1 draw.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the Swiss round-1 draw (knockout: of the unseeded teams' draw).")
+    ] = 0,
+    seeding_stage: Annotated[
+        str | None,
+        typer.Option(help="Knockout: the earlier stage whose final standings seed the bracket."),
+    ] = None,
+    qualifiers: Annotated[
+        int | None,
+        typer.Option(help="Knockout: teams that qualify (the top N; default: read from round 1).", min=2),
+    ] = None,
+    seeded: Annotated[
+        int | None,
+        typer.Option(help="Knockout: only the top N keep their seed, the others draw theirs.", min=0),
+    ] = None,
+    third_place: Annotated[
+        bool, typer.Option("--third-place", help="Knockout: the final round also plays for 3rd place.")
+    ] = False,
     store: StoreOption = DEFAULT_STORE,
     output: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
@@ -174,14 +75,25 @@ def pair(
     twice the same opponents, and with an odd number the lowest-ranked team without a bye sits
     out (once per team). Round 1 is a seeded random draw keeping teams of one club apart.
     Round robin: the standard circle rotation over the event's teams (sorted by team id).
+    Knockout: a single-elimination bracket seeded from the earlier stage's final standings,
+    seeds placed so that the top seeds meet latest and byes going to the top seeds (national
+    Art. 24, huaian Art. 25); round N advances the winners of the rounds before.
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     """
+    from pipelines.pairing_sheet import KnockoutOptions, pairing_sheet
     from pipelines.tournament_data import LookupFailed, connect
 
+    systems: dict[PairingSystem, System] = {
+        PairingSystem.SWISS: "swiss",
+        PairingSystem.ROUND_ROBIN: "round_robin",
+        PairingSystem.KNOCKOUT: "knockout",
+    }
+    chosen = systems.get(system)
     try:
         con = connect(store)
         try:
-            sheet = pairing_sheet(con, event, stage, round_no, system, seed)
+            ko = KnockoutOptions(seeding_stage, qualifiers, seeded, third_place)
+            sheet = pairing_sheet(con, event, stage, round_no, chosen, seed, ko)
         finally:
             con.close()
     except LookupFailed as exc:

@@ -35,6 +35,8 @@ class SheetOptions:
     tz: tzinfo | None = None
     """Time zone of naive times (default: China, UTC+8)."""
     roster: Mapping[str, Mapping[str, str]] | None = None
+    revision: int = 1
+    """Above 1: every match of the sheet is that correction (``match_start.revision``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,9 @@ def run_job(
 
         options = sheet or SheetOptions()
         path = job.paths[0]
-        return convert_scoresheet(path, options.rules, options.round_format, options.tz, options.roster)
+        return convert_scoresheet(
+            path, options.rules, options.round_format, options.tz, options.roster, options.revision
+        )
     if job.kind == "njupt-game":
         missing = [p for p in job.paths if not p.is_file()]
         if missing:
@@ -124,15 +128,16 @@ def import_job(
     players: Sequence[str] | None = None,
     sheet: SheetOptions | None = None,
 ) -> tuple[Path, int]:
-    """Convert one job into ``out/<match id>.jsonl`` (a score sheet: ``out/<sheet name>.jsonl``);
-    return that path and the event count.
+    """Convert one job into ``out/<match id>.jsonl`` (a score sheet: ``out/<sheet name>.jsonl``, a
+    correction of it ``out/<sheet name>-r<revision>.jsonl``); return that path and the event count.
 
     Raises :class:`ConversionError` when the match id cannot be that file's name (see
     :func:`file_name_problem`): nothing is written outside ``out``.
     """
     events = run_job(job, match_id, players, sheet)
     if job.kind == SCORESHEET:
-        name = job.paths[0].stem
+        revision = sheet.revision if sheet else 1
+        name = job.paths[0].stem + (f"-r{revision}" if revision > 1 else "")
     else:
         name = str(events[0]["match"])
         problem = file_name_problem(name)

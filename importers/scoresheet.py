@@ -37,7 +37,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -242,11 +242,12 @@ def convert_scoresheet(
     round_format: str | None = None,
     tz: tzinfo | None = None,
     roster: Mapping[str, Mapping[str, str]] | None = None,
+    revision: int = 1,
 ) -> list[dict[str, Any]]:
     """Read a score sheet file and convert it (see :func:`convert_rows`); ``roster`` adds to the
     workbook's own ``players`` sheet."""
     sheet = read_sheet(path)
-    return convert_rows(sheet, rules, round_format, tz, {**sheet.roster, **(roster or {})})
+    return convert_rows(sheet, rules, round_format, tz, {**sheet.roster, **(roster or {})}, revision)
 
 
 def convert_rows(
@@ -255,15 +256,21 @@ def convert_rows(
     round_format: str | None = None,
     tz: tzinfo | None = None,
     roster: Mapping[str, Mapping[str, str]] | None = None,
+    revision: int = 1,
 ) -> list[dict[str, Any]]:
     """The events of every match of ``sheet``, matches in order of their first row.
 
     ``rules`` (a ruleset id or a custom :class:`Ruleset`) and ``round_format`` apply where the
     sheet has no ``rules`` / ``format`` cell. ``roster`` (player id → name, club) fills
-    ``match_start.players``. Naive times are in ``tz`` (default: China, UTC+8). Raises
-    :class:`ScoreSheetError` listing every fault.
+    ``match_start.players``. Naive times are in ``tz`` (default: China, UTC+8). A ``revision``
+    above 1 makes every match a correction (``match_start.revision``, docs/event-extensions.md):
+    it replaces the lower revisions of the same match ids once ingested. Raises
+    :class:`ScoreSheetError` listing every fault, ``ValueError`` for a revision below 1.
     """
     from replay.rulesets import BUILTIN, Ruleset
+
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
+        raise ValueError(f"a revision is an integer ≥ 1, got {revision!r}")
 
     problems = _Problems(sheet.path)
     rulesets: dict[str, Ruleset] = dict(BUILTIN)
@@ -286,7 +293,16 @@ def convert_rows(
         )
     if problems.items:
         raise ScoreSheetError(sorted(problems.items, key=lambda p: p.line or 0))
+    if revision > 1:
+        for ev in events:
+            if ev["type"] == "match_start":
+                ev["revision"] = revision
     return events
+
+
+def default_match_id(event: str, stage: str | None, round_no: int, table: str) -> str:
+    """``<event>-r<round>-t<table>``, with ``-<stage>`` after the event when given."""
+    return "-".join(p for p in (event, stage, f"r{round_no}", f"t{table}") if p is not None)
 
 
 def _display(name: str) -> str:
@@ -344,9 +360,7 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[
             continue
         stage = _text(cells.get("stage"))
         key = (event, stage, round_no, table)
-        match_id = _text(cells.get("match")) or "-".join(
-            p for p in (event, stage, f"r{round_no}", f"t{table}") if p is not None
-        )
+        match_id = _text(cells.get("match")) or default_match_id(event, stage, round_no, table)
         if match_id in matches and matches[match_id].key != key:
             problems.add(
                 row,
@@ -496,34 +510,107 @@ def _derive(
     roster: Mapping[str, Mapping[str, str]],
     problems: _Problems,
 ) -> list[dict[str, Any]]:
-    """The match's events, deal by deal as the replay will derive them: declarers and level
-    (rules.md §2), levels won (§5.8), A passed or failed and what failures cause (§7, §10), the end
-    by the format, with the ruleset's draw breaker. A timed round whose sheet stops before its
-    last deal ended at the time limit: ``match_end`` then carries the limit's time."""
+    """The events of one match of the sheet (:func:`match_events`), faults at its rows."""
     assert match.seats is not None
     event, stage, round_no, table = match.key
-    start = deals[0].time
+    spec = MatchSpec(
+        match.match_id,
+        event,
+        stage,
+        round_no,
+        table,
+        match.seats,
+        _text(match.cells.get("event_name")),
+        {p: roster[p] for p in match.seats.values() if roster.get(p)},
+        {"format": "scoresheet", "rows": [d.row for d in deals]},
+    )
+    results = []
+    for d in deals:
+        assert d.order is not None
+        results.append(DealResult(d.row, d.number, d.order, d.time, _text(d.cells.get("time"))))
+    return match_events(spec, ruleset, fmt, results, problems.add)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """What a results-only match's ``match_start`` says besides its ruleset and format: the
+    match id, the event (id, stage, round, table, name), the seats and the players' names."""
+
+    match_id: str
+    event: str
+    stage: str | None
+    round: int
+    table: str
+    seats: Mapping[str, str]
+    event_name: str | None = None
+    players: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Name and club per player id (``match_start.players``)."""
+    source: Mapping[str, Any] = field(default_factory=dict)
+    """Where the results come from (``match_start.source``: a sheet's rows, the entry page)."""
+    revision: int = 1
+    """The correction's number (``match_start.revision``, docs/event-extensions.md): written when > 1."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """One deal's result: its number, the finishing order (2 seats after a double win, else 4)
+    and when it started; ``ref`` locates a fault (a sheet's row, the entry page's deal)."""
+
+    ref: int
+    number: int
+    order: Sequence[str]
+    time: datetime | None = None
+    time_text: str | None = None
+    """The time as the referee wrote it (shown in a fault)."""
+
+
+Report = Callable[[int, str | None, str, object], None]
+"""Where :func:`match_events` reports a fault: ``(ref, column, expected, got)``."""
+
+
+def match_events(
+    match: MatchSpec,
+    ruleset: Ruleset,
+    fmt: RoundFormat,
+    deals: Sequence[DealResult],
+    report: Report,
+    *,
+    open_end: bool = False,
+) -> list[dict[str, Any]]:
+    """The match's events, deal by deal as the replay will derive them: declarers and level
+    (rules.md §2), levels won (§5.8), A passed or failed and what failures cause (§7, §10), the end
+    by the format, with the ruleset's draw breaker. A timed round whose deals stop before its
+    last deal ended at the time limit: ``match_end`` then carries the limit's time.
+
+    Strict (a score sheet): a deal after the end, or deals that do not end the match, are
+    reported and nothing is returned. ``open_end`` (the entry page, while the referee types):
+    every deal is written, and ``match_end`` only when the last deal ends the match, so the
+    replay itself refuses a deal after the end (``match_already_over``) and an open match can
+    be shown deal by deal."""
+    start = deals[0].time if deals else None
     deadline = (
         start + timedelta(minutes=fmt.minutes) if start and fmt.minutes and fmt.kind != "deals" else None
     )
     writer = EventWriter(match.match_id)
-    info: dict[str, Any] = {"id": event, "round": round_no, "table": table}
-    name = _text(match.cells.get("event_name"))
-    if name:
-        info["name"] = name
-    if stage:
-        info["stage"] = stage
+    info: dict[str, Any] = {"id": match.event, "round": match.round, "table": match.table}
+    if match.event_name:
+        info["name"] = match.event_name
+    if match.stage:
+        info["stage"] = match.stage
     fmt_payload = {k: v for k, v in (("kind", fmt.kind), ("deals", fmt.deals), ("minutes", fmt.minutes)) if v}
     start_event: dict[str, Any] = {
         "rules": ruleset.id,
         "format": fmt_payload,
-        "seats": match.seats,
+        "seats": dict(match.seats),
         "event": info,
     }
-    players = {p: dict(roster[p]) for p in match.seats.values() if roster.get(p)}
+    players = {p: dict(match.players[p]) for p in match.seats.values() if match.players.get(p)}
     if players:
         start_event["players"] = players
-    start_event["source"] = {"format": "scoresheet", "rows": [d.row for d in deals]}
+    if match.source:
+        start_event["source"] = dict(match.source)
+    if match.revision > 1:
+        start_event["revision"] = match.revision
     writer.emit("match_start", **({"t": start.isoformat()} if start else {}), **start_event)
     top = RANKS.index(ruleset.max_level)
     levels = {"EW": 0, "NS": 0}
@@ -532,32 +619,37 @@ def _derive(
     last_declarers: str | None = None
     previous_winner: str | None = None
     extra_deal = False
+    # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"), so only
+    # a ruleset whose extra deal breaks every level round gets one here.
+    breaks_ties = ruleset.draw_breaker == "extra_deal" and ruleset.extra_deal.rounds == "any"
     end: tuple[str, str | None] | None = None
     for deal in deals:
         if end is not None:
-            problems.add(
-                deal.row,
-                "deal",
-                f"no deal after deal {deal.number - 1}: the match was over ({end[0]})",
-                deal.number,
-            )
-            return []
+            if open_end:
+                end = None
+            else:
+                report(
+                    deal.ref,
+                    "deal",
+                    f"no deal after deal {deal.number - 1}: the match was over ({end[0]})",
+                    deal.number,
+                )
+                return []
         if deadline is not None and deal.number > 1 and deal.time is not None and deal.time >= deadline:
-            problems.add(
-                deal.row,
+            report(
+                deal.ref,
                 "time",
                 f"a start before the time limit {deadline:%H:%M} ({fmt.kind}: no deal "
                 "starts after it, rules.md §7)",
-                _text(deal.cells.get("time")),
+                deal.time_text,
             )
             return []
-        assert deal.order is not None
         level = RANKS[levels[declarers]] if declarers else RANKS[min(levels.values())]
         start_payload: dict[str, Any] = {"deal": deal.number, "level": level, "declarers": declarers}
         writer.emit("deal_start", **({"t": deal.time.isoformat()} if deal.time else {}), **start_payload)
-        order = deal.order
+        order = list(deal.order)
         winner = TEAM[order[0]]
-        partner_place = 2 if len(order) == 2 else order.index(PARTNER[order[0]]) + 1
+        partner_place = _partner_place(order)
         after = dict(levels)
         after[winner] = min(levels[winner] + _GAIN[partner_place], top)
         lost_on_a: str | None = None
@@ -585,30 +677,34 @@ def _derive(
         elif lost_on_a:
             end = ("a_failures", _other(lost_on_a))
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if not extra_deal and levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal":
+            if not extra_deal and levels["EW"] == levels["NS"] and breaks_ties:
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
                 end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
     if end is None:
-        last = deals[-1]
-        tie_open = levels["EW"] == levels["NS"] and ruleset.draw_breaker == "extra_deal" and not extra_deal
-        if fmt.kind in ("timed", "timed_deals") and not tie_open:
+        tie_open = levels["EW"] == levels["NS"] and breaks_ties and not extra_deal
+        if fmt.kind in ("timed", "timed_deals") and not tie_open and deals:
             end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
+        elif open_end:
+            return writer.events
         elif tie_open:
-            problems.add(
-                last.row,
+            report(
+                deals[-1].ref,
                 "deal",
                 "one extra deal after this one: the levels are equal and the ruleset "
                 "breaks the tie with an extra deal (rules.md §7)",
+                None,
             )
             return []
         else:
+            last = deals[-1]
             goal = "until a team passes A" if fmt.kind == "until_a" else f"{fmt.deals} deals"
-            problems.add(
-                last.row,
+            report(
+                last.ref,
                 "deal",
                 f"the match's deals {goal} (format {fmt.kind}; the sheet ends after "
                 f"deal {last.number} with levels EW {RANKS[levels['EW']]}, NS {RANKS[levels['NS']]})",
+                None,
             )
             return []
     reason, winner_team = end
@@ -703,7 +799,7 @@ def _order(deal: _Deal, seats: Mapping[str, str], problems: _Problems) -> list[s
         if place not in _GAIN:
             problems.add(deal.row, "partner_place", "the winner's partner's place: 2, 3 or 4", place_text)
             return None
-        derived = _order_from_winner(first, place)
+        derived = order_from_winner(first, place)
         if order is not None and (order[0] != first or _partner_place(order) != place):
             problems.add(
                 deal.row,
@@ -726,7 +822,7 @@ def _parse_order(text: str, by_player: Mapping[str, str]) -> list[str] | None:
     return None if any(s is None for s in seats) else [s for s in seats if s is not None]
 
 
-def _order_from_winner(first: str, partner_place: int) -> list[str]:
+def order_from_winner(first: str, partner_place: int) -> list[str]:
     """The order from the 1st seat and its partner's place; the opponents in play order (see module docs)."""
     partner, opponents = PARTNER[first], [NEXT[first], PREV[first]]
     if partner_place == 2:

@@ -25,7 +25,7 @@ from dagster import (
 from pipelines import checks
 from pipelines.player_patterns import write_player_patterns
 from pipelines.replaying import WRITTEN
-from pipelines.resources import StoreResource
+from pipelines.resources import ExecutorResource, StoreResource
 from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
 from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
@@ -42,6 +42,7 @@ from schemas.tables import (
     RAW_EVENTS,
     REVIEWED,
     SUMMARIES,
+    SUPERSEDED,
 )
 
 
@@ -80,20 +81,32 @@ def raw_events(store: StoreResource) -> MaterializeResult:
             skippable=True,
             description=_doc((INCOMPLETE_MATCHES.metadata or {}).get(b"doc"), "incomplete_matches"),
         ),
+        AssetSpec(
+            "superseded",
+            deps=["raw_events"],
+            group_name="quality",
+            skippable=True,
+            description=_doc((SUPERSEDED.metadata or {}).get(b"doc"), "superseded"),
+        ),
     ],
     can_subset=False,
 )
-def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Iterator[MaterializeResult]:
+def replayed_tables(
+    context: AssetExecutionContext, store: StoreResource, executor: ExecutorResource
+) -> Iterator[MaterializeResult]:
     """Replay every complete, not yet replayed match (``replay.replay_batch``) into the derived tables.
 
-    The step also rewrites ``incomplete_matches`` (the matches still waiting for their ``match_end``).
+    The batches of whole matches run on the ``executor`` resource (local pool or Dask).
+
+    The step also rewrites ``incomplete_matches`` (the matches still waiting for their ``match_end``)
+    and ``superseded`` (the corrected matches' lower revisions).
     When the downstream tables, the published snapshot and the warehouse file are all up to
     date with the committed batches (:func:`_up_to_date`), it reports no materialization, so
     Dagster skips the downstream assets: a rerun with nothing new recomputes nothing.
     ``StoreResource.refresh`` forces the downstream run.
     """
     the_store = Store(store.root)
-    report = replay_step(the_store, workers=store.replay_workers or None)
+    report = replay_step(the_store, workers=store.replay_workers or None, executor=executor.executor())
     if not store.refresh and _up_to_date(the_store):
         context.log.info("nothing new since the last complete run: downstream assets skipped")
         return
@@ -101,6 +114,7 @@ def replayed_tables(context: AssetExecutionContext, store: StoreResource) -> Ite
     for name in WRITTEN:
         yield MaterializeResult(asset_key=name, metadata={"rows_added": report.rows_written[name], **summary})
     yield MaterializeResult(asset_key="incomplete_matches", metadata={"rows": report.incomplete})
+    yield MaterializeResult(asset_key="superseded", metadata={"rows": report.superseded})
 
 
 PATTERN_TABLES = ("player_patterns", "player_leads")
@@ -154,6 +168,7 @@ SCORING_KEYS: list[AssetKey] = [
 TABLE_KEYS: list[AssetKey] = [
     AssetKey("raw_events"),
     *(AssetKey(n) for n in (*DERIVED, *REVIEWED, *SUMMARIES)),
+    AssetKey("superseded"),
     *SCORING_KEYS,
 ]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dagster import AssetSelection, Definitions, define_asset_job
 
 from pipelines.assets import PIPELINE_ASSETS, PIPELINE_CHECKS
-from pipelines.resources import StoreResource
+from pipelines.resources import ExecutorResource, StoreResource
 
 pipeline_job = define_asset_job(
     "pipeline", selection=AssetSelection.all(), description="ingest -> replay -> scoring -> warehouse"
@@ -18,5 +18,5 @@ defs = Definitions(
     assets=PIPELINE_ASSETS,
     asset_checks=PIPELINE_CHECKS,
     jobs=[pipeline_job],
-    resources={"store": StoreResource()},
+    resources={"store": StoreResource(), "executor": ExecutorResource()},
 )

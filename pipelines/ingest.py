@@ -13,6 +13,11 @@ as far as it is readable with its damage kept as one malformed row; a file that 
 last read is read on from there. Every read is recorded in the state (``FileRecord``) and as a
 row of ``ingested_files``, which also flags empty files, damaged files and unfinished lines.
 
+Corrections (docs/event-extensions.md): every row gets the ``revision`` of its match that its file
+declares in that match's ``match_start.revision`` (1 when absent, and for a file without the
+match's ``match_start``). The state tracks the highest revision of each match ingested, the one
+the replay step replays (``MatchInfo.add_rows``); lower revisions stay here as they are.
+
 Rows are written per hash bucket of the match id (``bucket=<n>`` folders), so the replay step
 can load all events of a set of matches one bucket at a time, in bounded memory, however large
 the input.
@@ -35,6 +40,7 @@ from pipelines.lines import Damage, LineReader, Resume
 from pipelines.pool import ordered_map
 from pipelines.state import FileRecord, MatchInfo, StoreState
 from pipelines.store import Store
+from replay.events import is_revision
 from schemas.tables import INGESTED_FILES, RAW_EVENTS
 
 N_BUCKETS = 64
@@ -96,6 +102,25 @@ def parse_line(raw: bytes) -> ParsedLine:
         _hash(orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)),
         None,
     )
+
+
+def declared_revision(raw: bytes) -> tuple[str, int] | None:
+    """(match id, revision) when the line is a ``match_start`` declaring a revision other than 1.
+
+    The reader calls it only for lines containing ``revision`` (a substring test in its loop), so
+    a log without corrections costs one substring search per line. A bad value declares nothing
+    (the replay reports it as ``malformed_field``).
+    """
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or obj.get("type") != "match_start" or not isinstance(obj.get("match"), str):
+        return None
+    revision = obj.get("revision")
+    if not isinstance(revision, int) or not is_revision(revision) or revision == 1:
+        return None
+    return str(obj["match"]), revision
 
 
 def _hash(data: bytes) -> str:
@@ -210,8 +235,8 @@ class ParsedChunk:
 
     source: str
     tables: dict[int, pa.Table]
-    per_match: dict[str, list[int]]
-    """match id -> [rows, 1 if a match_end is among them]"""
+    per_match: dict[tuple[str, int], list[int]]
+    """(match id, revision) -> [rows, 1 if a match_end is among them]"""
     rows: int
     malformed: int
     blank: int
@@ -224,17 +249,20 @@ def parse_chunk(
     ingested_at: datetime,
     failure: str | None = None,
     damage: Damage | None = None,
+    revisions: dict[str, int] | None = None,
 ) -> ParsedChunk:
     """Parse a run of lines of file ``source`` (the first is line ``first_line_no``) into bucket tables.
 
     ``failure`` marks every line malformed with that reason (a foreign file whose conversion
     failed). ``damage`` adds, after the lines, one malformed row for the place where a damaged
     compressed file stops (its payload: the readable bytes of the cut line), so the damage is
-    quarantined with file and line. A pure function of its arguments, so chunks can be parsed in
-    worker processes.
+    quarantined with file and line. ``revisions`` are the revisions the file declares per match
+    (see :func:`declared_revision`; others are 1). A pure function of its arguments, so chunks can
+    be parsed in worker processes.
     """
+    declared = revisions or {}
     columns: dict[int, tuple[list[int], list[ParsedLine]]] = {}
-    per_match: dict[str, list[int]] = {}
+    per_match: dict[tuple[str, int], list[int]] = {}
     malformed = blank = 0
     for line_no, raw in enumerate(lines, start=first_line_no):
         if not raw.strip():
@@ -248,9 +276,10 @@ def parse_chunk(
             bucket = MALFORMED_BUCKET
         else:
             bucket = bucket_of(row.match_id)
-            counts = per_match.get(row.match_id)
+            key = (row.match_id, declared.get(row.match_id, 1))
+            counts = per_match.get(key)
             if counts is None:
-                counts = per_match[row.match_id] = [0, 0]
+                counts = per_match[key] = [0, 0]
             counts[0] += 1
             if row.type == "match_end":
                 counts[1] = 1
@@ -266,13 +295,15 @@ def parse_chunk(
         rows += 1
         malformed += 1
     tables = {
-        bucket: _raw_table(source, numbers, parsed, ingested_at)
+        bucket: _raw_table(source, numbers, parsed, ingested_at, declared)
         for bucket, (numbers, parsed) in columns.items()
     }
     return ParsedChunk(source, tables, per_match, rows, malformed, blank)
 
 
-def _raw_table(source: str, numbers: list[int], rows: list[ParsedLine], ingested_at: datetime) -> pa.Table:
+def _raw_table(
+    source: str, numbers: list[int], rows: list[ParsedLine], ingested_at: datetime, revisions: dict[str, int]
+) -> pa.Table:
     n = len(rows)
     return pa.table(
         {
@@ -285,6 +316,7 @@ def _raw_table(source: str, numbers: list[int], rows: list[ParsedLine], ingested
             "content_hash": [r.content_hash for r in rows],
             "parse_error": [r.parse_error for r in rows],
             "ingested_at": pa.array([ingested_at] * n, RAW_EVENTS.field("ingested_at").type),
+            "revision": [None if r.match_id is None else revisions.get(r.match_id, 1) for r in rows],
         },
         schema=RAW_EVENTS,
     )
@@ -331,6 +363,8 @@ class _Read:
     name: str
     digest: str
     resume: Resume | None
+    revisions: dict[str, int] = field(default_factory=dict)
+    """Revisions the file declares per match (other than 1): earlier reads' and this one's."""
     opened: Opened | None = None
     rows: int = 0
     malformed: int = 0
@@ -374,7 +408,9 @@ def ingest_inbox(
             continue
         batch_hashes.add(digest)
         previous = latest.get(name)
-        todo.append(_Read(path, name, digest, previous.resume() if previous else None))
+        resume = previous.resume() if previous else None
+        revisions = dict(previous.revisions) if previous and resume else {}
+        todo.append(_Read(path, name, digest, resume, revisions))
     if on_files:
         on_files(len(todo))
     if not todo:
@@ -407,7 +443,7 @@ def ingest_inbox(
 
 def _chunks(
     todo: list[_Read], report: IngestReport, ingested_at: datetime
-) -> Iterator[tuple[list[bytes], str, int, datetime, str | None, Damage | None]]:
+) -> Iterator[tuple[list[bytes], str, int, datetime, str | None, Damage | None, dict[str, int]]]:
     for item in todo:
         opened = item.opened = open_lines(item.path, item.resume)
         if opened is None:
@@ -417,20 +453,27 @@ def _chunks(
         done = 0
         for raw in opened.lines:
             buffer.append(raw)
+            if b"revision" in raw and opened.failure is None and (declared := declared_revision(raw)):
+                item.revisions[declared[0]] = declared[1]
             if len(buffer) >= CHUNK_LINES:
-                yield buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None
+                yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None,
+                       dict(item.revisions))
                 done += len(buffer)
                 buffer = []
         damage = opened.reader.damage if opened.reader else None
         if buffer or damage:
-            yield buffer, item.name, opened.first_line + done, ingested_at, opened.failure, damage
+            yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, damage,
+                   dict(item.revisions))
 
 
 def _record(item: _Read, batch_id: str, state: StoreState, report: IngestReport) -> FileRecord:
     """Record one read in the state's file log and report what needs attention."""
     assert item.opened is not None
     reader = item.opened.reader
-    record = FileRecord(name=item.name, batch=batch_id, rows=item.rows, first_line=item.opened.first_line)
+    record = FileRecord(
+        name=item.name, batch=batch_id, rows=item.rows, first_line=item.opened.first_line,
+        revisions=item.revisions,
+    )
     if reader is None:
         record.lines = item.rows + item.blank
     else:
@@ -508,12 +551,12 @@ def _account(chunk: ParsedChunk, state: StoreState, batch_id: str, report: Inges
     report.rows += chunk.rows
     report.malformed += chunk.malformed
     report.blank_lines += chunk.blank
-    for match_id, (n, has_end) in chunk.per_match.items():
+    for (match_id, revision), (n, has_end) in sorted(chunk.per_match.items()):
         info = state.matches.get(match_id)
         if info is None:
-            info = state.matches[match_id] = MatchInfo(bucket=bucket_of(match_id))
+            info = state.matches[match_id] = MatchInfo(bucket=bucket_of(match_id), revision=revision)
             report.new_matches += 1
-        info.add_rows(batch_id, n, bool(has_end))
+        info.add_rows(batch_id, n, bool(has_end), revision)
 
 
 def _cached_sha256(state: StoreState, path: Path, name: str) -> str:

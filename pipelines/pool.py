@@ -11,6 +11,10 @@ so :func:`default_signals` restores the default actions first thing in every wor
 caller is interrupted (Ctrl-C, SIGTERM, any exception) the pending tasks are cancelled and the
 workers terminated, with a bounded wait and SIGKILL for one still starting up, instead of
 waiting for the pool to drain.
+
+:class:`Executor` names where the replay's tasks run: this local pool (the default) or a Dask
+cluster (``pipelines.dask_pool``); both give the same ``run(tasks)`` with the same order and
+the same bounded number of tasks in flight.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
@@ -99,3 +105,33 @@ def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
         stop_processes(processes)
         raise
     pool.shutdown(wait=True)
+
+
+class ExecutorKind(StrEnum):
+    """Where the tasks of :meth:`Executor.ordered_map` run."""
+
+    POOL = "pool"
+    """Worker processes on this machine (:func:`ordered_map`)."""
+    DASK = "dask"
+    """A Dask distributed cluster: the one at ``address``, else a local one started for the run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Executor:
+    """The executor of a run (``gdan run --executor``, the Dagster ``executor`` resource).
+
+    ``address`` is a Dask scheduler (``tcp://host:8786``); without one, the Dask executor
+    starts a local cluster of ``workers`` single-threaded worker processes for the map and
+    stops it afterwards. The pool ignores ``address``.
+    """
+
+    kind: ExecutorKind = ExecutorKind.POOL
+    address: str | None = None
+
+    def ordered_map(self, fn: Callable[..., R], workers: int) -> AbstractContextManager[Runner[R]]:
+        """Like :func:`ordered_map`, on this executor; ``workers <= 1`` runs in this process."""
+        if self.kind is ExecutorKind.DASK and workers > 1:
+            from pipelines.dask_pool import dask_ordered_map
+
+            return dask_ordered_map(fn, workers, self.address)
+        return ordered_map(fn, workers)

@@ -12,6 +12,12 @@ then reviews the chunk's valid deals with the endgame solver (``pipelines.review
 read in slices of whole matches of one hash bucket and results are written as they come, so
 memory stays bounded however large the input.
 
+Corrections (docs/event-extensions.md): only a match's winning revision, the highest ingested
+(``MatchInfo.revision``), is gathered, deduplicated (by match, revision, seq and content) and
+replayed; rows of other revisions stay in ``raw_events`` only. When a higher revision takes over a
+replayed match, the lower revision's rows are first removed from every table this step writes
+(``pipelines.corrections.retract_matches``), so the match's rows are replaced, not doubled.
+
 Nothing is lost: malformed lines become ``quarantine`` rows (``malformed_line``), and rows
 that arrive after their match was replayed are dropped when they repeat an event of it, else
 quarantined (``duplicate_seq`` when the seq exists with other content, else
@@ -30,8 +36,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pipelines.corrections import retract_matches
 from pipelines.ingest import MALFORMED_BUCKET
-from pipelines.pool import ordered_map
+from pipelines.pool import Executor
 from pipelines.state import MatchInfo, StoreState
 from pipelines.store import Store
 from replay.errors import ErrorCode
@@ -75,6 +82,10 @@ class ReplayReport:
     rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRITTEN, 0))
     statuses: dict[str, int] = field(default_factory=dict)
     missing_from_replay: list[str] = field(default_factory=list)
+    retracted: int = 0
+    """Matches whose replayed lower revision was removed for a higher one (corrections)."""
+    superseded: int = 0
+    """Superseded revisions after this run (rows of ``superseded``)."""
     incomplete: int = 0
     """Matches still waiting for their ``match_end`` after this run (rows of ``incomplete_matches``)."""
 
@@ -87,6 +98,8 @@ class ReplayReport:
             "late_rows": self.late_rows,
             "malformed_quarantined": self.malformed_quarantined,
             "matches_incomplete": self.incomplete,
+            "matches_retracted": self.retracted,
+            "revisions_superseded": self.superseded,
             **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
         }
 
@@ -124,12 +137,14 @@ def replay_ready(
     *,
     replay_fn: ReplayFn | None = None,
     workers: int | None = None,
+    executor: Executor | None = None,
     on_total: Callable[[int], None] | None = None,
     advance: Callable[[int], None] | None = None,
 ) -> ReplayReport:
     """Replay every ready match into staged batch ``batch_id`` and update ``state``.
 
-    The caller publishes the batch and saves ``state`` (the commit). ``on_total`` gets the
+    The chunks run on ``executor`` (default: the local process pool). The caller publishes the
+    batch and saves ``state`` (the commit). ``on_total`` gets the
     number of events to replay, ``advance`` the events done per finished chunk.
     """
     fn = replay_fn or default_replay_fn()
@@ -139,15 +154,22 @@ def replay_ready(
     writers = _TableWriters(store, batch_id, report)
     ready = {m: i for m, i in state.matches.items() if i.ready}
     late = {m: i for m, i in state.matches.items() if i.late_batches}
+    retracting = sorted(m for m, i in state.matches.items() if i.retract)
     if on_total:
         on_total(sum(i.rows for i in ready.values()))
+    retract_matches(store, retracting, list(WRITTEN))
+    for match_id in retracting:
+        state.matches[match_id].retract = False
+    report.retracted = len(retracting)
     try:
         _quarantine_malformed(store, state, writers, report)
         chunks = ((fn, review, ids, table)
                   for ids, table in _ready_chunks(store, ready, late, writers, report))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
-        with ordered_map(_replay_task, pool_size) as run:
+        with (executor or Executor()).ordered_map(_replay_task, pool_size) as run:
             for match_ids, rows, out in run(chunks):
+                if "matches" in out:
+                    out["matches"] = _with_revisions(out["matches"], state)
                 for name in WRITTEN:
                     if name in out:
                         writers.write(name, out[name])
@@ -214,9 +236,24 @@ def _ready_chunks(
         if b_late:
             _handle_late(frame, b_late, writers, report)
         if b_ready:
-            yield from _chunk_matches(frame.filter(pl.col("match_id").is_in(list(b_ready))), b_ready, report)
+            yield from _chunk_matches(frame.filter(_winning(b_ready)), b_ready, report)
         del frame
         pa.default_memory_pool().release_unused()
+
+
+def _winning(infos: dict[str, MatchInfo]) -> pl.Expr:
+    """Rows of the given matches in their winning revision (a filter: it keeps the arrival order)."""
+    wanted = [f"{m}\0{i.revision}" for m, i in infos.items()]
+    key = pl.concat_str([pl.col("match_id"), pl.col("revision").cast(pl.String)], separator="\0")
+    return key.is_in(wanted)
+
+
+def _with_revisions(matches: pa.Table, state: StoreState) -> pa.Table:
+    """``matches`` rows with the revision replayed (the state's: also for a log without a readable
+    ``match_start``)."""
+    revisions = [state.matches[m].revision for m in matches["match_id"].to_pylist()]
+    column = matches.schema.get_field_index("revision")
+    return matches.set_column(column, "revision", pa.array(revisions, pa.int32()))
 
 
 def _slices(
@@ -308,6 +345,8 @@ def _handle_late(
         old_seqs: set[int | None] = set()
         quarantined: list[dict[str, object]] = []
         for row in rows.iter_rows(named=True):
+            if row["revision"] != info.revision:
+                continue  # a superseded revision: kept in raw_events, listed in `superseded`
             key = (row["seq"], row["content_hash"])
             if row["_batch"] not in late_set:
                 old_keys.add(key)

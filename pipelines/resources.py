@@ -1,10 +1,13 @@
-"""The Dagster resource through which every asset reaches the store."""
+"""The Dagster resources: the store every asset reaches, and the executor the replay runs on."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from pipelines.pool import Executor, ExecutorKind
 from pipelines.store import Store
 from pipelines.warehouse import store_path
 
@@ -30,3 +33,19 @@ class StoreResource(ConfigurableResource):
         another writer commits meanwhile counts as not yet read.
         """
         return Store(self.root).pinned()
+
+
+class ExecutorResource(ConfigurableResource):
+    """Where the replay's batches of whole matches run: ``gdan run --executor`` as a resource."""
+
+    kind: Literal["pool", "dask"] = Field(
+        default="pool", description="pool: worker processes here; dask: a Dask distributed cluster"
+    )
+    address: str = Field(
+        default="", description="Dask scheduler address (tcp://host:8786); empty: a local cluster "
+        "of replay_workers processes, started for the run"
+    )
+
+    def executor(self) -> Executor:
+        """The :class:`~pipelines.pool.Executor` this resource configures."""
+        return Executor(ExecutorKind(self.kind), self.address or None)

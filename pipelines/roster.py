@@ -9,7 +9,8 @@ run and keeps one rule:
 - a player's ``name`` and ``club`` are those of the **latest** match that declares the player,
   taken together: latest by ``matches.started_at`` (a match without one, not replayed yet or
   without a ``t``, counts as earliest), ties by the greater ``match_id``;
-- a match whose ``match_start`` arrived more than once counts once, with its first ingested copy;
+- a match whose ``match_start`` arrived more than once counts once, with its first ingested copy
+  of the match's highest revision (a correction's declaration replaces the superseded one's);
 - malformed lines (``parse_error``) declare nothing.
 """
 
@@ -32,7 +33,8 @@ MEMORY = "1GB"
 ROSTER_SQL = """
 WITH starts AS (
     SELECT match_id, payload,
-           row_number() OVER (PARTITION BY match_id ORDER BY ingested_at, source_file, line_no) AS copy
+           row_number() OVER (PARTITION BY match_id
+                              ORDER BY revision DESC, ingested_at, source_file, line_no) AS copy
     FROM raw_events
     WHERE type = 'match_start' AND parse_error IS NULL
 ),

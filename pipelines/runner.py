@@ -15,7 +15,8 @@ from pathlib import Path
 from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 
 from pipelines.assets import PIPELINE_ASSETS, PIPELINE_CHECKS
-from pipelines.resources import StoreResource
+from pipelines.pool import Executor
+from pipelines.resources import ExecutorResource, StoreResource
 
 
 class PipelineFailedError(RuntimeError):
@@ -43,22 +44,31 @@ def _sigterm_kept() -> Iterator[None]:
 
 
 def run_pipeline(
-    root: str | Path, *, workers: int = 0, refresh: bool = False, log_level: str = "WARNING"
+    root: str | Path,
+    *,
+    workers: int = 0,
+    refresh: bool = False,
+    executor: Executor | None = None,
+    log_level: str = "WARNING",
 ) -> ExecuteInProcessResult:
     """Materialize every asset and run every asset check over the store at ``root``.
+
+    The replay's batches of whole matches run on ``executor`` (default: the local process pool).
 
     Downstream assets are skipped when nothing new was committed since the last complete run,
     unless ``refresh``.
 
     Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
     """
+    on = executor or Executor()
     with _sigterm_kept():
         result = materialize(
             [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
             resources={
                 "store": StoreResource(
                     root=str(Path(root).absolute()), replay_workers=workers, refresh=refresh
-                )
+                ),
+                "executor": ExecutorResource(kind=on.kind.value, address=on.address or ""),
             },
             instance=DagsterInstance.ephemeral(),
             run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},

@@ -116,7 +116,9 @@ def standings_asset(config: ScoringConfig, store: StoreResource) -> Results:
 
     st = store.store()
     overrides = load_event_overrides(config.overrides_file) if config.overrides_file else None
-    table = standings(_read(st, "match_scores"), overrides)
+    matches = _read(st, "matches").drop_nulls("winner")
+    winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
+    table = standings(_read(st, "match_scores"), overrides, winners)
     yield MaterializeResult(metadata=_write(st, "standings", table))
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     yield _check("one_row_per_team_and_round", "standings", dup.is_empty(), duplicates=dup.height)

@@ -48,10 +48,33 @@ class MatchInfo:
     """Rows dropped as exact duplicates of another row (same seq and content)."""
     late_rows: int = 0
     """Rows that arrived after the match was replayed and differ from it (quarantined)."""
+    revision: int = 1
+    """The highest revision of the match ingested (``match_start.revision``): the one replayed."""
+    superseded: list[int] = field(default_factory=list)
+    """Lower revisions ingested: kept in ``raw_events``, never replayed (docs/event-extensions.md)."""
+    retract: bool = False
+    """The derived rows of a lower revision, replayed earlier, are still to be removed."""
 
-    def add_rows(self, batch: str, rows: int, has_end: bool) -> None:
-        """Record ``rows`` new raw rows of this match in ``batch``."""
+    def add_rows(self, batch: str, rows: int, has_end: bool, revision: int = 1) -> None:
+        """Record ``rows`` new raw rows of ``revision`` of this match in ``batch``.
+
+        A higher revision than any before takes the match over: it is held as incomplete until
+        its own ``match_end`` arrives, and a replayed lower revision is to be retracted. Rows of a
+        lower revision are only recorded (their batch, so they can be listed as superseded).
+        """
         self.rows += rows
+        if revision < self.revision:
+            if revision not in self.superseded:
+                self.superseded = sorted([*self.superseded, revision])
+            if batch not in self.batches:
+                self.batches.append(batch)
+            return
+        if revision > self.revision:
+            self.superseded = sorted({*self.superseded, self.revision})
+            self.retract = self.retract or self.status != INCOMPLETE
+            self.status, self.has_end, self.revision = INCOMPLETE, False, revision
+            self.batches.extend(b for b in self.late_batches if b not in self.batches)
+            self.late_batches = []
         if self.status == INCOMPLETE:
             self.has_end = self.has_end or has_end
             if batch not in self.batches:
@@ -93,6 +116,9 @@ class FileRecord:
     """What was wrong with the read: ``empty``, ``damaged`` or ``unfinished_line`` (None: nothing)."""
     message: str | None = None
     """The problem as reported: what and where (line, byte position)."""
+    revisions: dict[str, int] = field(default_factory=dict)
+    """Match id -> the revision other than 1 that the file's ``match_start`` declares (a later read
+    of the grown file gives its rows the same revision)."""
 
     def resume(self) -> Resume | None:
         """Where a read of a grown version of this file continues (None: read it whole)."""
@@ -147,6 +173,7 @@ FILES = pa.schema(
         ("pending", pa.int64()),
         ("problem", pa.string()),
         ("message", pa.string()),
+        ("revisions", pa.list_(pa.struct([("match_id", pa.string()), ("revision", pa.int64())]))),
     ]
 )
 FINGERPRINTS = pa.schema(
@@ -165,6 +192,9 @@ MATCHES = pa.schema(
         ("late_batches", pa.list_(pa.string())),
         ("duplicates", pa.int64()),
         ("late_rows", pa.int64()),
+        ("revision", pa.int64()),
+        ("superseded", pa.list_(pa.int64())),
+        ("retract", pa.bool_()),
     ]
 )
 MEMORY = {"file_log": FILES, "file_fingerprints": FINGERPRINTS, "match_catalogue": MATCHES}
@@ -186,7 +216,8 @@ def load_state(store: Store) -> StoreState:
     """The state as of the store's commit (see ``Store.reading``); empty for a new store."""
     commit = store.reading()
     files = {
-        r.pop("hash"): FileRecord(**r) for r in _latest(store.read_memory("file_log", FILES), "hash")
+        r.pop("hash"): FileRecord(**{**r, "revisions": _revisions(r["revisions"])})
+        for r in _latest(store.read_memory("file_log", FILES), "hash")
     }
     fingerprints = {
         r["path"]: [r["size"], r["mtime_ns"], r["sha256"]]
@@ -246,7 +277,7 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[di
     info_fields = [f.name for f in fields(MatchInfo)]
     return {
         "file_log": [
-            {"hash": h, **dict(zip(record_fields, v, strict=True))}
+            _file_row(h, dict(zip(record_fields, v, strict=True)))
             for h, v in after["file_log"].items() if old["file_log"].get(h) != v
         ],
         "file_fingerprints": [
@@ -258,6 +289,17 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[di
             for m, v in after["match_catalogue"].items() if old["match_catalogue"].get(m) != v
         ],
     }
+
+
+def _revisions(pairs: list[dict[str, Any]] | None) -> dict[str, int]:
+    """A ``file_log`` row's ``revisions`` list of pairs as the mapping ``FileRecord`` holds."""
+    return {p["match_id"]: p["revision"] for p in pairs or ()}
+
+
+def _file_row(digest: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A ``file_log`` row of one read (its ``revisions`` mapping as a list of pairs)."""
+    pairs = [{"match_id": m, "revision": r} for m, r in sorted(record["revisions"].items())]
+    return {"hash": digest, **record, "revisions": pairs}
 
 
 def _committed_until(store: Store, seq: int) -> list[str]:

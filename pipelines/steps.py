@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 
+from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
 from pipelines.ingest import IngestReport, ingest_inbox
+from pipelines.pool import Executor
 from pipelines.progress import track
 from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
 from pipelines.state import StoreState, load_state, save_state
@@ -19,8 +21,11 @@ from pipelines.store import Store, new_id
 
 
 def _commit(store: Store, state: StoreState, batch_id: str) -> None:
-    versions = store.publish_batch(batch_id)
-    save_state(store, state, batch_id if versions else None, versions)
+    """Append the staged batch, then save the state: its commit row names every version written
+    (the appends, and the deletions of a correction's retraction)."""
+    appended = store.publish_batch(batch_id)
+    versions = {**store.unnamed_versions(), **appended}
+    save_state(store, state, batch_id if appended else None, versions)
 
 
 def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
@@ -44,23 +49,29 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
 
 
 def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
-                workers: int | None = None) -> ReplayReport:
+                workers: int | None = None, executor: Executor | None = None) -> ReplayReport:
     """Replay every complete, not yet replayed match into one batch of the derived tables.
 
-    Then rewrite ``incomplete_matches`` (``pipelines.incomplete``), also when there was nothing
-    to replay: ingest may have added pieces of matches that are still incomplete.
+    The batches of whole matches run on ``executor`` (default: the local process pool).
+
+    Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
+    (``pipelines.corrections``), also when there was nothing to replay: ingest may have added
+    pieces of matches that are still incomplete, or a revision that does not win.
     """
     with store.writer_lock():
         store.recover()
         state = load_state(store)
-        if not any(i.ready or i.late_batches for i in state.matches.values()) and not state.unquarantined:
+        pending = any(i.ready or i.late_batches or i.retract for i in state.matches.values())
+        if not pending and not state.unquarantined:
             report = ReplayReport(batch_id="")
         else:
             batch_id = new_id()
             with track("replay events") as bar:
                 report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
+                                      executor=executor,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
         report.incomplete = write_incomplete(store)
+        report.superseded = write_superseded(store)
         return report
 

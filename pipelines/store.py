@@ -11,6 +11,7 @@ Layout (see README "Store layout"); this module is the only one that spells it::
     <root>/state/.lock             the writer lock
     <root>/state/warehouse.json    what the last warehouse build ran, and the catalog it produced
     <root>/.warehouse-<pid>.duckdb the warehouse file being rebuilt (removed by :meth:`Store.recover`)
+    <root>/annotations/            coaches' notes and tags on deals (``pipelines.annotations``)
 
 Why this shape: every table is a Delta table (delta-rs, ``deltalake``): appends and full replaces
 are atomic per table, the schema is enforced by the table, old versions stay readable (time
@@ -145,6 +146,12 @@ class Store:
     def inbox(self) -> Path:
         """Where ``gdan ingest`` copies files and the ingest asset looks for new ones."""
         return self.root / "inbox"
+
+    @property
+    def annotations_dir(self) -> Path:
+        """Coaches' notes and tags on deals (``pipelines.annotations``): JSON Lines beside the logs,
+        never part of them."""
+        return self.root / "annotations"
 
     @property
     def tables_dir(self) -> Path:
@@ -363,10 +370,44 @@ class Store:
                 return
             if current is None or config.get(FINGERPRINT) != properties[FINGERPRINT]:
                 write_deltalake(
-                    str(path), data, mode="overwrite", partition_by=partition_by,
+                    _uri(path), data, mode="overwrite", partition_by=partition_by,
                     schema_mode="overwrite" if current is not None else None,
                 )
-            DeltaTable(str(path)).alter.set_table_properties(properties, raise_if_not_exists=False)
+            DeltaTable(_uri(path)).alter.set_table_properties(properties, raise_if_not_exists=False)
+
+    # -- removing rows (corrections) -------------------------------------------------------
+    def delete_rows(self, name: str, column: str, values: Sequence[str]) -> int:
+        """Remove the committed rows of table ``name`` whose ``column`` is one of ``values``.
+
+        Returns how many. One Delta ``DELETE`` commit (a new version; readers of the published
+        run keep the old one): only the files holding such rows are rewritten, the others stay
+        as they are, so the cost follows the files touched, not the table. Nothing changes when
+        no row matches. The new version is named by the step's commit (:meth:`unnamed_versions`);
+        a crash before it is rolled back by :meth:`recover`. Holds the writer lock.
+        """
+        _schema(name)
+        if not values:
+            return 0
+        listed = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+        with self.writer_lock():
+            table = _open(self.table_path(name))
+            if table is None:
+                return 0
+            metrics = table.delete(f'"{column}" IN ({listed})')
+            return int(metrics.get("num_deleted_rows", 0))
+
+    def unnamed_versions(self) -> dict[str, int]:
+        """Tables named by the last step commit whose latest Delta version is past the one named.
+
+        A step's :meth:`delete_rows` leaves such versions; its commit names them with its appends.
+        """
+        named = self.reading().versions
+        out = {}
+        for name in ALL_TABLES:
+            table = _open(self.table_path(name)) if name in named else None
+            if table is not None and table.version() > named[name]:
+                out[name] = table.version()
+        return out
 
     # -- append batches ------------------------------------------------------------------
     def stage_file(self, batch_id: str, name: str, partition: Mapping[str, object] | None = None) -> Path:
@@ -421,7 +462,7 @@ class Store:
             return current.version()
         try:
             write_deltalake(
-                str(path), table, mode="append", partition_by=partition_by,
+                _uri(path), table, mode="append", partition_by=partition_by,
                 commit_properties=CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
                                                    custom_metadata={BATCH_KEY: txn} if step else None),
             )
@@ -429,7 +470,7 @@ class Store:
             landed = _open(path)
             if landed is None or landed.transaction_version(app) is None:
                 raise
-        return DeltaTable(str(path)).version()
+        return DeltaTable(_uri(path)).version()
 
     def read_memory(self, name: str, schema: pa.Schema, *, latest: bool = False) -> pa.Table:
         """Memory table ``name`` at the version the store's commit names, or its ``latest``.
@@ -479,7 +520,7 @@ class Store:
             version = named.get(name)
             if version is not None and table.version() > version:
                 table.restore(version)
-                restored[name] = DeltaTable(str(path)).version()
+                restored[name] = DeltaTable(_uri(path)).version()
                 out.append(name)
             elif version is None and self._is_uncommitted_append(table):
                 shutil.rmtree(path)
@@ -558,12 +599,12 @@ class Store:
                 removed = int(table.optimize.compact().get("numFilesRemoved", 0))
                 if removed:
                     compacted += removed
-                    rewritten[name] = DeltaTable(str(path)).version()
+                    rewritten[name] = DeltaTable(_uri(path)).version()
             self._adopt(rewritten)
             for path in [*paths.values(), self.memory_path(COMMITS)]:
                 if _open(path) is not None:
                     vacuumed += len(
-                        DeltaTable(str(path)).vacuum(
+                        DeltaTable(_uri(path)).vacuum(
                             retention_hours=int(retention_days * 24), dry_run=False,
                             enforce_retention_duration=False,
                         )
@@ -666,13 +707,19 @@ _NO_COMMIT = Commit(seq=-1, kind=STEP, batch=None, of_seq=-1, versions={})
 def _open(path: Path) -> DeltaTable | None:
     """The Delta table at ``path`` (latest version), None when there is none."""
     try:
-        return DeltaTable(str(path))
+        return DeltaTable(_uri(path))
     except TableNotFoundError:
         return None
 
 
 def _at(path: Path, version: int) -> DeltaTable:
-    return DeltaTable(str(path), version=version)
+    return DeltaTable(_uri(path), version=version)
+
+
+def _uri(path: Path) -> str:
+    """The ``file://`` URL of a table folder, percent-encoded: delta-rs parses a plain path as a
+    URL pattern and fails (panics) on ``[``, ``*`` and the like in it."""
+    return path.as_uri()
 
 
 def _local(uri: str) -> str:

@@ -4,7 +4,8 @@
 state, and returns the first fault as a :class:`ReplayError`. The JSON Schema
 ``schemas/events.schema.json`` states the same contract for other tools; ``tests/test_schemas.py``
 keeps the two in step through :data:`REQUIRED` and :data:`OPTIONAL`. ``match_start.start_state``
-is an extension to v1 (docs/event-extensions.md): a match that starts mid-match.
+is an extension to v1 (docs/event-extensions.md): a match that starts mid-match; so is
+``match_start.revision``: a correction, a complete re-submission of a match's log.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 """Payload fields each event type must carry (besides the envelope ``v``, ``match``, ``seq``, ``type``)."""
 
 OPTIONAL: dict[str, tuple[str, ...]] = {
-    "match_start": ("format", "event", "players", "start_levels", "duplicate", "start_state"),
+    "match_start": ("format", "event", "players", "start_levels", "duplicate", "start_state", "revision"),
     "deal_start": ("hands", "leader"),
     "tribute": (),
     "anti_tribute": (),
@@ -102,6 +103,11 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def is_revision(x: Any) -> bool:
+    """Whether ``x`` is a valid ``match_start.revision``: an integer ≥ 1 (docs/event-extensions.md)."""
+    return _is_int(x) and x >= 1
+
+
 def _seat_field(ev: dict[str, Any], name: str) -> str | None:
     return None if ev.get(name) in SEATS else f"`{name}` must be a seat E, N, W or S, got {ev.get(name)!r}"
 
@@ -142,6 +148,11 @@ def _check_match_start(ev: dict[str, Any]) -> str | None:
     for key in ("event", "players", "duplicate"):
         if ev.get(key) is not None and not isinstance(ev[key], dict):
             return f"`{key}` must be an object, got {ev[key]!r}"
+    last_round = (ev.get("event") or {}).get("last_round")
+    if last_round is not None and not isinstance(last_round, bool):
+        return f"`event.last_round` must be true or false, got {last_round!r} (docs/event-extensions.md)"
+    if "revision" in ev and not is_revision(ev["revision"]):
+        return f"`revision` must be an integer ≥ 1 (a correction's number), got {ev['revision']!r}"
     if ev.get("start_levels") is not None:
         bad = _levels_field(ev["start_levels"], "start_levels")
         if bad:

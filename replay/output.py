@@ -209,6 +209,7 @@ class MatchRows:
                 a_passed=r.a_passed,
                 a_failed=r.a_failed,
                 foul=d.foul_team is not None,
+                extra_deal=d.extra_deal,
                 tricks=None if ro else d.trick.no if d.trick.table else d.trick.no - 1,
                 jie_feng=None if ro else d.jie_feng,
                 bombs_EW=None if ro else d.bombs["E"] + d.bombs["W"],

@@ -233,6 +233,7 @@ class _Replayer:
             format_kind=kind,
             format_deals=deals,
             format_minutes=minutes,
+            last_round=(ev.get("event") or {}).get("last_round") is True,
         )
         if state:
             self._resume(self.m, state)
@@ -290,23 +291,28 @@ class _Replayer:
         reasons = self._format_reasons(self.t) if m.deals_played else set()
         if self.t is None or self._deadline() is None:
             reasons.discard("time")
-        if reasons:
+        extra = bool(reasons)
+        if extra:
             if not self._extra_deal_due():
                 raise self._fail(
                     ErrorCode.MATCH_ALREADY_OVER,
                     f"deal_start after the {m.format_kind} format "
-                    f"ended the match (deals {m.deals_played}, rules.md §7)",
+                    f"ended the match (deals {m.deals_played}, rules.md §7){self._why_no_extra_deal()}",
                 )
             m.extra_deal = True
         no = ev["deal"]
         if no != m.deals_played + 1:
             raise self._fail(ErrorCode.MALFORMED_FIELD, f"deal number {no}; expected {m.deals_played + 1}")
-        declarers = m.next_declarers
+        first_rules = extra and self.ruleset.extra_deal.first_deal_rules
+        declarers = None if first_rules else m.next_declarers
         if ev["declarers"] != declarers:
+            why = (
+                "the extra deal is played by the first-deal rules, rules.md §7"
+                if first_rules
+                else "the previous deal's 1st team, rules.md §2"
+            )
             raise self._fail(
-                ErrorCode.WRONG_DECLARERS,
-                f"declarers {ev['declarers']}; expected {declarers} "
-                "(the previous deal's 1st team, rules.md §2)",
+                ErrorCode.WRONG_DECLARERS, f"declarers {ev['declarers']}; expected {declarers} ({why})"
             )
         level = normalise_level(ev["level"])
         assert level is not None
@@ -345,6 +351,12 @@ class _Replayer:
                 "every card twice (rules.md §1)",
             )
         leader = ev.get("leader")
+        if first_rules and leader is None and shown:
+            raise self._fail(
+                ErrorCode.MALFORMED_FIELD,
+                "deal_start of the extra deal needs `leader`: it is played by the first-deal rules "
+                "(rules.md §7)",
+            )
         if no == 1 and m.prev_order is None and leader is None and shown:
             raise self._fail(
                 ErrorCode.MALFORMED_FIELD,
@@ -363,20 +375,37 @@ class _Replayer:
             levels_before=dict(m.levels),
             wild=WILD_SUIT + level,
             results_only=not shown,
+            extra_deal=extra,
+            first_rules=first_rules,
         )
-        due = "none" if m.prev_order is None or m.prev_foul else "double" if m.prev_double_win else "single"
+        if first_rules or m.prev_order is None or m.prev_foul:
+            due = "none"
+        else:
+            due = "double" if m.prev_double_win else "single"
         self.tribute = TributePhase(self.ruleset, self.deal, due, m.prev_order)
         self.probes = {}
         self.penalties.new_deal()
         self.phase = "tribute"
 
     def _extra_deal_due(self) -> bool:
-        """``extra_deal`` tie-break (rules.md §7): one more deal when the format ends level."""
+        """``extra_deal`` tie-break (rules.md §7): one more deal when the format ends level, in
+        every round or only in the event's last one (``Ruleset.extra_deal.rounds``)."""
         m = self.m
         assert m is not None
         return (
-            self.ruleset.draw_breaker == "extra_deal" and not m.extra_deal and level_winner(m.levels) is None
+            self.ruleset.draw_breaker == "extra_deal"
+            and not m.extra_deal
+            and level_winner(m.levels) is None
+            and (self.ruleset.extra_deal.rounds == "any" or m.last_round)
         )
+
+    def _why_no_extra_deal(self) -> str:
+        """Why a level round gets no extra deal where the ruleset has one, for a fault message."""
+        m = self.m
+        assert m is not None
+        if self.ruleset.draw_breaker != "extra_deal" or m.extra_deal or level_winner(m.levels) is not None:
+            return ""
+        return "; an extra deal breaks a level round only in the event's last round (`event.last_round`)"
 
     # ---- tribute ----------------------------------------------------------------------------------
 
@@ -408,7 +437,8 @@ class _Replayer:
         self._check(tp.check_complete(self.seq))
         allowed: tuple[str | None, ...] = tp.leaders()
         if not allowed:
-            allowed = (d.claimed_leader,) if m.prev_winner is None else TEAM_SEATS[m.prev_winner]
+            prev = None if d.first_rules else m.prev_winner
+            allowed = (d.claimed_leader,) if prev is None else TEAM_SEATS[prev]
         claimed = d.claimed_leader
         if allowed == (None,):
             raise fault(
@@ -512,7 +542,8 @@ class _Replayer:
         if left == 0:
             d.out.append(seat)
             out = d.out
-            if len(out) == 3 or (len(out) == 2 and TEAM[out[0]] == TEAM[out[1]]):
+            first_out_ends = d.extra_deal and self.ruleset.extra_deal.first_out_ends
+            if first_out_ends or len(out) == 3 or (len(out) == 2 and TEAM[out[0]] == TEAM[out[1]]):
                 d.over = True
                 d.turn = None
                 self.phase = "deal_over"
@@ -615,6 +646,8 @@ class _Replayer:
         winner = TEAM[order[0]]
         double = d.foul_team is not None or len(d.out) == 2
         gain = 3 if double else finish_gain(order)
+        if d.extra_deal and self.ruleset.extra_deal.gain is not None:
+            gain = self.ruleset.extra_deal.gain
         before = dict(m.levels)
         after = dict(before)
         max_level = self.ruleset.max_level
@@ -662,6 +695,17 @@ class _Replayer:
             d.tribute_kind = tp.kind
         else:
             d.tribute_kind = None
+        if d.extra_deal and self.ruleset.extra_deal.first_out_ends:
+            if len(logged) != 1:
+                raise self._fail(
+                    ErrorCode.WRONG_FINISH_ORDER,
+                    f"order {logged} of a results-only extra deal: it ends when the first player goes "
+                    "out, so the order is that one seat (rules.md §7)",
+                )
+            d.out = list(logged)
+            d.over = True
+            self.phase = "deal_over"
+            return
         double = len(logged) >= 2 and TEAM[logged[0]] == TEAM[logged[1]]
         if not double and len(logged) < 3:
             raise self._fail(
@@ -685,6 +729,14 @@ class _Replayer:
                 )
             return list(logged)
         out = d.out
+        if d.extra_deal and self.ruleset.extra_deal.first_out_ends:
+            if logged != out:
+                raise self._fail(
+                    ErrorCode.WRONG_FINISH_ORDER,
+                    f"order {logged}; the extra deal ends when the first player goes out: "
+                    f"the play gives {out} (rules.md §7)",
+                )
+            return list(out)
         rest = [s for s in SEATS if s not in out]
         derived = out + rest if len(out) == 3 else list(out)
         need = len(out)

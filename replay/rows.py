@@ -82,6 +82,8 @@ class DealRow(NamedTuple):
     a_passed: bool
     a_failed: bool
     foul: bool
+    extra_deal: bool
+    """The deal that broke a round the format ended level (``Ruleset.extra_deal``, rules.md §7)."""
     tricks: int | None
     """Play-derived counts (``tricks`` … ``passes``): null for a results-only deal."""
     jie_feng: int | None
@@ -161,6 +163,8 @@ class MatchRow(NamedTuple):
     end_reason: str | None
     winner: str | None
     ended_at: datetime | None
+    revision: int = 1
+    """``match_start.revision`` (corrections, docs/event-extensions.md); 1 when absent."""
     event_id: str | None = None
     event_name: str | None = None
     stage: str | None = None

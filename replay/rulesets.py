@@ -24,6 +24,7 @@ AFailureCounts = Literal["any_unpassed", "one_four_only"]
 AFailureAction = Literal["none", "lose_round", "back_to_two"]
 DrawBreaker = Literal["none", "declarers", "extra_deal"]
 EqualLevels = Literal["draw", "declarers"]
+ExtraDealRounds = Literal["any", "last"]
 RedCardEffect = Literal["lose_deal", "lose_round"]
 
 
@@ -61,6 +62,24 @@ class ARule:
     failure_limit: int | None = None
     """Number of failures that triggers ``failure_action`` (``None``: no limit)."""
     failure_action: AFailureAction = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraDeal:
+    """The deal that breaks a round the format ends level, under ``draw_breaker = "extra_deal"``
+    (rules.md §7). The defaults are a plain deal after the format's end whose 1st-place team wins
+    the round; ``jiangsu`` sets every field (seed 003, see :data:`JIANGSU`)."""
+
+    rounds: ExtraDealRounds = "any"
+    """``any``: every round; ``last``: only the event's last round, which ``match_start`` marks
+    with ``event.last_round: true`` (docs/event-extensions.md); other rounds may end level."""
+    first_deal_rules: bool = False
+    """Played by a match's first-deal rules: no tribute, no declarers (the levels are equal) and
+    the leader drawn as for deal 1 (``deal_start.leader``). Otherwise it follows the last deal."""
+    first_out_ends: bool = False
+    """The deal ends as soon as one player goes out (头游); ``deal_end.order`` is that one seat."""
+    gain: int | None = None
+    """Levels the winning team goes up (capped at ``max_level``); ``None``: the finish gain (§5.8)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +129,10 @@ class Ruleset:
     dan points, win rates, ratings), whatever ``draw_breaker`` named as the match winner. For
     ``bcta`` this follows seed 001's scoring text, 記分規則 "級數相同為平局，各記100分" and
     Appendix A "級數相同為平局，各記200分". ``declarers``: scored as a win for the team the replay
-    gave the round to, following the play rule 單輪勝出 "如進攻主牌一致，則比賽結束時進攻一方勝出"."""
+    gave the round to, following the play rule 單輪勝出 "如進攻主牌一致，則比賽結束時進攻一方勝出".
+    A round an extra deal decided is always scored by its winner: that deal is the tie-break."""
+    extra_deal: ExtraDeal = field(default_factory=ExtraDeal)
+    """Which rounds ``draw_breaker = "extra_deal"`` breaks and how its deal is played."""
     full_house_joker_pair: bool = True
     """A full house may carry a pair of jokers (rule books: allowed)."""
     max_level: str = "A"
@@ -168,7 +190,13 @@ JIANGSU = Ruleset(
     double_tribute_leader="giver_to_first",
     equal_tribute_leader="first_xiajia",
     default_format=RoundFormat(kind="timed_deals", deals=9, minutes=50),
+    draw_breaker="extra_deal",
+    extra_deal=ExtraDeal(rounds="last", first_deal_rules=True, first_out_ends=True, gain=1),
 )
+"""Seed 003. Its supplement: "最后一轮不能平局,需加赛一把决定胜负,按比赛首副牌规则加赛,打出头游比赛即结束,
+获胜方升一级" — the event's last round may not end level: one extra deal, played by the first-deal
+rules (no tribute, the leader drawn as for deal 1), ends when the first player goes out (头游), whose
+team goes up one level and wins. Earlier rounds may end level (a draw)."""
 
 NJUPT = Ruleset(
     id="njupt",

@@ -75,6 +75,10 @@ class DealState:
     bombs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEATS, 0))
     plays: int = 0
     passes: int = 0
+    extra_deal: bool = False
+    """The deal that breaks a round the format ended level (``Ruleset.extra_deal``, rules.md §7)."""
+    first_rules: bool = False
+    """Played by a match's first-deal rules: no tribute, the leader named by ``deal_start.leader``."""
     results_only: bool = False
     """No hand is shown and no card played (yet): a deal that may end as a results-only deal
     (docs/event-extensions.md); its first play makes it a partial deal instead."""
@@ -128,6 +132,8 @@ class MatchState:
     lost_on_a: str | None = None
     forfeited_by: str | None = None
     extra_deal: bool = False
+    last_round: bool = False
+    """``match_start.event.last_round``: the event's last round (docs/event-extensions.md)."""
     last_time: datetime | None = None
     partial: bool = False
     ended: bool = False

@@ -58,6 +58,7 @@ def match_row(
         dup = {}
     started = m.started_at
     return outcome._replace(
+        revision=start.get("revision") or 1,
         event_id=_str(event.get("id")),
         event_name=_str(event.get("name")),
         stage=_str(event.get("stage")),

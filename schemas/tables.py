@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 6
+TABLES_VERSION = 7
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -27,8 +27,10 @@ RAW_EVENTS = pa.schema(
         pa.field("content_hash", pa.string(), nullable=False),
         pa.field("parse_error", pa.string()),
         pa.field("ingested_at", _TS, nullable=False),
+        pa.field("revision", pa.int32()),
     ],
-    metadata={"doc": "every input line exactly as received; malformed lines carry parse_error"},
+    metadata={"doc": "every input line exactly as received; malformed lines carry parse_error; revision: "
+                     "the correction the line belongs to (match_start.revision of its file, 1 when absent)"},
 )
 
 MATCHES = pa.schema(
@@ -47,6 +49,7 @@ MATCHES = pa.schema(
         pa.field("duplicate_board", pa.string()),
         pa.field("duplicate_room", pa.string()),
         pa.field("status", pa.string(), nullable=False),
+        pa.field("revision", pa.int32()),
         pa.field("known_seats", pa.list_(pa.string())),
         pa.field("error_seq", pa.int64()),
         pa.field("error_code", pa.string()),
@@ -90,6 +93,7 @@ DEALS = pa.schema(
         pa.field("a_passed", pa.bool_()),
         pa.field("a_failed", pa.bool_()),
         pa.field("foul", pa.bool_()),
+        pa.field("extra_deal", pa.bool_()),
         pa.field("tricks", pa.int32()),
         pa.field("jie_feng", pa.int32()),
         pa.field("bombs_EW", pa.int32()),
@@ -396,8 +400,24 @@ DUPLICATE_MATCHES = pa.schema(
                      "another id; excluded ones (every deal a copy) are left out of scoring"},
 )
 
+SUPERSEDED = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("revision", pa.int32(), nullable=False),
+        pa.field("superseded_by", pa.int32(), nullable=False),
+        pa.field("source_files", pa.list_(pa.string()), nullable=False),
+        pa.field("ingested_at", _TS, nullable=False),
+        pa.field("events", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "one row per superseded revision of a match (corrections, docs/event-extensions.md): "
+                     "its events stay in raw_events and are not replayed; superseded_by is the revision "
+                     "in force"},
+)
+
 QUALITY: dict[str, pa.Schema] = {
     "ingested_files": INGESTED_FILES,
     "duplicate_matches": DUPLICATE_MATCHES,
+    "superseded": SUPERSEDED,
 }
-"""Data-quality tables: the ingested-file log (appended by ingest) and duplicate matches (recomputed)."""
+"""Data-quality tables: the ingested-file log (appended by ingest), duplicate matches and superseded
+revisions (recomputed)."""

@@ -1,4 +1,5 @@
-"""Tournament pairing (scoring.md §S8): Swiss without rematches, byes, and round-robin rotation.
+"""Tournament pairing (scoring.md §S8): Swiss without rematches, byes, round-robin rotation and
+knockout brackets with seeding (:mod:`scoring.knockout`).
 
 One implementation for the simulator (``simulator.tournament``) and for pairing the next round
 of a real event (``gdan pair``), so a simulated tournament is paired exactly like a real one.
@@ -12,8 +13,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-System = Literal["swiss", "round_robin"]
-SYSTEMS: tuple[System, ...] = ("swiss", "round_robin")
+from scoring.knockout import Winners, knockout_round
+
+System = Literal["swiss", "round_robin", "knockout"]
+SYSTEMS: tuple[System, ...] = ("swiss", "round_robin", "knockout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,10 @@ class RoundPairing:
     bye: str | None
     rematches: tuple[tuple[str, str], ...] = ()
     """Pairs that met before: only when no rematch-free Swiss pairing exists (late rounds)."""
+    byes: tuple[str, ...] = ()
+    """Every team with a bye: the one of ``bye``, or a knockout's top seeds in round 1."""
+    placing: tuple[int, ...] = ()
+    """Numbers of the tables that play for 3rd/4th place (knockout)."""
 
 
 def pair_round(
@@ -45,6 +52,8 @@ def pair_round(
     had_bye: Collection[str] = (),
     clubs: Mapping[str, str | None] | None = None,
     seed: int = 0,
+    winners: Winners | None = None,
+    third_place: bool = False,
 ) -> RoundPairing:
     """The tables of round ``round_no`` by §S8.
 
@@ -55,9 +64,18 @@ def pair_round(
     - ``swiss`` later rounds: ``teams`` is the ranking after the previous round (best first);
       neighbours are paired top-down without rematches (``met``), and with an odd number of
       teams the lowest-ranked team without a bye (``had_bye``) sits out (`national` Art. 26).
+    - ``knockout``: ``teams`` is the seeding (seed 1 first, :func:`scoring.knockout.seeding`);
+      round 1 is the seeded bracket with byes to the top seeds, later rounds advance the
+      ``winners`` of the earlier ones (:func:`scoring.knockout.knockout_round`); the better
+      seed sits E–W (the home team). ``third_place`` adds the 3rd/4th-place match to the final.
     """
     if round_no < 1:
         raise ValueError(f"round numbers start at 1, got {round_no}")
+    if system == "knockout":
+        planned = knockout_round(teams, round_no, winners, third_place)
+        tables = tuple(Table(i, m.home, m.away) for i, m in enumerate(planned.matches, start=1))
+        placing = tuple(t.number for t, m in zip(tables, planned.matches, strict=True) if m.placing)
+        return RoundPairing(round_no, system, tables, None, byes=planned.byes, placing=placing)
     if system == "round_robin":
         pairs, bye = round_robin_pairs(teams, round_no)
     elif system == "swiss":
@@ -78,7 +96,7 @@ def pair_round(
     tables = tuple(Table(i, ew, ns) for i, (ew, ns) in enumerate(pairs, start=1))
     before = set(met)
     rematches = tuple((t.ew, t.ns) for t in tables if frozenset((t.ew, t.ns)) in before)
-    return RoundPairing(round_no, system, tables, bye, rematches)
+    return RoundPairing(round_no, system, tables, bye, rematches, byes=(bye,) if bye else ())
 
 
 def swiss_pairs(

@@ -268,6 +268,11 @@ class RatingParams:
     """The luck of a round: sd of its final level difference around the forecast for known skills."""
     interval: float = 0.8
     """Central probability of the forecast interval of a round's level difference."""
+    calibration_min: int = 50
+    """Decided rounds seen before the win probability is recalibrated (below: the raw Gaussian)."""
+    calibration_refit: float = 1.1
+    """The probit scale of the win probability is refitted each time the decided rounds seen
+    grow by this factor (O(n log n) over a history, instead of a refit per round)."""
     display_deals: float = 10.0
     """Skills are shown in levels per this many deals (about one round)."""
     provisional_sigma: float = 1.5

@@ -22,6 +22,10 @@ A round's forecast is the expected final level difference ``deals_per_round`` ·
 team skills) with variance ``round_sd``² (the luck of a round) + ``deals_per_round``² ·
 (posterior variance of that margin); the win probability is the chance that it is positive
 given that it is not 0, and the interval is the central ``interval`` of the same Gaussian.
+The win probability is then recalibrated online (:class:`WinCalibration`): p = Φ(a · Φ⁻¹(p₀)),
+the probit scale a fitted by maximum likelihood on the model's own earlier forecasts of decided
+rounds (each made before its round was learnt), so it uses no later result; the interval is
+not rescaled, its coverage stays the Gaussian's.
 Skills are shown in levels per ``display_deals`` deals. Forfeits, byes and rounds with an
 unknown player are not rated.
 """
@@ -37,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 
 from schemas.scoring import RATING_HISTORY, RATINGS
@@ -161,6 +166,46 @@ def rated_rounds(scores: pl.DataFrame, deals: pl.DataFrame | None) -> list[Rated
 
 
 @dataclass
+class WinCalibration:
+    """Online probit recalibration of the win probability: p = Φ(a · Φ⁻¹(p₀)).
+
+    The level-difference Gaussian sets ``round_sd`` for the coverage of its intervals, which
+    need not make P(win) calibrated (level differences are capped at A and end rounds early). The
+    scale a is the maximum-likelihood fit on the earlier forecasts p₀ of decided rounds and
+    their results (drawn rounds tell nothing about the side), refitted when those grow by
+    ``refit``; a = 1 (no change) until ``minimum`` of them are known.
+    """
+
+    minimum: int
+    refit: float
+    scale: float = 1.0
+    z: list[float] = field(default_factory=list)
+    won: list[float] = field(default_factory=list)
+    _fitted_at: int = 0
+
+    def apply(self, p: float) -> float:
+        """The recalibrated win probability."""
+        if self.scale == 1.0:
+            return p
+        return float(norm.cdf(self.scale * norm.ppf(min(max(p, 1e-12), 1 - 1e-12))))
+
+    def learn(self, p: float, result: str) -> None:
+        """Add a decided round's raw forecast and result (``win``/``loss`` for EW; others skipped)."""
+        if result not in ("win", "loss"):
+            return
+        self.z.append(float(norm.ppf(min(max(p, 1e-12), 1 - 1e-12))))
+        self.won.append(1.0 if result == "win" else -1.0)
+        n = len(self.z)
+        if n >= self.minimum and n >= self.refit * self._fitted_at:
+            z, t = np.array(self.z), np.array(self.won)
+            fit = minimize_scalar(
+                lambda a: -float(np.sum(norm.logcdf(t * a * z))), bounds=(0.2, 5.0), method="bounded"
+            )
+            self.scale = float(fit.x)
+            self._fitted_at = n
+
+
+@dataclass
 class GaussianRatings:
     """The joint Gaussian posterior over every player's skill, updated round by round.
 
@@ -171,6 +216,11 @@ class GaussianRatings:
     index: dict[str, int] = field(default_factory=dict)
     mu: np.ndarray = field(default_factory=lambda: np.zeros(0))
     cov: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    calibration: WinCalibration | None = None
+
+    def __post_init__(self) -> None:
+        if self.calibration is None:
+            self.calibration = WinCalibration(self.p.calibration_min, self.p.calibration_refit)
 
     def reserve(self, players: Sequence[str]) -> None:
         """Add players not yet known with the prior N(0, prior_sd²) (independent of everyone)."""
@@ -192,6 +242,12 @@ class GaussianRatings:
 
     def forecast(self, r: RatedRound) -> Forecast:
         """The round's forecast from the current posterior (before its result is known)."""
+        raw = self.raw_forecast(r)
+        assert self.calibration is not None
+        return Forecast(raw.level_diff, raw.sd, self.calibration.apply(raw.p_ew))
+
+    def raw_forecast(self, r: RatedRound) -> Forecast:
+        """The Gaussian forecast before the win probability's recalibration."""
         idx = self._seats(r)
         n = self.p.deals_per_round
         mean = n * float(_SIGN @ self.mu[idx])
@@ -222,7 +278,10 @@ class GaussianRatings:
         return j, b
 
     def update(self, r: RatedRound) -> None:
-        """Condition the posterior on the round's deals (exact Gaussian update, rank ≤ 4)."""
+        """Condition the posterior on the round's deals (exact Gaussian update, rank ≤ 4), after
+        adding its forecast from the posterior before it to the win calibration."""
+        assert self.calibration is not None
+        self.calibration.learn(self.raw_forecast(r).p_ew, r.result["EW"])
         idx = self._seats(r)
         if self.p.tau:
             self.cov[idx, idx] += self.p.tau**2

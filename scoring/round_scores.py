@@ -18,6 +18,7 @@ import polars as pl
 from schemas.scoring import MATCH_SCORES
 from schemas.vocabulary import TEAMS
 from scoring.frames import frame
+from scoring.knockout import is_knockout
 from scoring.levels import level_value, team_id
 from scoring.params import DealGainReading, DealPoints, ScoringParams, params_for
 
@@ -50,12 +51,18 @@ FORMAT_ENDS = ("deals", "time")
 """End reasons of a round stopped by its format (rules.md §7), the only ones that can end level."""
 
 
-def _scored_as_draw(m: Mapping[str, Any], level: int, opp_level: int, p: ScoringParams) -> bool:
+def _scored_as_draw(
+    m: Mapping[str, Any], level: int, opp_level: int, p: ScoringParams, extra_deal: bool
+) -> bool:
     """A round the format ended at equal levels, scored as a draw under ``equal_levels = "draw"``.
 
     The replay may have named a winner for it (``bcta``'s ``draw_breaker = "declarers"``, the play
     rule 單輪勝出); seed 001's scoring text scores it 平局 (100/100 round score, 200/200 dan points).
+    A round an extra deal decided is never a draw (``jiangsu``'s last round, seed 003
+    "最后一轮不能平局,需加赛一把决定胜负"), even where that deal's +1 could not lift a team past A.
     """
+    if extra_deal:
+        return False
     return p.equal_levels == "draw" and level == opp_level and m.get("end_reason") in FORMAT_ENDS
 
 
@@ -65,8 +72,9 @@ def _side_row(
     p: ScoringParams,
     deal_counts: Mapping[int, int],
     deductions: Mapping[str, float],
+    extra_deal: bool,
 ) -> dict[str, Any]:
-    """Score one side of one finished match."""
+    """Score one side of one finished match; ``extra_deal``: an extra deal decided it (rules.md §7)."""
     other = _OTHER[side]
     passed = m.get("passed_a")
     level = level_value(m.get(f"final_level_{side}"), passed == side)
@@ -77,7 +85,7 @@ def _side_row(
     forfeit = m.get("end_reason") == "forfeit"
     if winner is None and forfeit:
         result = "loss"
-    elif winner is None or _scored_as_draw(m, level, opp_level, p):
+    elif winner is None or _scored_as_draw(m, level, opp_level, p, extra_deal):
         result = "draw"
     else:
         result = "win" if winner == side else "loss"
@@ -148,6 +156,7 @@ def score_matches(
         & (pl.col("end_reason") != "abandoned")
     )
     counts = {reading: _deal_counts(deals, reading) for reading in get_args(DealGainReading)}
+    extra = _extra_deal_matches(deals)
     ded: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     if deductions is not None:
         for match_id, team, mp, lp in deductions.select(
@@ -165,6 +174,7 @@ def score_matches(
                     p,
                     counts[p.deal_gain].get((m["match_id"], side), {}),
                     ded.get((m["match_id"], side), {}),
+                    m["match_id"] in extra,
                 )
             )
     scores = frame(rows, MATCH_SCORES)
@@ -172,6 +182,13 @@ def score_matches(
 
 
 _PARTNER = {"E": "W", "W": "E", "N": "S", "S": "N"}
+
+
+def _extra_deal_matches(deals: pl.DataFrame) -> frozenset[str]:
+    """Matches that an extra deal decided (``deals.extra_deal``, rules.md §7)."""
+    if deals.is_empty():
+        return frozenset()
+    return frozenset(deals.filter(pl.col("extra_deal").fill_null(False))["match_id"].to_list())
 
 
 def _deal_counts(deals: pl.DataFrame, reading: DealGainReading) -> dict[tuple[str, str], dict[int, int]]:
@@ -216,7 +233,9 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     A bye leaves no trace in the logs, so (policy, ``StandingsParams.infer_byes``): in a round
     of an event stage where **exactly one** team of the stage has no match, that team had the
     bye (Swiss with an odd number of teams, `national` Art. 26 §6). More teams missing means
-    absences, not byes. Bye rows have no ``match_id`` and ``outcome == "bye"``.
+    absences, not byes. A knockout stage has none: a team missing from a round is out or went
+    through on a bye (:mod:`scoring.knockout`), which is no score. Bye rows have no
+    ``match_id`` and ``outcome == "bye"``.
     """
     played = scores.filter(
         pl.col("event_id").is_not_null() & pl.col("round").is_not_null() & (pl.col("outcome") != "bye")
@@ -227,7 +246,7 @@ def bye_rows(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None
     for (event_id, stage), grp in played.group_by("event_id", "stage", maintain_order=True):
         first = grp.row(0, named=True)
         p = params_for(first["rules"] or "national", overrides, event_id)
-        if not p.standings.infer_byes:
+        if not p.standings.infer_byes or is_knockout(stage):
             continue
         teams = dict(zip(grp["team_id"], zip(grp["player_1"], grp["player_2"], strict=True), strict=True))
         for rnd in sorted(set(grp["round"].to_list())):

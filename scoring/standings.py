@@ -8,6 +8,10 @@ cannot separate anyone (e.g. head-to-head when the two never met, opponents' sco
 robin (:func:`is_round_robin`), previous rank after round 1) is passed over. Teams still equal
 share the rank (the books' "lots" or shared place are left to the referee). Every tie-break value has its own
 column, and ``decided_by`` names the step that separated a team from the one above it.
+
+A knockout stage (:func:`scoring.knockout.is_knockout`) is ranked by the round each team went
+out instead (:func:`scoring.knockout.placings`): ``decided_by`` ``knockout`` (out in an earlier
+round) or ``third_place_match``; the other columns are the same running totals.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import polars as pl
 
 from schemas.scoring import STANDINGS
 from scoring.frames import frame
+from scoring.knockout import is_knockout, placings
 from scoring.params import ScoringParams, StandingsParams, TieBreak, params_for
 
 
@@ -218,6 +223,71 @@ def _stage_standings(rows: pl.DataFrame, p: ScoringParams, round_robin: bool) ->
     return out
 
 
+def _knockout_standings(
+    rows: pl.DataFrame, p: ScoringParams, winners: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Standings rows of a knockout stage after each round: places by the round a team went out.
+
+    A match's winner is its ``win`` row, or for a round scored as a draw (``equal_levels``) the
+    side the replay named (``winners``: match id → ``matches.winner``), which is who goes
+    through (`national` Art. 49 二 "加賽一副，至決出勝負"). Every team of the stage is ranked
+    after every round, also a top seed whose bye means it has not played yet.
+    """
+    entrants = rows.select("team_id", "player_1", "player_2").unique("team_id", keep="first")
+    teams = {t: _Team(t, p1, p2) for t, p1, p2 in entrants.iter_rows()}
+    results: list[tuple[int, str, str, str]] = []
+    out: list[dict[str, Any]] = []
+    prev: dict[str, int] = {}
+    for rnd in sorted(set(rows["round"].to_list())):
+        in_round = rows.filter(pl.col("round") == rnd)
+        for row in in_round.iter_rows(named=True):
+            teams[row["team_id"]].add(row)
+        for (match_id,), grp in in_round.drop_nulls("match_id").group_by("match_id", maintain_order=True):
+            sides = {r["side"]: r for r in grp.iter_rows(named=True)}
+            if set(sides) != {"EW", "NS"}:
+                continue
+            won = next((s for s, r in sides.items() if r["result"] == "win"), winners.get(str(match_id)))
+            if won in sides:
+                results.append((rnd, sides["EW"]["team_id"], sides["NS"]["team_id"], sides[won]["team_id"]))
+        placed = placings(sorted(teams), results)
+        for i, pl_ in enumerate(placed):
+            team = teams[pl_.team]
+            above = placed[i - 1] if i else None
+            decided = None
+            if above is not None and above.place != pl_.place:
+                decided = "third_place_match" if above.out_in == pl_.out_in else "knockout"
+            out.append(
+                {
+                    "after_round": rnd,
+                    "rank": pl_.place,
+                    "team_id": pl_.team,
+                    "player_1": team.player_1,
+                    "player_2": team.player_2,
+                    "rounds": team.rounds,
+                    "primary_key": "knockout",
+                    "match_points": team.match_points,
+                    "bcta_round_score": team.bcta_round_score,
+                    "level_points": team.level_points,
+                    "head_to_head": None,
+                    "wins": team.wins,
+                    "draws": team.draws,
+                    "losses": team.losses,
+                    "byes": team.byes,
+                    "raw_level_diff": team.raw_level_diff,
+                    "opponents_score": None,
+                    "previous_rank": prev.get(pl_.team),
+                    "tied_level_points": None,
+                    "opponents_level_points": None,
+                    "levels_gained": team.levels_gained,
+                    "deducted_match_points": team.deducted_match_points,
+                    "deducted_level_points": team.deducted_level_points,
+                    "decided_by": decided,
+                }
+            )
+        prev = {pl_.team: pl_.place for pl_ in placed}
+    return out
+
+
 def _entries(grp: pl.DataFrame) -> tuple[str, pl.DataFrame]:
     """The stage's entries: fixed pairs, or players when partners change (individual events).
 
@@ -262,12 +332,17 @@ def _entries(grp: pl.DataFrame) -> tuple[str, pl.DataFrame]:
     return "individual", individual
 
 
-def standings(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | None = None) -> pl.DataFrame:
+def standings(
+    scores: pl.DataFrame,
+    overrides: Mapping[str, ScoringParams] | None = None,
+    winners: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
     """The ``standings`` table from ``match_scores`` (with byes): every event stage after every round.
 
     Matches without an event or a round number (casual play) have no standings. ``entry`` says
     whether the stage ranks pairs or, when partners change between rounds, players (then
-    ``team_id`` holds the player id).
+    ``team_id`` holds the player id). ``winners`` (match id → ``matches.winner`` side) decides a
+    knockout match scored as a draw.
     """
     rows: list[dict[str, Any]] = []
     eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
@@ -275,7 +350,11 @@ def standings(scores: pl.DataFrame, overrides: Mapping[str, ScoringParams] | Non
     for (event_id, stage), grp in ordered.group_by("event_id", "stage", maintain_order=True):
         p = params_for(grp["rules"][0] or "national", overrides, event_id)
         entry, entries = _entries(grp)
-        round_robin = is_round_robin(stage, entry, entries, p.standings)
-        for r in _stage_standings(entries.sort("round", "team_id"), p, round_robin):
+        if entry == "pair" and is_knockout(stage):
+            ranked = _knockout_standings(entries.sort("round", "team_id"), p, winners or {})
+        else:
+            round_robin = is_round_robin(stage, entry, entries, p.standings)
+            ranked = _stage_standings(entries.sort("round", "team_id"), p, round_robin)
+        for r in ranked:
             rows.append({"event_id": event_id, "stage": stage, "entry": entry, **r})
     return frame(rows, STANDINGS)

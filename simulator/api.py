@@ -174,12 +174,14 @@ def simulate_to_dir(
     players: int | None = None,
     matches: int = 20,
     system: str = "swiss",
+    knockout: int = 0,
     progress: bool = False,
 ) -> SimulationSummary:
     """Simulate a tournament, a league or independent matches into `out` (see module doc).
 
-    Defaults: tournaments are Swiss (`system`: swiss, round_robin or duplicate) of `pairs` pairs
-    over 5 rounds under `national`; leagues have 240 players over 40 sessions under `bcta`
+    Defaults: tournaments are Swiss (`system`: swiss, round_robin, duplicate or knockout) of
+    `pairs` pairs over 5 rounds under `national`, then, with `knockout` = k, a knockout stage of
+    the first k (``simulator.tournament``); leagues have 240 players over 40 sessions under `bcta`
     (its 60-minute / 11-deal rounds); `matches` runs `matches` independent matches among
     `players` (default 16) players. `rounds` and `format` override the defaults.
     """
@@ -195,7 +197,7 @@ def simulate_to_dir(
         if system not in SYSTEMS:
             raise ValueError(f"unknown tournament system {system!r}; expected one of {', '.join(SYSTEMS)}")
         teams, roster = make_teams(pairs, seed)
-        schedule = Tournament(teams, system, ruleset, fmt, seed, n_rounds)
+        schedule = Tournament(teams, system, ruleset, fmt, seed, n_rounds, knockout)
         team_of = {p.id: t.id for t in teams for p in t.players}
     elif kind == "league":
         roster = make_players(players or DEFAULT_LEAGUE_PLAYERS, seed)

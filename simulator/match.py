@@ -124,6 +124,11 @@ class MatchReferee:
         self.failures = {"EW": 0, "NS": 0}
         self.cap = LEVELS.index(self.rules.max_level)
         self.extra_deal = False
+        last_round = (spec.event or {}).get("last_round") is True
+        self.extra_deal_here = self.rules.draw_breaker == "extra_deal" and (
+            self.rules.extra_deal.rounds == "any" or last_round
+        )
+        """Whether a round that ends level here gets an extra deal (``Ruleset.extra_deal.rounds``)."""
 
     def run(self) -> tuple[list[Event], MatchResult]:
         """Play deals until the match ends (A passed, A failures or the round format); events and result."""
@@ -145,11 +150,15 @@ class MatchReferee:
         previous: list[str] | None = None
         deal_winners: list[tuple[str, int]] = []
         deal = 0
+        rule = self.rules.extra_deal
         while True:
             deal += 1
-            level = LEVELS[self.levels[declarers]] if declarers else LEVELS[0]
-            order = self._deal(deal, level, declarers, previous)
-            reason, winner, up = self.score_deal(declarers, order)
+            extra = self.extra_deal
+            if extra and rule.first_deal_rules:
+                declarers, previous = None, None
+            level = LEVELS[self.levels[declarers or "EW"]]
+            order = self._deal(deal, level, declarers, previous, extra and rule.first_out_ends)
+            reason, winner, up = self.score_deal(declarers, order, rule.gain if extra else None)
             first_team = TEAM[order[0]]
             deal_winners.append((first_team, up))
             self._avoid_exact_limit()
@@ -176,13 +185,16 @@ class MatchReferee:
         return self.log.events, result
 
     # levels and A --------------------------------------------------------------------------
-    def score_deal(self, declarers: str | None, order: list[str]) -> tuple[str | None, str | None, int]:
-        """Apply one deal's result to the levels: the level-up (rules.md §5.8) and passing or
-        failing A (§7, per the ruleset's ARule). Returns the match-ending reason and winner (both
-        None when the match goes on) and the levels the 1st-place team went up."""
+    def score_deal(
+        self, declarers: str | None, order: list[str], gain: int | None = None
+    ) -> tuple[str | None, str | None, int]:
+        """Apply one deal's result to the levels: the level-up (rules.md §5.8, or ``gain`` for an
+        extra deal that sets it) and passing or failing A (§7, per the ruleset's ARule). Returns the
+        match-ending reason and winner (both None when the match goes on) and the levels the
+        1st-place team went up."""
         first_team = TEAM[order[0]]
         partner_place = order.index(PARTNER[order[0]]) if PARTNER[order[0]] in order else 3
-        up = {1: 3, 2: 2, 3: 1}[partner_place]
+        up = {1: 3, 2: 2, 3: 1}[partner_place] if gain is None else gain
         if declarers is not None and self.levels[declarers] == self.cap:
             rule = self.rules.a
             passed = partner_place == 1 or (
@@ -209,7 +221,8 @@ class MatchReferee:
 
         Equal levels: a draw, unless the ruleset breaks ties: ``declarers`` gives the round to the
         team attacking in the last deal (`bcta` "比賽結束時進攻一方勝出"); ``extra_deal`` plays one
-        more deal whose 1st-place team wins (`jiangsu` last round).
+        more deal whose 1st-place team wins, in the rounds ``Ruleset.extra_deal.rounds`` names
+        (`jiangsu`: the event's last round, seed 003 "最后一轮不能平局,需加赛一把决定胜负").
         """
         fmt = self.spec.format
         reason = None
@@ -223,10 +236,10 @@ class MatchReferee:
         if ew != ns:
             return reason, "EW" if ew > ns else "NS"
         breaker = self.rules.draw_breaker
-        if breaker == "extra_deal" and not self.extra_deal:
+        if self.extra_deal_here and not self.extra_deal:
             self.extra_deal = True
             return None, None
-        if breaker == "extra_deal":
+        if self.extra_deal_here:
             return reason, first_team
         return reason, attacking if breaker == "declarers" else None
 
@@ -248,8 +261,11 @@ class MatchReferee:
             self.log.offset += 1
 
     # one deal ------------------------------------------------------------------------------
-    def _deal(self, deal: int, level: str, declarers: str | None, previous: list[str] | None) -> list[str]:
-        """Deal, tribute and play one deal; returns the finishing order (2 seats after a double win)."""
+    def _deal(
+        self, deal: int, level: str, declarers: str | None, previous: list[str] | None, first_out: bool
+    ) -> list[str]:
+        """Deal, tribute and play one deal; returns the finishing order (2 seats after a double win,
+        1 when ``first_out`` ends the deal as soon as a player goes out)."""
         deck = list(DECK)
         self.deck_rng.shuffle(deck)
         cut = self.deck_rng.choice(SEATS)
@@ -279,7 +295,7 @@ class MatchReferee:
         )
         for kind, payload in payments:
             self.log.emit(kind, payload, (5, 20))
-        return self._play(leader, level)
+        return self._play(leader, level, first_out)
 
     def tribute(
         self, level: str, previous: list[str], hands: dict[str, list[str]]
@@ -330,8 +346,9 @@ class MatchReferee:
             payments.append(("return", {"from": receiver, "to": giver, "card": back}))
         return leader, payments
 
-    def _play(self, leader: str, level: str) -> list[str]:
-        """The play of one deal (rules.md §5.3–§5.7); returns the finishing order."""
+    def _play(self, leader: str, level: str, first_out: bool) -> list[str]:
+        """The play of one deal (rules.md §5.3–§5.7); returns the finishing order (the first seat
+        out only, when ``first_out``: an extra deal that ends at 头游)."""
         bots = self.bots
         log = self.log
         rng = self.rng
@@ -361,6 +378,8 @@ class MatchReferee:
                 table, table_seat, passes = group, turn, 0
                 if counts[turn] == 0:
                     out.append(turn)
+                    if first_out:
+                        return out
                     if len(out) == 2 and TEAM[out[0]] == TEAM[out[1]]:
                         return out
                     if len(out) == 3:

@@ -1,9 +1,15 @@
-"""Simulated tournaments: Swiss, round robin and duplicate (scoring.md §S2, §S3, §S8).
+"""Simulated tournaments: Swiss, round robin, duplicate and knockout (scoring.md §S2, §S3, §S8).
 
 Round 1 is a random draw in which pairs of the same club do not meet where avoidable (`jiangsu`,
 scoring.md §S8). A tournament is played round by round: `specs(round)` builds the round's matches from the
 standings so far, `record(round, results)` scores them (match points 2/1/0, bye 1.5 and 17,
 level-difference points 13 ± d) for the next Swiss pairing.
+
+A knockout stage (``scoring.knockout``, the same code as ``gdan pair``) follows the stage's
+rounds when ``knockout`` = k > 0: the first k of the ranking are seeded by their place (`huaian`
+Art. 25 "以前一階段比賽的名次"), e.g. a Swiss then a top-8 knockout. System ``knockout`` is a
+knockout of every pair from the start, seeded by the pairs' strength (`huaian` Art. 25 "按各方選手
+的實力"). Its matches are stage ``knockout``, rounds numbered from 1 within it.
 """
 
 from __future__ import annotations
@@ -11,16 +17,23 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Literal
+from typing import Any, Literal
 
 from replay.rulesets import RoundFormat, Ruleset
+from scoring.knockout import knockout_round, rounds_needed
 from scoring.pairing import pair_round
 from simulator.match import MatchResult, MatchSpec
 from simulator.roster import Team
 
-SYSTEMS = ("swiss", "round_robin", "duplicate")
+SYSTEMS = ("swiss", "round_robin", "duplicate", "knockout")
 CHINA = timezone(timedelta(hours=8))
-_NAMES = {"swiss": "Swiss Open", "round_robin": "Round Robin Cup", "duplicate": "Duplicate Pairs"}
+_NAMES = {
+    "swiss": "Swiss Open",
+    "round_robin": "Round Robin Cup",
+    "duplicate": "Duplicate Pairs",
+    "knockout": "Knockout Cup",
+}
+KNOCKOUT_STAGE = "knockout"
 
 
 @dataclass(slots=True)
@@ -44,18 +57,36 @@ class Tournament:
     """Pairs, schedules and scores the rounds of one simulated tournament."""
 
     def __init__(
-        self, teams: list[Team], system: str, rules: Ruleset, fmt: RoundFormat, seed: int, rounds: int
+        self,
+        teams: list[Team],
+        system: str,
+        rules: Ruleset,
+        fmt: RoundFormat,
+        seed: int,
+        rounds: int,
+        knockout: int = 0,
     ) -> None:
         if system not in SYSTEMS:
             raise ValueError(f"unknown tournament system {system!r}; expected one of {', '.join(SYSTEMS)}")
         if len(teams) < 2:
             raise ValueError("a tournament needs at least 2 pairs")
+        qualifiers = len(teams) if system == "knockout" else knockout
+        if qualifiers:
+            _check_knockout(qualifiers, len(teams), rules, fmt)
         self.teams = {t.id: t for t in teams}
         self.system = system
         self.rules = rules
         self.format = fmt
         self.seed = seed
-        self.rounds = rounds if system != "round_robin" else min(rounds, len(teams) - 1 + len(teams) % 2)
+        if system == "knockout":
+            rounds = 0
+        elif system == "round_robin":
+            rounds = min(rounds, len(teams) - 1 + len(teams) % 2)
+        self.stage_rounds = rounds
+        self.qualifiers = qualifiers
+        self.rounds = rounds + (rounds_needed(qualifiers) if qualifiers else 0)
+        self.seeds: list[str] = []
+        self.winners: dict[frozenset[str], str] = {}
         self.event_id = f"{rules.id}-{system.replace('_', '')}-s{seed}"
         self.name = f"Simulated {rules.id} {_NAMES[system]}"
         self.standings = {t.id: Standing() for t in teams}
@@ -63,8 +94,21 @@ class Tournament:
         self._tables: dict[str, tuple[str, str]] = {}
 
     def file_name(self, round_no: int) -> str:
-        """Stable file name of a round's events."""
+        """Stable file name of a round's events (knockout rounds: ``-koNN``)."""
+        if round_no > self.stage_rounds:
+            return f"{self.event_id}-ko{round_no - self.stage_rounds:02d}.jsonl"
         return f"{self.event_id}-r{round_no:02d}.jsonl"
+
+    def _knockout_pairs(self, ko_round: int) -> list[tuple[str, str]]:
+        """Round ``ko_round`` of the knockout: seeded once from the ranking when it starts."""
+        if ko_round == 1:
+            if self.system == "knockout":
+                strength = {t: sum(p.skill for p in team.players) for t, team in self.teams.items()}
+                self.seeds = sorted(self.teams, key=lambda t: (-strength[t], t))
+            else:
+                self.seeds = self._ranking()[: self.qualifiers]
+        planned = knockout_round(self.seeds, ko_round, self.winners)
+        return [(m.home, m.away) for m in planned.matches]
 
     def _ranking(self) -> list[str]:
         tiebreak = random.Random(f"rank:{self.seed}")
@@ -97,12 +141,21 @@ class Tournament:
         """The matches of round `round_no`, paired from the standings after the previous round."""
         specs: list[MatchSpec] = []
         rng = random.Random(f"{self.event_id}:r{round_no}")
-        for board, (a, b) in enumerate(self._pairs(round_no), start=1):
-            rooms = (("open", a, b), ("closed", b, a)) if self.system == "duplicate" else ((None, a, b),)
-            deck_seed = f"{self.event_id}:r{round_no}:b{board}"
+        ko_round = round_no - self.stage_rounds
+        if ko_round > 0:
+            pairs, stage, stage_round, tag = self._knockout_pairs(ko_round), KNOCKOUT_STAGE, ko_round, "ko"
+        else:
+            pairs, stage, stage_round, tag = self._pairs(round_no), self.system, round_no, "r"
+        for board, (a, b) in enumerate(pairs, start=1):
+            rooms = (
+                (("open", a, b), ("closed", b, a))
+                if self.system == "duplicate" and ko_round <= 0
+                else ((None, a, b),)
+            )
+            deck_seed = f"{self.event_id}:{tag}{stage_round}:b{board}"
             for room, ew, ns in rooms:
                 table = len(specs) + 1
-                match_id = f"{self.event_id}-r{round_no}-t{table}"
+                match_id = f"{self.event_id}-{tag}{stage_round}-t{table}"
                 e, w = self.teams[ew].players
                 n, s = self.teams[ns].players
                 self._tables[match_id] = (ew, ns)
@@ -115,24 +168,35 @@ class Tournament:
                         seed=f"{match_id}:{self.seed}",
                         deck_seed=deck_seed if room else f"{deck_seed}:{table}",
                         start=self.next_start + timedelta(seconds=rng.randint(0, 180)),
-                        event={
-                            "id": self.event_id,
-                            "name": self.name,
-                            "round": round_no,
-                            "table": str(table),
-                            "stage": self.system,
-                        },
-                        duplicate={"board": f"{self.event_id}-r{round_no}-b{board}", "room": room}
+                        event=self._event(round_no, stage, stage_round, table),
+                        duplicate={"board": f"{self.event_id}-{tag}{stage_round}-b{board}", "room": room}
                         if room
                         else None,
                     )
                 )
         return specs
 
+    def _event(self, round_no: int, stage: str, stage_round: int, table: int) -> dict[str, Any]:
+        """``match_start.event`` of a match (``round`` counted within its stage); the event's last
+        round is marked ``last_round`` (it may not end level under ``jiangsu``, seed 003
+        "最后一轮不能平局", docs/event-extensions.md)."""
+        event: dict[str, Any] = {
+            "id": self.event_id,
+            "name": self.name,
+            "round": stage_round,
+            "table": str(table),
+            "stage": stage,
+        }
+        if round_no == self.rounds:
+            event["last_round"] = True
+        return event
+
     def record(self, results: list[MatchResult]) -> None:
         """Score a finished round and schedule the next one after its last match."""
         for result in results:
             ew, ns = self._tables[result.match_id]
+            if result.winner is not None:
+                self.winners[frozenset((ew, ns))] = ew if result.winner == "EW" else ns
             d = level_difference(result)
             for team, side, other in ((ew, "EW", ns), (ns, "NS", ew)):
                 standing = self.standings[team]
@@ -149,3 +213,21 @@ class Tournament:
         start = last + timedelta(minutes=20)
         start += timedelta(minutes=(-start.minute) % 5, seconds=-start.second)
         self.next_start = start
+
+
+def _check_knockout(qualifiers: int, teams: int, rules: Ruleset, fmt: RoundFormat) -> None:
+    """A knockout needs 2 ≤ k ≤ teams qualifiers and rounds that always have a winner.
+
+    `huaian` Art. 14 五 "若采用淘汰賽賽制時 … 每輪比賽的雙方都必須分出勝負": a round played to
+    A always has one; a round limited by deals or time needs the ruleset's ``draw_breaker``.
+    """
+    if not 2 <= qualifiers <= teams:
+        raise ValueError(f"a knockout of {qualifiers} pairs needs between 2 and {teams} (the pairs entered)")
+    every_round_breaks = rules.draw_breaker == "declarers" or (
+        rules.draw_breaker == "extra_deal" and rules.extra_deal.rounds == "any"
+    )
+    if fmt.kind != "until_a" and not every_round_breaks:
+        raise ValueError(
+            f"a knockout match must have a winner: ruleset {rules.id} with {fmt.kind} rounds can end "
+            "level and no draw_breaker decides every round; play until_a or use a ruleset that breaks ties"
+        )

@@ -1,50 +1,70 @@
 """Bombs (炸弹; rules.md §3–§4): per deal, by type and size, timing against the opponents' cards
-left, bombs on the partner, 四大天王 and 同花顺, and deal win rate by bombs held and used."""
+left, bombs on the partner, 四大天王 and 同花顺, and deal win rate by bombs held and used.
+
+Everything follows the coach's filters (one player or all; date range, event, ruleset, partner,
+seat, level; :mod:`dashboards.filters`), kept in the address; every rate shows its numerator and
+denominator, greyed below the minimum sample.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.ui import choice, lang, no_data, run, show_chart, show_figure, show_table, tr
+from dashboards.filters import filter_bar, rate_metric
+from dashboards.ui import flag_low_data, no_data, player_picker, run, show_figure, show_table, tr
 
 st.title(tr("page_bombs"))
 
-rules = choice("ruleset", run(queries.filter_options)["rules"], "bm_rules")
-summary = run(queries.bomb_summary, rules=rules).iloc[0]
-if int(summary["deals"]) == 0:
+roster = run(queries.players)
+if roster.empty:
     no_data()
     st.stop()
+player = player_picker(roster, key="bm_player", all_option=True)
+filters, minimum = filter_bar("bm", player, roster)
+record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
+seats = int(record["deals"])
+if seats == 0:
+    st.info(tr("no_deals_filtered"), icon="🔎")
+    st.stop()
 
-deals = int(summary["deals"])
+bombs = run(queries.coach_bombs, player=player, **filters)
+played = int(bombs["n"].sum())
+known = int(record["deals_known"])
 cols = st.columns(5)
-cols[0].metric(tr("bombs_total"), f"{int(summary['bombs']):,}")
-cols[1].metric(
-    tr("bombs_per_deal"),
-    f"{summary['bombs'] / deals:.2f}",
-    f"n={deals:,}",
-    delta_color="off",
-    delta_arrow="off",
+cols[0].metric(tr("bombs_total"), f"{played:,}")
+rate_metric(cols[1], tr("bombs_per_seat"), played, known, minimum, percent=False)
+rate_metric(
+    cols[2], tr("bomb_partner"), int(bombs.loc[bombs["on_partner"].fillna(False), "n"].sum()), played, minimum
 )
-share = f"{summary['on_partner'] / summary['bombs']:.1%}" if summary["bombs"] else None
-cols[2].metric(
-    tr("bomb_partner"), f"{int(summary['on_partner']):,}", share, delta_color="off", delta_arrow="off"
+cols[3].metric(tr("joker_bombs"), f"{int(bombs.loc[bombs['bomb_class'] == 'joker_bomb', 'n'].sum()):,}")
+cols[4].metric(
+    tr("straight_flushes"), f"{int(bombs.loc[bombs['bomb_class'] == 'straight_flush', 'n'].sum()):,}"
 )
-cols[3].metric(tr("joker_bombs"), f"{int(summary['joker_bombs']):,}")
-cols[4].metric(tr("straight_flushes"), f"{int(summary['straight_flushes']):,}")
 
 left, right = st.columns(2)
 with left:
-    show_chart(charts.bombs_per_deal(run(queries.bombs_per_deal, rules=rules), lang()), "bombs_per_deal")
+    per_deal = run(queries.coach_bombs_per_deal, player=player, **filters)
+    show_figure(per_deal, charts.bombs_per_deal, "bombs_per_deal")
 with right:
-    by_class = run(queries.bombs_by_class, rules=rules)
+    by_class = bombs.groupby(["bomb_class", "size"], as_index=False)["n"].sum()
     show_figure(by_class, charts.bombs_by_class, "bombs_by_class")
 
 left, right = st.columns(2)
 with left:
-    timing = run(queries.bomb_timing, rules=rules)
+    timing = bombs.dropna(subset=["opp_min_left"]).groupby("opp_min_left", as_index=False)["n"].sum()
     show_figure(timing, charts.bomb_timing, "bomb_timing")
 with right:
-    wins = run(queries.win_by_bombs, rules=rules)
+    wins = run(queries.coach_win_by_bombs, player=player, **filters)
+    wins = wins.assign(win_rate=wins["wins"] / wins["n"])
     show_figure(wins, charts.win_by_bombs, "win_by_bombs")
-show_table(wins, "win_by_bombs")
+shown = wins.assign(
+    kind=flag_low_data(wins["kind"].map(tr), wins["n"] < minimum),
+    won=[f"{int(w):,}/{int(n):,}" for w, n in zip(wins["wins"], wins["n"], strict=True)],
+)
+show_table(
+    shown[["kind", "bombs", "win_rate", "won", "n"]],
+    "win_by_bombs",
+    column_config={"kind": tr("bomb_kind"), "bombs": tr("bombs_n"), "won": tr("won_of_n"), "n": tr("n")},
+)
+st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")

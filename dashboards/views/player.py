@@ -1,6 +1,12 @@
 """Player: rating history, dan ledger, results by partner and opponent, finishing positions,
 play-pattern statistics and decision-review accuracy (``player_reviews``) next to the
-population's, each with its sample size."""
+population's, each with its sample size.
+
+For coaches (issue 18): the player (searchable by name or id) and every filter are in the address;
+the filters (date range, event, ruleset, partner, seat, level) narrow the deal record, the match
+list (each row opens the replayer at that deal), the finishing positions and the play patterns,
+and every rate shows its numerator and denominator, greyed below the minimum sample.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,20 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.patterns import pattern_table
-from dashboards.ui import lang, no_data, percent, run, show_chart, show_table, tr
+from dashboards.filters import filter_bar, is_filtered, rate_metric
+from dashboards.patterns import low_sample_marks, pattern_table, rates_table
+from dashboards.ui import (
+    lang,
+    no_data,
+    percent,
+    player_label,
+    player_picker,
+    replayer_link,
+    run,
+    show_chart,
+    show_table,
+    tr,
+)
 from schemas.vocabulary import DISPLAY_RANKS
 from scoring.params import DanParams
 
@@ -20,17 +38,13 @@ if roster.empty:
     no_data()
     st.stop()
 
-ids = roster["player_id"].tolist()
-names = dict(zip(roster["player_id"], roster["name"], strict=True))
-wanted = st.query_params.get("player")
-player = st.selectbox(
-    tr("choose_player"),
-    ids,
-    index=ids.index(wanted) if wanted in ids else 0,
-    key="player_pick",
-    format_func=lambda p: f"{p} · {names[p]}" if names.get(p) else p,
-)
-st.query_params["player"] = player
+picked = player_picker(roster, key="player_pick")
+if picked is None:
+    no_data()
+    st.stop()
+player: str = picked
+name_of = player_label(roster)
+filters, minimum = filter_bar("pl", player, roster)
 
 row = run(queries.player_summary, player=player).iloc[0]
 dan = run(queries.player_dan, player=player)
@@ -47,9 +61,64 @@ cols[2].metric(
     f"{tr('dan')} (pro)", "—" if dan.empty or pd.isna(dan["pro_dan"].iloc[0]) else int(dan["pro_dan"].iloc[0])
 )
 cols[3].metric(tr("rounds"), int(row["rounds"]))
-cols[4].metric(tr("win_rate"), f"{row['win_rate']:.0%}")
+rate_metric(cols[4], tr("win_rate"), row["wins"] + 0.5 * row["draws"], row["rounds"], minimum)
 if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
+
+record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
+deals = int(record["deals"])
+st.subheader(tr("deal_record"))
+if deals == 0:
+    st.info(tr("no_deals_filtered"), icon="🔎")
+else:
+    record_cols = st.columns(5)
+    record_cols[0].metric(tr("deals_in_filter"), f"{deals:,}")
+    rate_metric(record_cols[1], tr("deal_win_rate"), record["deals_won"], deals, minimum)
+    rate_metric(record_cols[2], tr("double_win_rate"), record["double_wins"], deals, minimum)
+    rate_metric(record_cols[3], tr("double_loss_rate"), record["double_losses"], deals, minimum)
+    rate_metric(
+        record_cols[4], tr("bombs_per_deal"), record["bombs"], record["deals_known"], minimum, percent=False
+    )
+
+st.subheader(tr("match_list"))
+games = run(queries.coach_match_list, player=player, **filters)
+if games.empty:
+    st.info(tr("no_deals_filtered"), icon="🔎")
+else:
+    games = games.assign(
+        partner_name=games["partner"].map(lambda p: name_of(p) if isinstance(p, str) else ""),
+        result=[tr(f"result_{r}") if isinstance(r, str) else "" for r in games["result"]],
+        replay=[replayer_link(m, int(d)) for m, d in zip(games["match_id"], games["deal"], strict=True)],
+    )
+    show_table(
+        games[
+            [
+                "started_at",
+                "event_id",
+                "round",
+                "partner_name",
+                "opponents",
+                "result",
+                "levels",
+                "levels_gained",
+                "deals",
+                "replay",
+            ]
+        ],
+        f"matches_{player}",
+        column_config={
+            "started_at": st.column_config.DatetimeColumn(tr("date"), format="YYYY-MM-DD HH:mm"),
+            "event_id": tr("event"),
+            "round": tr("round"),
+            "partner_name": tr("partner"),
+            "opponents": tr("opponents"),
+            "result": tr("result"),
+            "levels": tr("final_levels"),
+            "levels_gained": tr("levels_gained"),
+            "deals": tr("deals_in_filter"),
+            "replay": st.column_config.LinkColumn(tr("open_replay"), display_text=tr("open_replay")),
+        },
+    )
 
 st.subheader(tr("forecast"))
 forecast = run(queries.player_forecast, player=player)
@@ -136,7 +205,7 @@ with right:
     st.subheader(tr("by_opponent"))
     show_table(run(queries.results_by_opponent, player=player), "by_opponent")
 
-positions = run(queries.finish_positions, player=player)
+positions = run(queries.coach_finish_positions, player=player, **filters)
 position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)} | {"double_loss": tr("pos_double_loss")}
 st.subheader(tr("play_patterns"))
 left, right = st.columns(2)
@@ -157,7 +226,10 @@ with left:
             "finish_positions",
         )
         lost = positions.loc[positions["position"] == "double_loss", "player_n"].sum()
-        st.caption(f"{tr('double_losses')}: {int(lost)}")
+        counted = int(positions["player_n"].sum())
+        st.caption(f"{tr('double_losses')}: {int(lost)} · {tr('deals')}: {counted}")
+        if counted < minimum:
+            st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 with right:
     leads = run(queries.lead_types, player=player)
     if leads.empty:
@@ -170,13 +242,24 @@ with right:
             "lead_types",
         )
 
-stats = pattern_table(
-    run(queries.play_stats, player=player),
-    run(queries.play_stats, player=None),
-    run(queries.jie_feng_received, player=player),
-    run(queries.jie_feng_received, player=None),
+if is_filtered(filters):
+    stats = rates_table(
+        run(queries.coach_play_rates, player=player, **filters),
+        run(queries.play_stats, player=None),
+        run(queries.jie_feng_received, player=None),
+    )
+    st.caption(tr("population_unfiltered"))
+else:
+    stats = pattern_table(
+        run(queries.play_stats, player=player),
+        run(queries.play_stats, player=None),
+        run(queries.jie_feng_received, player=player),
+        run(queries.jie_feng_received, player=None),
+    )
+stats = stats.assign(
+    metric=[tr(k) for k in stats["metric"]],
+    sample=["⚠" if flag else "" for flag in low_sample_marks(stats, minimum)],
 )
-stats = stats.assign(metric=[tr(k) for k in stats["metric"]])
 show_table(
     stats,
     "play_patterns",
@@ -186,8 +269,10 @@ show_table(
         "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('n')}"),
         "population_value": st.column_config.NumberColumn(tr("population"), format="%.3f"),
         "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('n')}"),
+        "sample": tr("low_sample"),
     },
 )
+st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
 st.subheader(tr("review_accuracy"))
 mine = run(queries.review_accuracy, player=player).iloc[0]

@@ -1,7 +1,7 @@
 """Data quality: quarantined input with error codes, files and lines, malformed lines, replayed
 matches that are partial or invalid, matches repeating another's deals under a new id, inbox
-files that need attention, and matches still waiting for their ``match_end`` with their age
-(incomplete; events.md "Validation", issue 7 §9)."""
+files that need attention, revisions superseded by a correction, and matches still waiting for
+their ``match_end`` with their age (incomplete; events.md "Validation", issue 7 §9)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,24 @@ else:
             "malformed": tr("parse_errors"),
             "pending_bytes": tr("pending_bytes"),
             "ingested_at": tr("last_ingested_at"),
+        },
+    )
+
+st.subheader(tr("superseded"), help=tr("superseded_help"))
+superseded = run(queries.superseded_revisions)
+if superseded.empty:
+    st.success(tr("no_superseded"), icon="✅")
+else:
+    show_table(
+        superseded,
+        "superseded",
+        column_config={
+            "match_id": tr("choose_match"),
+            "revision": tr("revision"),
+            "superseded_by": tr("superseded_by"),
+            "source_files": tr("source_files"),
+            "ingested_at": tr("ingested_at"),
+            "events": tr("rows"),
         },
     )
 

@@ -1,10 +1,15 @@
-"""Hand replayer: pick a match and a deal, then step through it trick by trick (or play by play)
-with all four hands, the table, the tribute and return, and the derived flags of each play.
+"""Hand replayer for coaches: pick a match and a deal, then step through it with the four seats
+drawn around the current trick (``dashboards.table_html``: names on seats, hands in the Guandan
+order of the deal's level, wilds marked, jokers as 小王/大王), who won each trick, and the marks a
+coach looks for: passes that could have beaten, partner overtakes, bombs, 接风.
 
-Decisions the endgame solver reviewed (``play_reviews``, issue 16) are marked green (best move),
-amber (lost 1 level) or red (lost 2 or more), with the best moves and the values before and after;
-a button jumps to the next mistake. The page opens at ``?match=…&deal=…&seq=…`` (the coach
-notebook's deep links) on that decision.
+Steps move with buttons that also answer the keyboard (← →, Home, T next trick, F next flagged,
+M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``, issue 16)
+are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
+The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
+``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
+the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.annotations``),
+never an edit of the logs or of an earlier note.
 """
 
 from __future__ import annotations
@@ -15,74 +20,33 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries
-from dashboards.reconstruct import Step, reconstruct
-from dashboards.ui import no_data, run, show_table, tr
-from replay.naming import combo_name
-from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
+from dashboards.i18n import t
+from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
+from dashboards.table_html import MARK_ICONS, cards_html, table_html
+from dashboards.ui import (
+    current_store,
+    from_url,
+    lang,
+    match_picker,
+    no_data,
+    player_label,
+    run,
+    show_table,
+    to_url,
+    tr,
+    url_choice,
+    url_param,
+    url_text,
+)
+from pipelines.annotations import Note, append_note, clean_tags, read_notes
 
-_SUIT = {"S": "♠", "H": ":red[♥", "C": "♣", "D": ":red[♦"}
-MARKS = ("🟢", "🟠", "🔴")
-"""Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels."""
+# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels.
+REVIEW_MARKS = ("🟢", "🟠", "🔴")
 
 
 def review_mark(loss: int) -> str:
     """The green / amber / red mark of a decision that lost ``loss`` levels."""
-    return MARKS[min(loss, 2)]
-
-
-def cards_md(cards: Iterable[str] | None) -> str:
-    """Cards as Markdown: suit symbols, red hearts and diamonds, 小王/大王 for the jokers."""
-    if cards is None:
-        return f"*{tr('hand_unknown')}*"
-    out = []
-    for card in cards:
-        if card == SMALL_JOKER:
-            out.append("🃏B")
-        elif card == BIG_JOKER:
-            out.append(":red[🃏R]")
-        else:
-            suit = _SUIT[card[0]]
-            out.append(f"{suit}{card[1]}]" if suit.startswith(":red") else f"{suit}{card[1]}")
-    return " ".join(out) if out else f"*{tr('out')}*"
-
-
-def seat_box(step: Step, seat: str, players: dict[str, str]) -> None:
-    """One seat: player, cards left and the hand."""
-    hand = step.hands.get(seat)
-    count = "?" if hand is None else len(hand)
-    marker = " ◀" if step.action is not None and step.action["seat"] == seat else ""
-    st.markdown(f"**{seat}** · {players.get(seat) or ''} · {count} {tr('cards')}{marker}")
-    st.markdown(cards_md(hand))
-
-
-st.title(tr("page_replayer"))
-
-search = st.text_input("🔎 " + tr("choose_match"), key="rp_search")
-matches = run(queries.find_matches, search=search)
-if matches.empty:
-    no_data()
-    st.stop()
-
-c1, c2 = st.columns([3, 1])
-match_ids = matches["match_id"].tolist()
-link = st.query_params.to_dict()
-if link.get("match") in match_ids and "rp_match" not in st.session_state:
-    st.session_state["rp_match"] = link["match"]
-with c1:
-    match = st.selectbox(tr("choose_match"), match_ids, key="rp_match")
-deals = run(queries.match_deals, match=match)
-if deals.empty:
-    no_data("no_data_table")
-    st.stop()
-deal_nos = deals["deal_no"].tolist()
-linked_deal = link.get("deal", "")
-if link.get("match") == match and linked_deal.isdigit() and int(linked_deal) in deal_nos \
-        and "rp_deal" not in st.session_state:
-    st.session_state["rp_deal"] = int(linked_deal)
-with c2:
-    deal = int(st.selectbox(tr("choose_deal"), deal_nos, key="rp_deal"))
-
-info = deals.set_index("deal_no").loc[deal]
+    return REVIEW_MARKS[min(loss, 2)]
 
 
 def shown(value: object) -> str:
@@ -92,6 +56,38 @@ def shown(value: object) -> str:
     return "—" if value is None or pd.isna(value) else str(value)
 
 
+st.title(tr("page_replayer"))
+
+search = url_text("🔎 " + tr("search_match"), key="rp_search", param="q")
+matches = run(queries.find_matches, search=search)
+linked_match = url_param("match") if "rp_match" not in st.session_state else None
+if linked_match is not None and linked_match not in set(matches["match_id"]):
+    # a link opens its match even when it is not among the first matches listed
+    matches = pd.concat([run(queries.find_matches, search=linked_match), matches], ignore_index=True)
+    matches = matches.drop_duplicates("match_id")
+if matches.empty:
+    st.info(tr("no_match_matches").format(q=search) if search else tr("no_data"), icon="🔎")
+    st.stop()
+
+c1, c2 = st.columns([3, 1])
+with c1:
+    match = match_picker(matches, key="rp_match")
+if match is None:
+    no_data()
+    st.stop()
+deals = run(queries.match_deals, match=match)
+if deals.empty:
+    no_data("no_data_table")
+    st.stop()
+with c2:
+    deal = int(
+        url_choice(
+            st.selectbox, tr("choose_deal"), deals["deal_no"].tolist(), key="rp_deal", param="deal", parse=int
+        )
+    )
+
+info = deals.set_index("deal_no").loc[deal]
+level = info["level"] if isinstance(info["level"], str) else None
 st.caption(
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {shown(info['declarers'])} · "
     f"{tr('tribute_kind')}: {shown(info['tribute_kind'])} · {tr('position')}: {shown(info['finish_order'])}"
@@ -100,85 +96,129 @@ st.caption(
 hands = run(queries.deal_hands, match=match, deal=deal)
 tributes = run(queries.deal_tributes, match=match, deal=deal)
 plays = run(queries.deal_plays, match=match, deal=deal)
-players = dict(zip(hands["seat"], hands["player_id"], strict=True))
+name_of = player_label(run(queries.players))
+names = {
+    row.seat: name_of(row.player_id) if isinstance(row.player_id, str) else None for row in hands.itertuples()
+}
 dealt = {
     row.seat: list(row.hand) if pd.api.types.is_list_like(row.hand) else None for row in hands.itertuples()
 }
 steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records"))
 reviews = run(queries.deal_reviews, match=match, deal=deal)
+# Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
-"""Reviewed decisions by seq."""
+# Steps whose reviewed decision lost levels.
 mistakes = [
-    s.index for s in steps
+    s.index
+    for s in steps
     if s.action is not None and verdicts.get(int(s.action["seq"]), {}).get("loss", 0) > 0
 ]
-"""Steps (indexes into ``steps``) whose decision lost levels."""
+# Steps worth a coach's look: a reviewed mistake or a mark.
+flagged = sorted({*mistakes, *(s.index for s in steps if marks(s.action))})
 
-if link.get("seq", "").isdigit() and link.get("match") == match and "rp_step" not in st.session_state:
-    linked = next(
-        (s.index for s in steps if s.action is not None and int(s.action["seq"]) == int(link["seq"])), None
+step_key = "rp_step"
+linked_seq = url_param("seq")
+if (
+    url_param("step") is None
+    and linked_seq is not None
+    and linked_seq.isdigit()
+    and step_key not in st.session_state
+):
+    st.session_state[step_key] = next(
+        (s.index for s in steps if s.action is not None and int(s.action["seq"]) == int(linked_seq)), 0
     )
-    if linked is not None:
-        st.session_state["rp_by_trick"] = False
-        st.session_state["rp_step"] = linked
+from_url(step_key, "step", list(range(len(steps))), int)
+if st.session_state.get(step_key, 0) >= len(steps):
+    st.session_state[step_key] = 0
 
 
-def _jump_to_next_mistake(current: int) -> None:
-    """Show every play and pass, and move to the first mistake after step ``current``."""
-    later = [i for i in mistakes if i > current] or mistakes
-    st.session_state["rp_by_trick"] = False
-    st.session_state["rp_step"] = later[0]
+def go_to(index: int | None) -> None:
+    """Move the replayer to step ``index`` (a button's callback; nothing when ``None``)."""
+    if index is not None:
+        st.session_state[step_key] = max(0, min(index, len(steps) - 1))
 
 
 def step_label(s: Step) -> str:
-    """The slider label of a step, with the review mark of its decision."""
+    """The slider label of a step, with its marks and the review mark of its decision."""
     if s.index == 0:
         return tr("start")
     if s.index == 1:
         return tr("after_tribute_step")
     verdict = verdicts.get(int(s.action["seq"])) if s.action is not None else None
-    mark = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
-    return f"{tr('trick')} {s.trick_no} · {s.label}{mark}"
+    review = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
+    icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
+    what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
+    seat = s.action["seat"] if s.action is not None else ""
+    return f"{tr('trick')} {s.trick_no} · {seat} {what}{icons}{review}"
 
 
-st.session_state.setdefault("rp_by_trick", True)
-by_trick = st.toggle(tr("trick"), key="rp_by_trick")
-visible = [s for s in steps if s.action is None or s.last_of_trick] if by_trick else steps
-labels = {i: step_label(s) for i, s in enumerate(visible)}
-step_no = st.select_slider(tr("step"), options=list(labels), format_func=labels.__getitem__, key="rp_step")
-step = visible[step_no]
+current = int(st.session_state.get(step_key, 0))
+buttons = st.columns(6)
+buttons[0].button(
+    f"⏮ {tr('start')}", key="rp_first", on_click=go_to, args=(0,), shortcut="Home", disabled=current == 0
+)
+buttons[1].button(
+    f"◀ {tr('previous_step')}",
+    key="rp_prev",
+    on_click=go_to,
+    args=(current - 1,),
+    shortcut="Left",
+    disabled=current == 0,
+)
+buttons[2].button(
+    f"{tr('next_step')} ▶",
+    key="rp_next",
+    on_click=go_to,
+    args=(current + 1,),
+    shortcut="Right",
+    disabled=current >= len(steps) - 1,
+)
+buttons[3].button(
+    f"⏭ {tr('next_trick')}",
+    key="rp_next_trick",
+    on_click=go_to,
+    args=(next_trick(steps, current),),
+    shortcut="T",
+    disabled=current >= len(steps) - 1,
+)
+buttons[4].button(
+    f"🚩 {tr('next_flagged')}",
+    key="rp_next_flagged",
+    on_click=go_to,
+    args=(next_flagged(flagged, current),),
+    shortcut="F",
+    disabled=not flagged,
+)
+buttons[5].button(
+    f"🔴 {tr('next_mistake')}",
+    key="rp_next_mistake",
+    on_click=go_to,
+    args=(next_flagged(mistakes, current),),
+    shortcut="M",
+    disabled=not mistakes,
+)
+st.session_state.setdefault(step_key, 0)
+step_no = int(
+    st.select_slider(
+        tr("step"), options=list(range(len(steps))), format_func=lambda i: step_label(steps[i]), key=step_key
+    )
+)
+to_url(step_key, "step", step_no, default=0)
+step = steps[step_no]
+st.caption(f"{tr('step')} {step_no} / {len(steps) - 1} · {tr('keyboard_help')}")
+
+st.markdown(table_html(step, names, level, lang()), unsafe_allow_html=True)
+st.caption(" · ".join(f"{MARK_ICONS[m]} {tr(f'mark_{m}')}" for m in MARKS) + f" · ★ {tr('wild_card')}")
 
 if not tributes.empty:
     with st.expander(tr("tribute_return"), expanded=step.index <= 1):
         show_table(tributes, f"tributes_{match}_{deal}")
-
-north = st.columns(3)
-with north[1]:
-    seat_box(step, "N", players)
-middle = st.columns(3)
-with middle[0]:
-    seat_box(step, "W", players)
-with middle[1]:
-    st.markdown(f"**{tr('on_table')}**")
-    if step.table is not None:
-        combo = combo_name(step.table["combo_type"], step.table["combo_rank"], step.table.get("combo_size"))
-        st.markdown(f"{step.table['seat']}: {cards_md(step.table['cards'])} · `{combo}`")
-    for row in step.trick:
-        text = cards_md(row["cards"]) if row["action"] == "play" else f"*{tr('pass')}*"
-        st.markdown(f"{row['seat']} → {text}")
-with middle[2]:
-    seat_box(step, "E", players)
-south = st.columns(3)
-with south[1]:
-    seat_box(step, "S", players)
 
 st.subheader(tr("review"))
 if reviews.empty:
     st.caption(tr("review_none"))
 else:
     st.caption(f"{tr('review_summary')}: {len(reviews)} · {tr('mistakes')}: {len(mistakes)}")
-    st.button(tr("next_mistake"), key="rp_next_mistake", disabled=not mistakes,
-              on_click=_jump_to_next_mistake, args=(step.index,))
     verdict = verdicts.get(int(step.action["seq"])) if step.action is not None else None
     if verdict is None:
         st.caption(tr("review_not_this_step"))
@@ -190,8 +230,39 @@ else:
             f"{tr('value_after')}: {int(verdict['value_after']):+d}"
         )
         best = [m.split() for m in str(verdict["best_moves"]).split(" | ")]
-        st.markdown(f"{tr('best_moves')}: " + " · ".join(
-            f"*{tr('pass')}*" if m == ["pass"] else cards_md(m) for m in best))
+        st.markdown(
+            f"{tr('best_moves')}: "
+            + " · ".join(tr("pass") if m == ["pass"] else cards_html(m, level, lang()) for m in best),
+            unsafe_allow_html=True,
+        )
+
+st.subheader(tr("notes"))
+notes, skipped = read_notes(current_store(), match_id=match, deal_no=deal)
+for note in notes:
+    where = f" · {tr('step')} {note.step}" if note.step is not None else ""
+    hashtags = " ".join(f"`#{tag}`" for tag in note.tags)
+    st.markdown(f"**{note.author or tr('anonymous')}** · {note.written_at}{where} {hashtags}  \n{note.text}")
+if not notes:
+    st.caption(tr("no_notes"))
+if skipped:
+    st.caption(tr("notes_skipped").format(n=skipped))
+with st.form("rp_note", clear_on_submit=True):
+    text = st.text_area(tr("note_text"), key="rp_note_text")
+    tag_text = st.text_input(tr("note_tags"), key="rp_note_tags", placeholder=t("note_tags_hint", lang()))
+    author = st.text_input(tr("note_author"), key="rp_note_author")
+    at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
+    if st.form_submit_button(tr("note_save")):
+        new_tags = clean_tags(tag_text)
+        if not text.strip() and not new_tags:
+            st.warning(tr("note_empty"))
+        else:
+            append_note(
+                current_store(),
+                Note(
+                    match, deal, text.strip(), new_tags, step_no if at_step else None, author.strip() or None
+                ),
+            )
+            st.rerun()
 
 st.subheader(tr("flags"))
 if plays.empty:

@@ -1,5 +1,7 @@
 """Tournament: standings per event and round with every tie-break column (scoring.md §S7), and
-the round results (final levels, 级差, match and level-difference points, §S1–§S3)."""
+the round results (final levels, 级差, match and level-difference points, §S1–§S3). Event and
+round are in the address (``?event=…&round=…``); players open the player page and matches the
+replayer."""
 
 from __future__ import annotations
 
@@ -7,7 +9,21 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.i18n import LABELS
-from dashboards.ui import decided_label, lang, no_data, printout_downloads, run, show_chart, show_table, tr
+from dashboards.ui import (
+    decided_label,
+    from_url,
+    lang,
+    no_data,
+    player_link,
+    printout_downloads,
+    replayer_link,
+    run,
+    show_chart,
+    show_table,
+    to_url,
+    tr,
+    url_choice,
+)
 from pipelines.printout_documents import round_document, standings_document
 
 st.title(tr("page_tournament"))
@@ -20,21 +36,28 @@ if events.empty:
 names = dict(zip(events["event_id"], events["event_name"], strict=True))
 left, right = st.columns(2)
 with left:
-    event = st.selectbox(
+    event = url_choice(
+        st.selectbox,
         tr("event"),
         events["event_id"].tolist(),
         key="tn_event",
+        param="event",
         format_func=lambda e: f"{names[e]} ({e})" if names.get(e) else e,
     )
 rounds = [int(r) for r in run(queries.event_rounds, event=event)["round"].dropna()]
+round_options: list[int | None] = [None, *rounds]
+last_round = rounds[-1] if rounds else None
+from_url("tn_round", "round", round_options, parse=lambda r: None if r == "all" else int(r))
+if st.session_state.get("tn_round", -1) not in round_options:
+    st.session_state["tn_round"] = last_round  # by default the standings after the last round
 with right:
     round_no = st.selectbox(
         tr("round"),
-        [None, *rounds],
-        index=len(rounds),
+        round_options,
         key="tn_round",
         format_func=lambda r: tr("all") if r is None else str(r),
     )
+to_url("tn_round", "round", "all" if round_no is None else round_no, default=last_round)
 
 shown_round = round_no if round_no is not None else max(rounds, default="")
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
@@ -54,10 +77,17 @@ else:
     )
     show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
     show_table(
-        table,
+        table.assign(
+            player_1=[player_link(p) if isinstance(p, str) else None for p in table["player_1"]],
+            player_2=[player_link(p) if isinstance(p, str) else None for p in table["player_2"]],
+        ),
         "standings",
         column_config={
             "rank": "#",
+            **{
+                c: st.column_config.LinkColumn(tr(c), display_text=r"player=([^&]*)")
+                for c in ("player_1", "player_2")
+            },
             "team_id": tr("team"),
             "match_points": tr("match_points"),
             "level_points": tr("level_points"),
@@ -93,9 +123,11 @@ show_table(
             for w, s in zip(results["winner"], results["status"], strict=True)
         ],
         status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in results["status"]],
+        match_id=[replayer_link(m) if isinstance(m, str) else None for m in results["match_id"]],
     ),
     "round_results",
     column_config={
+        "match_id": st.column_config.LinkColumn(tr("match_id"), display_text=r"match=([^&]*)"),
         "round": tr("round"),
         "table": tr("table"),
         "winner": tr("winner"),

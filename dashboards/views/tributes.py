@@ -1,19 +1,29 @@
 """Tributes (进贡, 还贡, 抗贡; rules.md §6): frequencies, cards paid and returned, and the level gain
-of the paying team in the deal that follows, by ruleset."""
+of the paying team against the receiving team in the deal that follows.
+
+Everything follows the coach's filters (one player or all; date range, event, ruleset, partner,
+seat, level; :mod:`dashboards.filters`), kept in the address, and every share shows its count.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.ui import choice, lang, no_data, run, show_chart, show_figure, show_table, tr
+from dashboards.filters import filter_bar, low
+from dashboards.ui import lang, no_data, player_picker, run, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_tributes"))
 
-rules = choice("ruleset", run(queries.filter_options)["rules"], "tr_rules")
-kinds = run(queries.tribute_kinds, rules=rules)
-if kinds.empty:
+roster = run(queries.players)
+if roster.empty:
     no_data()
+    st.stop()
+player = player_picker(roster, key="tr_player", all_option=True)
+filters, minimum = filter_bar("tr", player, roster)
+kinds = run(queries.coach_tribute_kinds, player=player, **filters)
+if kinds.empty:
+    st.info(tr("no_deals_filtered"), icon="🔎")
     st.stop()
 
 total = int(kinds["n"].sum())
@@ -24,20 +34,25 @@ for col, kind in zip(cols, ("single", "double", "anti", "none"), strict=True):
     col.metric(
         tr(f"kind_{kind}"),
         f"{n:,}",
-        f"{n / total:.1%}" if total else None,
+        f"{n / total:.1%} ({n:,}/{total:,})" if total else None,
         delta_color="off",
         delta_arrow="off",
     )
+if low(total, minimum):
+    st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
 left, right = st.columns(2)
 with left:
     show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
 with right:
-    cards = run(queries.tribute_card_ranks, rules=rules)
+    cards = run(queries.coach_tribute_cards, player=player, **filters)
     show_figure(cards, charts.tribute_cards, "tribute_cards")
 
-gain = run(queries.level_gain_after_tribute, rules=rules)
+gain = run(queries.coach_level_gain, player=player, **filters)
 show_figure(gain, charts.level_gain, "level_gain")
+sides = gain.groupby("side")["n"].sum() if not gain.empty else None
+if sides is not None and any(low(int(n), minimum) for n in sides):
+    st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 show_table(
     gain.assign(side=[tr(side) for side in gain["side"]]),
     "level_gain_after_tribute",

@@ -1,15 +1,13 @@
 """Drive the dashboards in headless Chromium for the browser test and the page screenshots.
 
-``streamlit run`` serves the app; one Chromium process is steered over the DevTools protocol
-(``websockets``, a Streamlit dependency), which unlike ``--dump-dom`` waits for the app's
-websocket-rendered content. For each page it loads the URL, waits until Streamlit has finished
-running the script, counts error boxes (``stException``) and saves a PNG screenshot.
+``streamlit run`` serves the app; Playwright drives the Debian Chromium (``/usr/bin/chromium``,
+``chromium.launch(executable_path=…)``: no browser download). For each page it loads the URL,
+waits until Streamlit has finished running the script, counts error boxes (``stException``) and
+saves a PNG screenshot.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import socket
 import subprocess
@@ -22,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from websockets.sync.client import ClientConnection, connect
+from playwright.sync_api import Page, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
@@ -103,30 +101,19 @@ class PageResult:
 
 
 class Browser:
-    """One headless Chromium page steered over the DevTools protocol."""
+    """One headless Chromium page driven by Playwright (the Debian ``/usr/bin/chromium``; nothing
+    downloads)."""
 
-    def __init__(self, ws: ClientConnection) -> None:
-        self._ws = ws
-        self._id = 0
-
-    def call(self, method: str, **params: Any) -> dict[str, Any]:
-        """Send one command and return its result (events received meanwhile are skipped)."""
-        self._id += 1
-        self._ws.send(json.dumps({"id": self._id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self._ws.recv(timeout=60))
-            if message.get("id") == self._id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
+    def __init__(self, page: Page) -> None:
+        self.page = page
 
     def evaluate(self, expression: str) -> Any:
-        return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+        """The value of a JavaScript expression in the page."""
+        return self.page.evaluate(expression)
 
-    def visit(self, url: str, screenshot: Path | None, timeout: float = 45) -> PageResult:
-        """Load ``url``, wait until the script run is over (and charts drew), check, screenshot."""
+    def wait_ready(self, timeout: float = 45) -> float:
+        """Wait until Streamlit finished running the script (and charts drew); seconds waited."""
         start = time.monotonic()
-        self.call("Page.navigate", url=url)
         time.sleep(1.0)
         ready_since = None
         while time.monotonic() - start < timeout:
@@ -137,58 +124,38 @@ class Browser:
             else:
                 ready_since = None
             time.sleep(0.25)
-        seconds = time.monotonic() - start
+        return time.monotonic() - start
+
+    def result(self, screenshot: Path | None, seconds: float) -> PageResult:
+        """What the page shows now; a PNG screenshot saved to ``screenshot`` if given."""
         result = PageResult(
-            url,
+            self.page.url,
             self.evaluate(_TITLE_JS),
             self.evaluate(_ERRORS_JS) or [],
             self.evaluate(_SIDEBAR_JS) or "",
             seconds,
         )
         if screenshot is not None:
-            data = self.call("Page.captureScreenshot", format="png")["data"]
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            screenshot.write_bytes(base64.b64decode(data))
+            self.page.screenshot(path=str(screenshot))
         return result
+
+    def visit(self, url: str, screenshot: Path | None, timeout: float = 45) -> PageResult:
+        """Load ``url``, wait until the script run is over (and charts drew), check, screenshot."""
+        self.page.goto(url)
+        return self.result(screenshot, self.wait_ready(timeout))
 
 
 @contextmanager
 def chromium(profile: Path, width: int = 1400, height: int = 1000) -> Iterator[Browser]:
-    """A headless Chromium with one page, sized ``width`` × ``height``."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            f"--remote-debugging-port={port}",
-            f"--window-size={width},{height}",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        targets = json.loads(_wait_http(f"http://127.0.0.1:{port}/json/list", 30))
-        page = next(t for t in targets if t.get("type") == "page")
-        with connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=30) as ws:
-            browser = Browser(ws)
-            browser.call("Page.enable")
-            browser.call(
-                "Emulation.setDeviceMetricsOverride",
-                width=width,
-                height=height,
-                deviceScaleFactor=1,
-                mobile=False,
-            )
-            yield browser
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    """A headless Chromium with one page, sized ``width`` × ``height`` (``profile`` is unused by
+    Playwright's fresh context; kept so callers need not change)."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            yield Browser(context.new_page())
+        finally:
+            browser.close()

@@ -124,7 +124,7 @@ def test_player_page_follows_the_selection(open_app: Open, mini_store: Path) -> 
     assert metrics["Dan (pro)"] == "4"
     titles = [s["layout"]["title"]["text"] for s in _charts(at)]
     assert "Dan ledger" in titles
-    partner_table = at.dataframe[0].value
+    partner_table = next(df.value for df in at.dataframe if "partner" in df.value.columns)
     assert list(partner_table["partner"]) == ["p7"]
 
 
@@ -184,7 +184,7 @@ def test_tournament_standings_have_tie_break_columns(open_app: Open, mini_store:
     ):
         assert column in standings.columns
     results = at.dataframe[1].value
-    assert list(results["match_id"]) == ["m1", "m2"]
+    assert list(results["match_id"]) == ["replayer?match=m1", "replayer?match=m2"]  # rows open the replayer
     assert list(results["level_diff"]) == [2, 2]  # m1 5 vs 3, m2 2 vs 4 (scoring.md §S1)
 
 
@@ -192,7 +192,7 @@ def test_replayer_steps_through_a_deal(open_app: Open, mini_store: Path) -> None
     at = open_app(mini_store, "replayer")
     at.selectbox(key="rp_deal").set_value(2).run()
     slider = at.get("select_slider")[0]
-    assert len(slider.options) == 5  # dealt, after tribute, three tricks
+    assert len(slider.options) == 18  # dealt, after tribute, every play and pass
     at.get("select_slider")[0].set_value(len(slider.options) - 1).run()
     _no_exception(at)
     flags = at.dataframe[-1].value
@@ -200,14 +200,12 @@ def test_replayer_steps_through_a_deal(open_app: Open, mini_store: Path) -> None
         flags.columns
     )
     assert len(flags) == 16
-    at.toggle(key="rp_by_trick").set_value(False).run()
-    assert len(at.get("select_slider")[0].options) == 18  # every play and pass
 
 
 def test_replayer_search_narrows_matches(open_app: Open, mini_store: Path) -> None:
     at = open_app(mini_store, "replayer")
     at.text_input(key="rp_search").set_value("p5").run()
-    assert at.selectbox(key="rp_match").options == ["m2"]
+    assert at.selectbox(key="rp_match").options == ["ev1 · Round 1 · Table 2 · m2"]
 
 
 def test_quality_filters_by_code(open_app: Open, mini_store: Path) -> None:
@@ -240,7 +238,7 @@ def test_replayer_shows_unknown_hands_of_a_partial_match(open_app: Open, mini_st
     at.selectbox(key="rp_match").set_value("m3").run()
     _no_exception(at)
     assert any("hand unknown" in m.value for m in at.markdown)
-    assert sum("27 Cards" in m.value for m in at.markdown) == 3
+    assert sum(m.value.count("27 Cards") for m in at.markdown) == 3
 
 
 def test_dan_page_lists_the_promotion_forecast_with_low_data_marked(open_app: Open, mini_store: Path) -> None:
@@ -397,7 +395,6 @@ def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open,
     −1, −2, best, best): steps 13–17 of the play-by-play slider (dealt, after tribute, then seq 10 …)."""
     at = open_app(mini_store, "replayer")
     at.selectbox(key="rp_deal").set_value(2).run()
-    at.toggle(key="rp_by_trick").set_value(False).run()
     slider = at.get("select_slider")[0]
     labels = list(slider.options)
     marked = [label[-1] for label in labels if label[-1] in "🟢🟠🔴"]

@@ -1,11 +1,21 @@
-"""The Dagster code location loads and wires the pipeline as issue 5 asks."""
+"""The Dagster code location loads and wires the pipeline as issue 5 asks, and its assets
+materialize with its resources (the store and the replay executor, issue 17)."""
 
 from __future__ import annotations
 
-from dagster import AssetKey, Definitions
+from pathlib import Path
 
+import pytest
+from dagster import AssetKey, DagsterInstance, Definitions, materialize
+from pydantic import ValidationError
+
+from pipelines.assets import raw_events, replayed_tables
 from pipelines.definitions import defs
+from pipelines.pool import Executor, ExecutorKind
+from pipelines.resources import ExecutorResource, StoreResource
+from pipelines.store import Store
 from schemas.tables import DERIVED, SUMMARIES
+from simulator import simulate_to_dir
 
 
 def test_definitions_are_loadable() -> None:
@@ -38,3 +48,37 @@ def test_asset_checks_cover_statuses_uniqueness_and_cards() -> None:
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert {("matches", "match_statuses_check"), ("matches", "unique_match_ids_check"),
             ("deals", "card_conservation_check")} <= checks
+
+
+def test_the_resources_default_to_the_local_pool_and_configure_dask() -> None:
+    resources = defs.resources or {}
+    assert isinstance(resources["store"], StoreResource)
+    assert isinstance(resources["executor"], ExecutorResource)
+    assert resources["executor"].executor() == Executor()
+    dask = ExecutorResource(kind="dask", address="tcp://scheduler:8786").executor()
+    assert dask == Executor(ExecutorKind.DASK, "tcp://scheduler:8786")
+    assert ExecutorResource(kind="dask").executor().address is None
+    with pytest.raises(ValidationError):
+        ExecutorResource(kind="ray")  # type: ignore[arg-type]
+
+
+def test_ingest_and_replay_materialize_with_the_resources(tmp_path: Path) -> None:
+    """Dagster's own ``materialize`` over the two first assets and the code location's resources
+    (pointed at a temporary store): the tables are written and the materializations reported."""
+    summary = simulate_to_dir(tmp_path / "inbox", kind="tournament", pairs=4, rounds=2, format="deals:1",
+                              seed=3)
+    result = materialize(
+        [raw_events, replayed_tables],
+        resources={"store": StoreResource(root=str(tmp_path), replay_workers=1),
+                   "executor": ExecutorResource()},
+        instance=DagsterInstance.ephemeral(),
+    )
+    assert result.success
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert {"raw_events", "incomplete_matches", *DERIVED} <= materialized
+    replayed = next(
+        e.materialization.metadata for e in result.get_asset_materialization_events()
+        if e.asset_key == AssetKey("matches")
+    )
+    assert replayed["matches_replayed"].value == summary.matches
+    assert Store(tmp_path).read_table("matches").num_rows == summary.matches

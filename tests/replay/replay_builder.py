@@ -162,7 +162,8 @@ class Log:
         self._others_pass(taker, taker)
 
     def play_out(self, order: list[str], leader: str) -> None:
-        """Play the deal so the seats go out in ``order`` (2 seats for a double win, else 3)."""
+        """Play the deal so the seats go out in ``order`` (2 seats for a double win, else 3; 1 for
+        an extra deal that ends at the first player out)."""
         cur = leader
         if cur != order[0]:
             low = min(self.hands[cur], key=lambda c: single_order(c, self.level))
@@ -174,7 +175,7 @@ class Log:
                 self.play(seat, [c])
                 self._others_pass(seat, seat)
             self.play(seat, [cards[-1]])
-            if self._over():
+            if self._over() or i + 1 == len(order):
                 return
             nxt = order[i + 1]
             if nxt == PARTNER[seat]:

@@ -109,6 +109,6 @@ def test_round_robin_seats_alternate() -> None:
 
 def test_unknown_system_and_round() -> None:
     with pytest.raises(ValueError, match="unknown pairing system"):
-        pair_round("knockout", 1, ["A", "B"])  # type: ignore[arg-type]
+        pair_round("dutch", 1, ["A", "B"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="start at 1"):
         pair_round("swiss", 0, ["A", "B"])

@@ -197,3 +197,26 @@ def test_partners_rounds_win_rate_and_gain() -> None:
     assert first["mu_gain_1"] == pytest.approx((pair["mu_after"] - pair["mu_before"]).sum())
     assert first["mu_gain"] == pytest.approx(first["mu_gain_1"] + first["mu_gain_2"])
     assert first["win_rate"] == pytest.approx((first["wins"] + 0.5 * first["draws"]) / first["rounds"])
+
+
+def test_win_calibration_recovers_the_scale_of_past_forecasts_only() -> None:
+    """The probit scale is fitted on earlier forecasts and results: forecasts twice too cautious
+    (true p = Φ(2 · Φ⁻¹(p₀))) give a ≈ 2; before ``minimum`` decided rounds it stays 1, and
+    drawn rounds are not evidence."""
+    import numpy as np
+    from scipy.stats import norm
+
+    from scoring.ratings import WinCalibration
+
+    rng = np.random.default_rng(3)
+    cal = WinCalibration(minimum=50, refit=1.1)
+    for i, p0 in enumerate(rng.uniform(0.05, 0.95, 4000)):
+        cal.learn(float(p0), "draw")
+        if i == 10:
+            assert cal.scale == 1.0
+            assert cal.apply(0.7) == 0.7
+        truth = float(norm.cdf(2 * norm.ppf(p0)))
+        cal.learn(float(p0), "win" if rng.random() < truth else "loss")
+    assert len(cal.z) == 4000
+    assert cal.scale == pytest.approx(2.0, abs=0.15)
+    assert cal.apply(0.7) == pytest.approx(float(norm.cdf(cal.scale * norm.ppf(0.7))))

@@ -113,7 +113,7 @@ def test_matches_kind_chunks(tmp_path: Path) -> None:
         ({"kind": "cup"}, "unknown kind"),
         ({"format": "deals:x"}, "bad round format"),
         ({"rules": "nowhere"}, "unknown ruleset"),
-        ({"system": "knockout"}, "unknown tournament system"),
+        ({"system": "ladder"}, "unknown tournament system"),
         ({"corrupt": 1.5}, "corrupt rate"),
     ],
 )

@@ -1,0 +1,96 @@
+"""Helpers of the results entry browser test: a ``streamlit run`` server on a store, and the
+entry page steered with Playwright (the Debian Chromium, nothing downloaded).
+
+Widgets are found by the ``st-key-<key>`` class Streamlit gives every keyed widget and container.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+CHROMIUM = Path("/usr/bin/chromium")
+APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
+TIMEOUT_MS = 60_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def entry_server(store: Path) -> Iterator[str]:
+    """``streamlit run dashboards/app.py`` on a free port reading ``store``; yields the base URL."""
+    port = _free_port()
+    env = {**os.environ, "GDAN_STORE": str(store), "GDAN_WARM_UP": "0"}
+    args = ["--server.headless", "true", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(APP), *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def settle(page: Page) -> None:
+    """Wait until Streamlit has finished the script run a widget change started."""
+    page.wait_for_timeout(300)
+    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=TIMEOUT_MS)
+    page.wait_for_timeout(200)
+
+
+def keyed(key: str) -> str:
+    """The CSS selector of the widget or container with Streamlit ``key``."""
+    return f".st-key-{key}"
+
+
+def choose(page: Page, key: str, option: str) -> None:
+    """Pick ``option`` in the selectbox ``key``."""
+    page.locator(f"{keyed(key)} [role='combobox']").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)
+
+
+def type_text(page: Page, key: str, text: str, area: bool = False) -> None:
+    """Type into the text input (or text area) ``key`` and commit it."""
+    field = page.locator(f"{keyed(key)} {'textarea' if area else 'input'}")
+    field.fill(text)
+    field.press("Control+Enter" if area else "Enter")
+    settle(page)
+
+
+def tap(page: Page, match: str, first: str, kind_label: str) -> None:
+    """Enter one deal of ``match``: the 1st seat, the result type (each waited for until it shows
+    as chosen), Add deal."""
+    for key, text in ((f"en_{match}_first", f"{first} p"), (f"en_{match}_kind", kind_label)):
+        page.locator(f"{keyed(key)} button", has_text=text).click()
+        chosen = page.locator(f"{keyed(key)} button[aria-checked='true']")
+        expect(chosen).to_contain_text(text, timeout=TIMEOUT_MS)
+        settle(page)
+    page.locator(f"{keyed(f'en_{match}_add')} button").click()
+    settle(page)

@@ -1,0 +1,131 @@
+"""The results entry page (dashboards/views/entry.py) through ``streamlit.testing.v1.AppTest``:
+a new event's round 1 is paired (scoring.md §S8), deals are tapped in, the replay's levels and
+refusals show, finished tables are submitted to the inbox, and after the pipeline the event's
+next round is paired from its standings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+from streamlit.testing.v1 import AppTest
+
+Open = Callable[[Path, str], AppTest]
+PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _new_event(at: AppTest, rules: str) -> AppTest:
+    at.text_input(key="en_new_id").input("cup")
+    at.selectbox(key="en_new_rules").select(rules)
+    at.text_area(key="en_new_pairs").input(PAIRS)
+    return at.run()
+
+
+def _match_of(at: AppTest, table: int) -> str:
+    seats = [w for w in at.segmented_control if w.key and w.key.endswith("_first")]
+    return seats[table - 1].key.removeprefix("en_").removesuffix("_first")
+
+
+def _tap(at: AppTest, match: str, first: str, kind: str) -> AppTest:
+    next(w for w in at.segmented_control if w.key == f"en_{match}_first").set_value(first)
+    next(w for w in at.segmented_control if w.key == f"en_{match}_kind").set_value(kind)
+    at.button(key=f"en_{match}_add").click()
+    return at.run()
+
+
+def test_new_event_is_paired_entered_and_submitted(open_app: Open, tmp_path: Path) -> None:
+    at = open_app(tmp_path, "entry")
+    _ok(at)
+    at = _new_event(at, "bcta")
+    _ok(at)
+    assert len([w for w in at.segmented_control if w.key.endswith("_first")]) == 4  # 8 pairs, 4 tables
+    match = _match_of(at, 1)
+    assert match == "cup-r1-t1"
+    assert at.button(key=f"en_{match}_submit").disabled  # nothing entered yet
+    at = _tap(at, match, "E", "double")
+    at = _tap(at, match, "N", "one_three")
+    _ok(at)
+    shown = at.dataframe[0].value
+    assert shown["Level"].tolist() == ["2", "5"]  # deal 2 at E–W's level (rules.md §2)
+    assert shown["Levels after (E–W : N–S)"].tolist() == ["5 : 2", "5 : 4"]
+    assert any("Round over" in s.value and "Team E–W" in s.value for s in at.success)
+    at.button(key=f"en_{match}_submit").click()
+    at = at.run()
+    _ok(at)
+    path = tmp_path / "inbox" / "entry" / f"{match}.jsonl"
+    events = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    assert [e["type"] for e in events] == ["match_start", *["deal_start", "deal_end"] * 2, "match_end"]
+    assert events[-1]["winner"] == "EW" and events[0]["rules"] == "bcta"
+    assert any("Submitted" in i.value for i in at.info)
+
+
+def test_refused_entry_shows_the_rule(open_app: Open, tmp_path: Path) -> None:
+    """until_a (national): the fifth double win passes A; a sixth deal is refused by the replay."""
+    at = _new_event(open_app(tmp_path, "entry"), "national")
+    match = _match_of(at, 2)
+    for _ in range(6):
+        at = _tap(at, match, "S", "double")
+    _ok(at)
+    (error,) = at.error
+    assert "match_already_over" in error.value and "Deal 6" in error.value
+    assert at.button(key=f"en_{match}_submit").disabled
+    at.button(key=f"en_{match}_undo").click()
+    at = at.run()
+    assert not at.error and any("Round over" in s.value for s in at.success)
+
+
+def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_path: Path) -> None:
+    from dashboards.ui import reload_data
+    from pipelines.runner import run_pipeline
+
+    at = _new_event(open_app(tmp_path, "entry"), "bcta")
+    for table in range(1, 5):
+        match = f"cup-r1-t{table}"
+        at = _tap(at, match, "E" if table % 2 else "N", "double")
+        at.button(key=f"en_{match}_submit").click()
+        at = at.run()
+    run_pipeline(tmp_path, workers=1)
+    reload_data()  # as the sidebar's button: the cached connection predates the run
+    at = open_app(tmp_path, "entry")
+    _ok(at)
+    assert at.selectbox(key="en_event").value.startswith("cup")
+    assert at.number_input(key="en_round").value == 2  # the round after the last with results
+    assert len([w for w in at.segmented_control if w.key.endswith("_first")]) == 4
+    at.number_input(key="en_round").set_value(1)
+    at = at.run()
+    assert len(at.dataframe[0].value) == 4  # round 1's matches, from the store
+    at.button(key="en_pair_next").click()
+    at = at.run()
+    _ok(at)
+    pairing = next(d.value for d in at.dataframe if "ew_team" in d.value.columns)
+    assert pairing["table"].tolist() == [1, 2, 3, 4]
+    assert any(b.key == "en_next_csv" for b in at.get("download_button"))
+
+    # a correction: table 1's deal was N–S's double win, not E–W's (docs/event-extensions.md)
+    at.selectbox(key="en_correct").select("cup-r1-t1")
+    at = at.run()
+    _ok(at)
+    fixed = "cup-r1-t1.rev2"
+    loaded = next(d.value for d in at.dataframe if "Level" in d.value.columns)
+    assert loaded["Finishing order"].tolist() == ["E W"]  # the deals as stored
+    at.button(key=f"en_{fixed}_undo").click()
+    at = _tap(at.run(), fixed, "N", "double")
+    at.button(key=f"en_{fixed}_submit").click()
+    at = at.run()
+    _ok(at)
+    path = tmp_path / "inbox" / "entry" / f"{fixed}.jsonl"
+    start = orjson.loads(path.read_bytes().splitlines()[0])
+    assert (start["match"], start["revision"]) == ("cup-r1-t1", 2)
+    run_pipeline(tmp_path, workers=1)
+    from pipelines.warehouse import connect
+
+    con = connect(tmp_path)
+    row = con.execute("SELECT revision, winner FROM matches WHERE match_id = 'cup-r1-t1'").fetchone()
+    superseded = con.execute("SELECT revision FROM superseded WHERE match_id = 'cup-r1-t1'").fetchall()
+    con.close()
+    assert row == (2, "NS") and superseded == [(1,)]
