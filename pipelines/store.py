@@ -90,6 +90,12 @@ def new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+class StorePathError(ValueError):
+    """A store path delta-rs cannot open: it panics on ``[`` or ``]`` anywhere in a table's path
+    (it builds an object-store URL whose host holds the path), plain, percent-encoded or through
+    a symlink (it resolves links)."""
+
+
 class UnknownTableError(KeyError):
     """A table name that ``schemas.ALL_TABLES`` does not define."""
 
@@ -132,6 +138,11 @@ class Store:
 
     def __init__(self, root: str | Path, *, pin: Commit | None = None) -> None:
         self.root = Path(root).absolute()
+        if {"[", "]"} & set(str(self.root)):
+            raise StorePathError(
+                f"store path {self.root}: a path with '[' or ']' cannot hold Delta tables "
+                "(delta-rs refuses it); rename the folder or choose another --store"
+            )
         self.pin = pin
 
     def __repr__(self) -> str:
@@ -717,8 +728,7 @@ def _at(path: Path, version: int) -> DeltaTable:
 
 
 def _uri(path: Path) -> str:
-    """The ``file://`` URL of a table folder, percent-encoded: delta-rs parses a plain path as a
-    URL pattern and fails (panics) on ``[``, ``*`` and the like in it."""
+    """The ``file://`` URL delta-rs is given for the table folder ``path``."""
     return path.as_uri()
 
 
