@@ -138,11 +138,6 @@ class Store:
 
     def __init__(self, root: str | Path, *, pin: Commit | None = None) -> None:
         self.root = Path(root).absolute()
-        if {"[", "]"} & set(str(self.root)):
-            raise StorePathError(
-                f"store path {self.root}: a path with '[' or ']' cannot hold Delta tables "
-                "(delta-rs refuses it); rename the folder or choose another --store"
-            )
         self.pin = pin
 
     def __repr__(self) -> str:
@@ -728,7 +723,13 @@ def _at(path: Path, version: int) -> DeltaTable:
 
 
 def _uri(path: Path) -> str:
-    """The ``file://`` URL delta-rs is given for the table folder ``path``."""
+    """The ``file://`` URL delta-rs is given for the table folder ``path`` (:class:`StorePathError`
+    for a path it cannot open; the inbox of such a store still takes files)."""
+    if {"[", "]"} & set(str(path)):
+        raise StorePathError(
+            f"store path {path.parent}: a path with '[' or ']' cannot hold Delta tables "
+            "(delta-rs refuses it); rename the folder or choose another --store"
+        )
     return path.as_uri()
 
 

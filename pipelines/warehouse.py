@@ -1,9 +1,9 @@
 """Read access to the store: an in-memory DuckDB with one view per table, at one run's Delta versions.
 
 The store's system of record is Delta Lake (``pipelines.store``). Readers (dashboards, notebooks,
-``gdan sql``) never open the pipeline's DuckDB file: they call :func:`connect`, which registers
-each table's ``DeltaTable(path, version=v).to_pyarrow_dataset()`` at the versions of the run the
-pipeline published last (or of an older run: ``as_of``), so reading never conflicts with a running
+``gdan sql``) never open the pipeline's DuckDB file: they call :func:`connect`, which creates a
+view per table over the exact Parquet files of its Delta version in the run the pipeline
+published last (or in an older run: ``as_of``), so reading never conflicts with a running
 pipeline and a join never sees half a batch. A version names its exact Parquet files, so a file
 someone else dropped into a table folder is not read. A connection keeps the versions it was
 opened on; reconnect to see a later run. (DuckDB's own delta extension downloads at run time,
@@ -62,8 +62,11 @@ def _duckdb_types(schema: pa.Schema) -> list[str]:
         con.close()
 
 
-def view_statements(store: Store, snapshot: Snapshot) -> dict[str, str]:
-    """The ``CREATE OR REPLACE VIEW`` statement of every known table, by name.
+def view_statements(
+    store: Store, snapshot: Snapshot, names: Iterable[str] | None = None
+) -> dict[str, str]:
+    """The ``CREATE OR REPLACE VIEW`` statement of every table of ``names`` (default: every known
+    table), by name.
 
     Each view reads exactly the Parquet files of its table's version in ``snapshot`` and selects
     exactly the schema's columns, cast to their types (a partition column's value is in the
@@ -71,7 +74,8 @@ def view_statements(store: Store, snapshot: Snapshot) -> dict[str, str]:
     absolute, so a database file holding these views works from any directory.
     """
     out = {}
-    for name, schema in ALL_TABLES.items():
+    for name in ALL_TABLES if names is None else names:
+        schema = ALL_TABLES[name]
         version = snapshot.versions.get(name)
         files = store.data_files(name, version) if version is not None else []
         if files:
@@ -92,20 +96,18 @@ def view_statements(store: Store, snapshot: Snapshot) -> dict[str, str]:
 def create_views(
     con: duckdb.DuckDBPyConnection, store: Store, snapshot: Snapshot, names: Iterable[str] | None = None
 ) -> list[str]:
-    """One view per table of ``names`` (default: every known table) over its Delta version in
-    ``snapshot``, an Arrow dataset registered on ``con``. Returns the names of those with data."""
+    """One view per table of ``names`` (default: every known table) over the Parquet files of its
+    Delta version in ``snapshot`` (:func:`view_statements`). Returns the names of those with data.
+
+    The views read the files with DuckDB's own Parquet reader, not through an Arrow dataset of
+    delta-rs registered on ``con``: a process whose connections held such datasets could abort
+    at exit (``terminate called without an active exception``).
+    """
     with_data = []
-    for name in ALL_TABLES if names is None else names:
-        schema = ALL_TABLES[name]
-        version = snapshot.versions.get(name)
-        dataset = store.dataset(name, version) if version is not None else None
-        if dataset is not None and store.data_files(name, version):
-            con.register(f"_delta_{name}", dataset)
-            cols = ", ".join(f'"{f.name}"' for f in schema)
-            con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT {cols} FROM "_delta_{name}"')
+    for name, statement in view_statements(store, snapshot, names).items():
+        con.execute(statement)
+        if snapshot.versions.get(name) is not None and "read_parquet" in statement:
             with_data.append(name)
-        else:
-            con.execute(f'CREATE OR REPLACE VIEW "{name}" AS {_empty_view_sql(schema)}')
     return with_data
 
 

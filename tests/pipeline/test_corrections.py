@@ -215,7 +215,8 @@ def test_delete_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> Non
     untouched files are the same files and rows of other matches, null ids included, stay; the
     step's commit names it, so readers of the next run see it and a recovery keeps it."""
     store = Store(tmp_path)
-    for batch, ids in (("b1", ["a", "x", None]), ("b2", ["b"])):
+    batches: list[tuple[str, list[str | None]]] = [("b1", ["a", "x", None]), ("b2", ["b"])]
+    for batch, ids in batches:
         pq.write_table(_quarantine(ids), store.stage_file(batch, "quarantine"))
         save_state(store, StoreState(), batch, store.publish_batch(batch))
     before = set(store.data_files("quarantine"))
