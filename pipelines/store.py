@@ -298,11 +298,28 @@ class Store:
 
     # -- reading -------------------------------------------------------------------------
     def dataset(self, name: str, version: int | None = None) -> ds.Dataset | None:
-        """The Arrow dataset of table ``name`` at ``version`` (default :meth:`version`); None: no table."""
+        """The Arrow dataset of table ``name`` at ``version`` (default :meth:`version`); None: no table.
+
+        Over exactly the version's Parquet files, read by pyarrow's own file system with the
+        partition columns from the paths (not delta-rs's ``to_pyarrow_dataset``, whose file
+        system handler could abort the process at exit).
+        """
         version = self.version(name) if version is None else version
         if version is None:
             return None
-        return _at(self.table_path(name), version).to_pyarrow_dataset()
+        path = self.table_path(name)
+        table = _at(path, version)
+        schema = _schema(name)
+        keys = list(table.metadata().partition_columns)
+        fields = [
+            schema.field(k) if k in schema.names else pa.field(k, pa.string() if k == BATCH else pa.int32())
+            for k in keys
+        ]
+        full = pa.schema([*schema, *(f for f in fields if f.name not in schema.names)])
+        files = [_local(u) for u in table.file_uris()]
+        partitioning = ds.partitioning(pa.schema(fields), flavor="hive") if keys else None
+        return ds.dataset(files, schema=full, format="parquet", partitioning=partitioning,
+                          partition_base_dir=str(path))
 
     def data_files(self, name: str, version: int | None = None) -> list[str]:
         """The absolute paths of the Parquet files of table ``name`` at ``version`` (:meth:`version`)."""
