@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from replay.rulesets import RoundFormat, Ruleset
 
 CHINA = timezone(timedelta(hours=8))
-FORMAT_HELP = "until_a, deals:N, timed:MINUTES or timed_deals:MINUTES:N"
 
 REQUIRED = ("event", "round", "table", "deal")
 SEAT_COLUMNS = tuple(s.lower() for s in SEATS)
@@ -457,10 +456,12 @@ def _match_events(
     fmt_text = _text(cells.get("format")) or default_format
     fmt = ruleset.default_format
     if fmt_text is not None:
+        from replay.rulesets import ROUND_FORMAT_HELP, parse_round_format
+
         try:
             fmt = parse_round_format(fmt_text)
         except ValueError:
-            problems.add(row, "format", f"a round format: {FORMAT_HELP}", fmt_text)
+            problems.add(row, "format", f"a round format: {ROUND_FORMAT_HELP}", fmt_text)
             return []
     deals = sorted(match.deals, key=lambda d: (d.number, d.row))
     for expected, deal in enumerate(deals if whole else [], start=1):
@@ -735,25 +736,6 @@ def _level_winner(
 
 def _other(team: str) -> str:
     return "NS" if team == "EW" else "EW"
-
-
-def parse_round_format(text: str) -> RoundFormat:
-    """``until_a``, ``deals:N``, ``timed:MINUTES`` or ``timed_deals:MINUTES:N`` (rules.md §7)."""
-    from replay.rulesets import RoundFormat
-
-    kind, *args = text.strip().lower().split(":")
-    numbers = [int(a) for a in args if a.strip().isdigit() and int(a) > 0]
-    if len(numbers) != len(args):
-        raise ValueError(f"bad round format {text!r}; expected {FORMAT_HELP}")
-    if kind == "until_a" and not numbers:
-        return RoundFormat("until_a")
-    if kind == "deals" and len(numbers) == 1:
-        return RoundFormat("deals", deals=numbers[0])
-    if kind == "timed" and len(numbers) == 1:
-        return RoundFormat("timed", minutes=numbers[0])
-    if kind == "timed_deals" and len(numbers) == 2:
-        return RoundFormat("timed_deals", deals=numbers[1], minutes=numbers[0])
-    raise ValueError(f"bad round format {text!r}; expected {FORMAT_HELP}")
 
 
 def _order(deal: _Deal, seats: Mapping[str, str], problems: _Problems) -> list[str] | None:
