@@ -222,6 +222,8 @@ class _Match:
     cells: dict[str, Cell]
     seats: dict[str, str] | None = None
     deals: list[_Deal] = field(default_factory=list)
+    revision: int = 1
+    """The correction's number every match of the import carries (``MatchSpec.revision``)."""
 
 
 class _Problems:
@@ -279,7 +281,7 @@ def convert_rows(
     names = _check_header(sheet.header, problems, has_rules=rules is not None)
     if problems.items:
         raise ScoreSheetError(problems.items)
-    matches, orphans = _collect(sheet, names, problems)
+    matches, orphans = _collect(sheet, names, problems, revision)
     # A row that belongs to no match (a bad event, round, table or deal cell) leaves a gap in some
     # match's deals: then the cells are still checked, but deal numbers and results are not derived.
     whole = not orphans
@@ -292,10 +294,6 @@ def convert_rows(
         )
     if problems.items:
         raise ScoreSheetError(sorted(problems.items, key=lambda p: p.line or 0))
-    if revision > 1:
-        for ev in events:
-            if ev["type"] == "match_start":
-                ev["revision"] = revision
     return events
 
 
@@ -338,7 +336,9 @@ def _check_header(header: Sequence[str], problems: _Problems, has_rules: bool) -
     return names
 
 
-def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[_Match], int]:
+def _collect(
+    sheet: Sheet, names: list[str], problems: _Problems, revision: int
+) -> tuple[list[_Match], int]:
     """Group the rows into matches by their event, round, table and deal cells; also return how
     many rows could not be placed in a match."""
     orphans = 0
@@ -376,7 +376,7 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[
         keys[key] = match_id
         match = matches.get(match_id)
         if match is None:
-            match = matches[match_id] = _Match(key, match_id, row, cells)
+            match = matches[match_id] = _Match(key, match_id, row, cells, revision=revision)
         else:
             for name in _MATCH_COLUMNS:
                 if name in cells and _text(cells[name]) != _text(match.cells.get(name)):
@@ -524,6 +524,7 @@ def _derive(
         _text(match.cells.get("event_name")),
         {p: roster[p] for p in match.seats.values() if roster.get(p)},
         {"format": "scoresheet", "rows": [d.row for d in deals]},
+        match.revision,
     )
     results = []
     for d in deals:
