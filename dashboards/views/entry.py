@@ -29,11 +29,10 @@ from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.ui import current_store, run, show_table, tr
 from importers.jobs import file_name_problem
-from importers.scoresheet import parse_round_format
 from pipelines.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
-from replay.rulesets import RoundFormat
+from replay.rulesets import RoundFormat, parse_round_format
 from schemas.vocabulary import SEATS
 
 # The event choice that opens the new-event form.
