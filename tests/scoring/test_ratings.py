@@ -245,6 +245,7 @@ def test_recalibrated_win_chance_is_calibrated_when_rounds_are_shorter_than_assu
         return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 
     assert log_loss(p) < log_loss(p0) - 0.01
+
     def worst_band(q: np.ndarray) -> float:
         """The largest gap between win rate and mean forecast over 5 bands, in standard errors."""
         bands = np.digitize(q, [0.2, 0.4, 0.6, 0.8])
