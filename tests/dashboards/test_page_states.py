@@ -122,8 +122,17 @@ def test_filters_that_leave_nothing(monkeypatch: pytest.MonkeyPatch, mini_store:
     at = _open(monkeypatch, mini_store, page, NOTHING[page])
     _says_something(at)
     _tables_are_clean(at)
-    messages = " ".join(i.value for i in at.info)
+    messages = " ".join(m.value for m in [*at.info, *at.caption])
     assert messages and "run the pipeline" not in messages
+    said = {
+        "leaderboard": "No rows pass these filters",
+        "player": "No deals pass these filters",
+        "tributes": "No deals pass these filters",
+        "bombs": "No deals pass these filters",
+        "head_to_head": "Nobody met in 999 rounds or more",
+        "replayer": "No match matches",
+    }[page]
+    assert said in messages, messages
 
 
 def test_entry_round_without_pairing_says_what_to_do(
