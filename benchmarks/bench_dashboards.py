@@ -179,7 +179,9 @@ def _wait_for_warm_up() -> float:
 def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Render seconds of every page (median of ``repeat``), in three states of the caches.
 
-    - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet;
+    - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet
+      (``cold_cpu_s``: the CPU seconds of that render, all threads of the process: steadier than
+      wall time on a shared machine);
     - ``first``: the first visit of the page after the app's start-up warm-up has finished
       (store-wide statistics cached, the page's own queries not);
     - ``warm``: the page again, every result cached.
@@ -191,7 +193,13 @@ def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[st
     out: dict[str, dict[str, float]] = {}
     for name in pages or list(PAGES):
         page, params = PAGES[name]
-        runs: dict[str, list[float]] = {"cold_s": [], "first_s": [], "warm_s": [], "warm_up_s": []}
+        runs: dict[str, list[float]] = {
+            "cold_s": [],
+            "cold_cpu_s": [],
+            "first_s": [],
+            "warm_s": [],
+            "warm_up_s": [],
+        }
         for _ in range(repeat):
             for state in ("cold", "first"):
                 os.environ["GDAN_WARM_UP"] = "0" if state == "cold" else "1"
@@ -204,9 +212,11 @@ def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[st
                     st.cache_data.clear()
                 else:
                     runs["warm_up_s"].append(_wait_for_warm_up())
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 at.switch_page(f"views/{page}.py").run()
                 runs[f"{state}_s"].append(time.perf_counter() - start)
+                if state == "cold":
+                    runs["cold_cpu_s"].append(time.process_time() - cpu)
                 if at.exception:
                     raise RuntimeError(f"{name}: {[e.message for e in at.exception]}")
             start = time.perf_counter()
@@ -262,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     table = Table(
         "page",
         "cold (s)",
+        "cold CPU (s)",
         "first after warm-up (s)",
         "warm (s)",
         "warm-up (s)",
@@ -269,7 +280,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     for page, r in results.items():
         table.add_row(
-            page, f"{r['cold_s']:.2f}", f"{r['first_s']:.2f}", f"{r['warm_s']:.3f}", f"{r['warm_up_s']:.1f}"
+            page,
+            f"{r['cold_s']:.2f}",
+            f"{r['cold_cpu_s']:.2f}",
+            f"{r['first_s']:.2f}",
+            f"{r['warm_s']:.3f}",
+            f"{r['warm_up_s']:.1f}",
         )
     console.print(table)
     print(json.dumps({"store": str(store), **size, "pages": results}))
