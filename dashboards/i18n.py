@@ -640,6 +640,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "stage_swiss": ("Swiss", "瑞士移位"),
     "stage_knockout": ("knockout", "淘汰赛"),
     "stage_round_robin": ("round robin", "循环赛"),
+    "stage_league": ("league", "联赛"),
     "cards_played": ("Cards", "牌"),
     "note_round_played": (
         "round {r} already has results in the store: this is the pairing §S8 gives, to check against "

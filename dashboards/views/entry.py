@@ -28,7 +28,7 @@ from dashboards.entry import (
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
-from dashboards.naming import end_reason_name, seat_name
+from dashboards.naming import end_reason_name, seat_name, stage_name
 from dashboards.ui import current_store, lang, run, show_table, tr
 from importers.jobs import file_name_problem
 from importers.scoresheet import parse_round_format
@@ -61,7 +61,7 @@ def _event_label(key: str) -> str:
     if key == NEW:
         return tr("entry_new_event")
     row = event_rows[key]
-    stage = f" · {row['stage']}" if isinstance(row["stage"], str) else ""
+    stage = f" · {stage_name(row['stage'], lang())}" if isinstance(row["stage"], str) else ""
     return (
         f"{row['event_name']} ({row['event_id']}){stage}"
         if isinstance(row["event_name"], str)
