@@ -11,7 +11,8 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.i18n import LABELS, Lang, t
+from dashboards.i18n import Lang, t
+from dashboards.naming import ruleset_name
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
@@ -52,12 +53,6 @@ def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     labels = [t(f"status_{s}", lang) if s in _STATUSES else s for s in df["status"]]
     fig = go.Figure(go.Bar(x=labels, y=df["n"], marker_color=_COLORS[2]))
     return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
-
-
-def ruleset_name(rules: object, lang: Lang) -> str:
-    """A ruleset id as its name in ``lang`` (an id without a label stays as it is)."""
-    key = f"ruleset_{rules}"
-    return t(key, lang) if key in LABELS else str(rules)
 
 
 def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:

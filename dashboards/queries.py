@@ -1315,7 +1315,14 @@ def coach_bombs(
     level: str | None = None,
 ) -> pd.DataFrame:
     """Bomb plays (rules.md §4) of the filtered seats: ``bomb_class``, ``size``, ``opp_min_left``
-    and whether it was played on the partner's play (aggregated by the page)."""
+    and whether it was played on the partner's play (aggregated by the page).
+
+    Without a filter on the deal, its match or the partner, the player and seat are columns of
+    ``plays`` itself, so the plays are read alone (no join with every seat-deal of the store).
+    """
+    params = _filters(player, start, end, event, rules, partner, seat, level)
+    if all(params[name] is None for name in FILTER_NAMES if name != "seat"):
+        return _df(con, _BOMBS_OF_SEATS, {"player": player, "seat": seat})
     return _df(
         con,
         f"""
@@ -1326,8 +1333,19 @@ def coach_bombs(
         WHERE p.bomb_class IS NOT NULL
         GROUP BY ALL
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
+
+
+_BOMBS_OF_SEATS = f"""
+    SELECT p.bomb_class, p.combo_size AS size, p.opp_min_left,
+           (p.table_seat = {sql_partner("p.seat")}) AS on_partner, count(*) AS n
+    FROM plays p
+    WHERE p.bomb_class IS NOT NULL
+      AND ($player IS NULL OR p.player_id = $player) AND (CAST($seat AS VARCHAR) IS NULL OR p.seat = $seat)
+    GROUP BY ALL
+"""
+"""SQL of :func:`coach_bombs` filtered by player and seat only: ``plays`` alone."""
 
 
 def coach_win_by_bombs(

@@ -63,10 +63,16 @@ else:
         },
     )
     st.subheader(tr("recent_changes"))
+    changes = run(queries.dan_events)
     show_table(
-        run(queries.dan_events),
+        changes.assign(event=[tr(f"dan_{e}") for e in changes["event"]]),
         "dan_events",
-        column_config={"event": tr("dan_change"), "player_id": tr("player")},
+        column_config={
+            "event": tr("dan_change"),
+            "player_id": tr("player"),
+            "window_rounds_used": tr("window_used"),
+            "match_id": tr("match_id"),
+        },
     )
 
     st.subheader(tr("printouts"))
