@@ -36,6 +36,7 @@ else:
                 ),
                 "window_rounds_used": tr("window_used"),
                 "rounds_left": tr("rounds_left"),
+                "last_played": tr("last_played_local"),
             },
         )
     st.subheader(tr("forecast"))
@@ -66,7 +67,11 @@ else:
     show_table(
         run(queries.dan_events),
         "dan_events",
-        column_config={"event": tr("dan_change"), "player_id": tr("player")},
+        column_config={
+            "event": tr("dan_change"),
+            "player_id": tr("player"),
+            "started_at": tr("started_local"),
+        },
     )
 
     st.subheader(tr("printouts"))

@@ -88,7 +88,9 @@ with c2:
 
 info = deals.set_index("deal_no").loc[deal]
 level = info["level"] if isinstance(info["level"], str) else None
+started = matches.set_index("match_id")["started"].get(match)
 st.caption(
+    f"{tr('match_started')}: {shown(started)} · {tr('deal_started')}: {shown(info['started'])} · "
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {shown(info['declarers'])} · "
     f"{tr('tribute_kind')}: {shown(info['tribute_kind'])} · {tr('position')}: {shown(info['finish_order'])}"
 )
