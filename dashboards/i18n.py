@@ -556,7 +556,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "note_save": ("Save note", "保存笔记"),
     "note_empty": ("Write a note or a tag first.", "请先写笔记或标签。"),
     # times in the event's local time (schemas/times.py)
-    "unit_local": ("local day", "当地日期"),
+    "unit_local": ("local time", "当地时间"),
     "local_days": ("local days of the matches", "按比赛当地日期"),
     "started_local": ("Started (local time)", "开始时间（当地）"),
     "last_played_local": ("Last played (local time)", "最近比赛（当地时间）"),
