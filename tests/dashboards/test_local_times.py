@@ -17,6 +17,7 @@ import duckdb
 import orjson
 import pandas as pd
 import pytest
+from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 
 from dashboards import queries
@@ -24,7 +25,7 @@ from pipelines.printout_documents import player_document
 from pipelines.runner import run_pipeline
 from pipelines.store import Store
 from pipelines.warehouse import connect
-from printouts import to_csv
+from printouts import to_csv, to_xlsx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
 from dash_app import APP
@@ -161,6 +162,10 @@ def test_the_player_printout_shows_local_times(con: duckdb.DuckDBPyConnection) -
     assert set(SHOWN.values()) <= printed
     assert "UTC+08:00" in document.subtitle and "UTC-05:00" in document.subtitle
     assert "China time" not in document.subtitle
+    book = load_workbook(io.BytesIO(to_xlsx(document)))  # Excel has no zones: the local clock
+    cells = {c.value for ws in book.worksheets for row in ws.iter_rows() for c in row}
+    clocks = {datetime(2026, 6, 18, 23, 30), datetime(2026, 6, 19, 0, 30), datetime(2026, 6, 18, 22, 0)}
+    assert clocks <= cells
 
 
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, **params: str) -> AppTest:
