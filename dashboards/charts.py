@@ -65,7 +65,7 @@ def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
     return _layout(
         fig,
         t("matches_per_day", lang),
-        _unit(t("day", lang), "utc", lang),
+        _unit(t("day", lang), "local", lang),
         _unit(t("matches", lang), "count", lang),
     )
 

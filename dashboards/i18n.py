@@ -442,7 +442,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "no_luck": ("No luck estimate for this player yet.", "该选手暂无运气估计。"),
     # axis units
     "unit_pct": ("%", "%"),
-    "unit_utc": ("UTC", "UTC"),
     "unit_bombs_per_deal": ("bombs per deal", "个/副"),
     "unit_bombs_per_seat": ("bombs per seat", "个/人"),
     "unit_cards": ("cards", "张"),
@@ -490,7 +489,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "double_loss_rate": ("双下 double losses", "双下率"),
     "bombs_per_seat": ("Bombs per seat and deal", "每人每副炸弹数"),
     "match_list": ("Matches", "比赛列表"),
-    "date": ("Date (UTC)", "日期（UTC）"),
+    "date": ("Date (local time)", "日期（当地时间）"),
     "opponents": ("Opponents", "对手"),
     "result": ("Result", "结果"),
     "result_win": ("won", "胜"),
@@ -593,7 +592,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "scored, check it",
         "{m} 副中有 {n} 副的手牌和出牌与先导入的比赛 {of} 相同；仍计分，请核查",
     ),
-    "started_at": ("Started (UTC)", "开始时间（UTC）"),
+    "started_at": ("Started (local time)", "开始时间（当地）"),
     "dan_before": ("Dan before", "原段位"),
     "dan_after": ("Dan after", "新段位"),
     "total_before": ("Points before", "原积分"),
@@ -662,6 +661,15 @@ LABELS: dict[str, tuple[str, str]] = {
         "淮安规则第 25 条）",
     ),
     "note_third_place": ("table {t} plays for 3rd place", "第 {t} 桌争夺第三名"),
+    # times in the event's local time (schemas/times.py)
+    "unit_local": ("local time", "当地时间"),
+    "local_days": ("local days of the matches", "按比赛当地日期"),
+    "started_local": ("Started (local time)", "开始时间（当地）"),
+    "last_played_local": ("Last played (local time)", "最近比赛（当地时间）"),
+    "match_started": ("Match started", "比赛开始"),
+    "deal_started": ("Deal started", "本副开始"),
+    "first_ingested_local": ("First ingested (match's local time)", "首次导入（比赛当地时间）"),
+    "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
 }
 
 

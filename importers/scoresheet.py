@@ -20,10 +20,11 @@ cross-checks every one.
   finished after a 3rd or 4th place of the partner, so they are listed in play order after
   the winner (no level, score or dan point depends on it);
 - optional: ``time`` (when the deal started: ``2026-06-18 13:05``, naive times are in the
-  ``tz`` given), ``rules`` (ruleset id), ``format`` (``until_a``, ``deals:N``,
-  ``timed:MINUTES``, ``timed_deals:MINUTES:N``; default: the ruleset's), ``match`` (match id;
-  default ``<event>-r<round>-t<table>``, with ``-<stage>`` after the event when given),
-  ``event_name``, ``stage``.
+  ``tz`` given; a date alone, ``2026-06-18`` or an Excel date cell, is 00:00 of that day
+  in ``tz``, so the match's local date is the sheet's), ``rules`` (ruleset id), ``format``
+  (``until_a``, ``deals:N``, ``timed:MINUTES``, ``timed_deals:MINUTES:N``; default: the
+  ruleset's), ``match`` (match id; default ``<event>-r<round>-t<table>``, with ``-<stage>``
+  after the event when given), ``event_name``, ``stage``.
 
 Every fault is reported with the sheet's row number (the header is row 1) and the column, as
 ``file:row:column: expected …``; the whole sheet is checked and all faults are raised together

@@ -36,6 +36,7 @@ else:
                 ),
                 "window_rounds_used": tr("window_used"),
                 "rounds_left": tr("rounds_left"),
+                "last_played": tr("last_played_local"),
             },
         )
     st.subheader(tr("forecast"))
@@ -72,6 +73,7 @@ else:
             "player_id": tr("player"),
             "window_rounds_used": tr("window_used"),
             "match_id": tr("match_id"),
+            "started_at": tr("started_local"),
         },
     )
 

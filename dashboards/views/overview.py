@@ -20,9 +20,9 @@ cols = st.columns(5)
 for col, key in zip(cols, ("matches", "deals", "players", "events", "raw_events"), strict=True):
     col.metric(tr(key), f"{int(totals[key]):,}")
 
-first, last = totals["first_start"], totals["last_end"]
+first, last = totals["first_day"], totals["last_day"]
 if first is not None and str(first) != "NaT":
-    st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d}")
+    st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d} ({tr('local_days')})")
 
 status = run(queries.status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))

@@ -99,7 +99,7 @@ else:
         games[
             [
                 "replay",
-                "started_at",
+                "started",
                 "event_id",
                 "round",
                 "partner_name",
@@ -112,7 +112,7 @@ else:
         ],
         f"matches_{player}",
         column_config={
-            "started_at": st.column_config.DatetimeColumn(tr("date"), format="YYYY-MM-DD HH:mm"),
+            "started": tr("date"),
             "event_id": tr("event"),
             "round": tr("round"),
             "partner_name": tr("partner"),

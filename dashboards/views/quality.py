@@ -130,6 +130,9 @@ show_table(
     "incomplete_matches",
     column_config={
         "match_id": tr("choose_match"),
+        "started": tr("started_local"),
+        "first_ingested_at": tr("first_ingested_local"),
+        "last_ingested_at": tr("last_ingested_local"),
         "events": tr("rows"),
         "age_hours": st.column_config.NumberColumn(tr("age_hours"), format="%.1f"),
     },

@@ -103,7 +103,9 @@ info = deals.set_index("deal_no").loc[deal]
 level = info["level"] if isinstance(info["level"], str) else None
 order = info["finish_order"]
 finish = " ".join(seat_name(x, lang()) for x in order) if pd.api.types.is_list_like(order) else "—"
+started = matches.set_index("match_id")["started"].get(match)
 st.caption(
+    f"{tr('match_started')}: {shown(started)} · {tr('deal_started')}: {shown(info['started'])} · "
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {team_name(info['declarers'])} · "
     f"{tr('tribute_kind')}: {tribute_kind_name(info['tribute_kind'], lang())} · {tr('position')}: {finish}"
 )

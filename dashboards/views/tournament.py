@@ -135,6 +135,7 @@ show_table(
         "match_id": st.column_config.LinkColumn(tr("match_id"), display_text=r"match=([^&]*)"),
         "round": tr("round"),
         "table": tr("table"),
+        "started": tr("started_local"),
         "winner": tr("winner"),
         "level_diff": tr("level_diff"),
     },
