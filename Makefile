@@ -16,7 +16,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	$(PY) -m pytest -n 2 -m "not slow"
+	$(PY) -m pytest -n 2 -m "not slow" --durations=25
 
 # Sample tournament + league into an empty store (./data or $$GDAN_STORE), pipeline, dashboards.
 demo: $(STAMP)

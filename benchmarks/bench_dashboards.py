@@ -35,7 +35,24 @@ from schemas.catalog import ALL_TABLES
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "dashboards" / "app.py"
-PAGES = ["overview", "leaderboard", "player", "dan", "tributes", "bombs", "tournament", "replayer", "quality"]
+PAGES: dict[str, tuple[str, dict[str, str]]] = {
+    "overview": ("overview", {}),
+    "leaderboard": ("leaderboard", {}),
+    "player": ("player", {}),
+    "player+filters": ("player", {"seat": "E", "level": "2"}),
+    "head_to_head": ("head_to_head", {}),
+    "dan": ("dan", {}),
+    "tributes": ("tributes", {}),
+    "tributes+filters": ("tributes", {"seat": "E", "level": "2"}),
+    "bombs": ("bombs", {}),
+    "bombs+filters": ("bombs", {"seat": "E", "level": "2"}),
+    "tournament": ("tournament", {}),
+    "entry": ("entry", {}),
+    "replayer": ("replayer", {}),
+    "quality": ("quality", {}),
+}
+"""What is measured: a name, the page (``dashboards/views/<page>.py``) and the address's query
+parameters (the coach's filters: seat E at level 2, so the filtered play rates scan ``plays``)."""
 
 _PLAYER_COLUMNS = {
     "player_id",
@@ -160,10 +177,12 @@ def _wait_for_warm_up() -> float:
     return time.perf_counter() - start
 
 
-def measure(store: Path, repeat: int, pages: list[str] = PAGES) -> dict[str, dict[str, float]]:
+def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Render seconds of every page (median of ``repeat``), in three states of the caches.
 
-    - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet;
+    - ``cold``: no cached result and no warm-up (``GDAN_WARM_UP=0``): every query from Parquet
+      (``cold_cpu_s``: the CPU seconds of that render, all threads of the process: steadier than
+      wall time on a shared machine);
     - ``first``: the first visit of the page after the app's start-up warm-up has finished
       (store-wide statistics cached, the page's own queries not);
     - ``warm``: the page again, every result cached.
@@ -173,28 +192,38 @@ def measure(store: Path, repeat: int, pages: list[str] = PAGES) -> dict[str, dic
 
     os.environ["GDAN_STORE"] = str(store)
     out: dict[str, dict[str, float]] = {}
-    for page in pages:
-        runs: dict[str, list[float]] = {"cold_s": [], "first_s": [], "warm_s": [], "warm_up_s": []}
+    for name in pages or list(PAGES):
+        page, params = PAGES[name]
+        runs: dict[str, list[float]] = {
+            "cold_s": [],
+            "cold_cpu_s": [],
+            "first_s": [],
+            "warm_s": [],
+            "warm_up_s": [],
+        }
         for _ in range(repeat):
             for state in ("cold", "first"):
                 os.environ["GDAN_WARM_UP"] = "0" if state == "cold" else "1"
                 st.cache_resource.clear()
                 st.cache_data.clear()
                 at = AppTest.from_file(str(APP), default_timeout=300)
+                at.query_params.update(params)
                 at.run()
                 if state == "cold":
                     st.cache_data.clear()
                 else:
                     runs["warm_up_s"].append(_wait_for_warm_up())
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 at.switch_page(f"views/{page}.py").run()
                 runs[f"{state}_s"].append(time.perf_counter() - start)
+                if state == "cold":
+                    runs["cold_cpu_s"].append(time.process_time() - cpu)
                 if at.exception:
-                    raise RuntimeError(f"{page}: {[e.message for e in at.exception]}")
+                    raise RuntimeError(f"{name}: {[e.message for e in at.exception]}")
             start = time.perf_counter()
             at.run()
             runs["warm_s"].append(time.perf_counter() - start)
-        out[page] = {key: statistics.median(values) for key, values in runs.items()}
+        out[name] = {key: statistics.median(values) for key, values in runs.items()}
     return out
 
 
@@ -220,7 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--build", type=int, metavar="DEALS", help="build a store of at least DEALS deals")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "gdan_bench_store")
     parser.add_argument("--repeat", type=int, default=1, help="cold runs per page (median)")
-    parser.add_argument("--pages", nargs="+", choices=PAGES, default=PAGES, help="measure only these pages")
+    parser.add_argument("--pages", nargs="+", choices=list(PAGES), help="measure only these pages")
     args = parser.parse_args(argv)
     console = Console()
     store = args.store
@@ -244,6 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     table = Table(
         "page",
         "cold (s)",
+        "cold CPU (s)",
         "first after warm-up (s)",
         "warm (s)",
         "warm-up (s)",
@@ -251,7 +281,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     for page, r in results.items():
         table.add_row(
-            page, f"{r['cold_s']:.2f}", f"{r['first_s']:.2f}", f"{r['warm_s']:.3f}", f"{r['warm_up_s']:.1f}"
+            page,
+            f"{r['cold_s']:.2f}",
+            f"{r['cold_cpu_s']:.2f}",
+            f"{r['first_s']:.2f}",
+            f"{r['warm_s']:.3f}",
+            f"{r['warm_up_s']:.1f}",
         )
     console.print(table)
     print(json.dumps({"store": str(store), **size, "pages": results}))

@@ -11,6 +11,11 @@ Reported per method, as the mean over the seeds:
 - **log-loss**, **accuracy** and **ECE** (expected calibration error, 10 equal-width bins of
   the EW win chance; per seed, and once over the forecasts of all seeds pooled, which has less
   binning noise) of the forecasts of the later half of the sessions, drawn rounds left out;
+- **ECE if calibrated**: the ECE a perfectly calibrated forecaster making the same forecasts
+  would score, with the results drawn from the forecasts themselves (``CALIBRATED_DRAWS``
+  times; mean and sd of the mean over the seeds). It is the binning noise of the ECE at this
+  number of forecasts: an ECE at it shows no miscalibration the metric can detect, and its sd
+  says how far two methods' ECEs can differ by chance;
 - **coverage** of the Gaussian forecasts: the share of the later rounds whose final level
   difference lies in the forecast's central 50 %, 80 % and 95 % intervals (nominal if honest).
 
@@ -41,7 +46,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy.stats import spearmanr
 
-from schemas.tables import RAW_EVENTS
+from schemas.tables import DEALS, MATCHES, RAW_EVENTS
 from scoring.params import RatingParams
 from scoring.ratings import _SIGN, SEATS, Forecast, GaussianRatings, RatedRound, rated_rounds
 from scoring.round_scores import score_matches
@@ -52,6 +57,10 @@ RIDGE_LAMBDA = 10.0
 BT_LAMBDA = 8.0
 """Regularisation of the whole-history baselines, chosen on the tuning league (``--tune``)."""
 TUNING_SEED = 1001
+CALIBRATED_DRAWS = 200
+"""Monte-Carlo draws of the ECE a calibrated forecaster would score on a method's forecasts."""
+REPLAYED = {"matches": MATCHES, "deals": DEALS}
+"""The replayed tables cached per league: a cache written under another schema is replayed again."""
 
 
 def league_dir(players: int, sessions: int, seed: int) -> Path:
@@ -61,16 +70,19 @@ def league_dir(players: int, sessions: int, seed: int) -> Path:
 def load_league(
     players: int, sessions: int, seed: int, workers: int
 ) -> tuple[list[RatedRound], dict[str, float]]:
-    """The league's rated rounds (simulated and replayed once, then cached) and true skills."""
+    """The league's rated rounds (simulated and replayed once, then cached) and true skills.
+
+    The cached tables are used only when their columns are the current replay schema's: a cache
+    from before a schema change (e.g. ``deals.extra_deal``) would not score, or score stale rows.
+    """
     from simulator import simulate_to_dir
 
     out = league_dir(players, sessions, seed)
     if not (out / "players.json").exists():
         simulate_to_dir(out, kind="league", players=players, rounds=sessions, seed=seed, workers=workers)
     cached = {name: out / f"{name}.parquet" for name in ("matches", "deals")}
-    if all(p.exists() for p in cached.values()):
-        tables = {name: pl.read_parquet(p) for name, p in cached.items()}
-    else:
+    tables = {name: pl.read_parquet(p) for name, p in cached.items() if p.exists()}
+    if any(tables.get(name, pl.DataFrame()).columns != schema.names for name, schema in REPLAYED.items()):
         tables = replay_dir(out)
         for name, p in cached.items():
             tables[name].write_parquet(p)
@@ -136,6 +148,15 @@ def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
         if sel.any():
             total += sel.sum() * abs(float(y[sel].mean()) - float(p[sel].mean()))
     return total / len(p)
+
+
+def calibrated_ece(p: np.ndarray, rng: np.random.Generator, draws: int = CALIBRATED_DRAWS) -> np.ndarray:
+    """The ECE of ``draws`` sets of results drawn from the forecasts ``p`` themselves.
+
+    The forecasts are calibrated for such results by construction, so what these ECEs show is the
+    metric's binning noise at this number and spread of forecasts.
+    """
+    return np.array([ece(p, (rng.random(len(p)) < p).astype(float)) for _ in range(draws)])
 
 
 def evaluate(
@@ -211,10 +232,16 @@ def bench_league(
             figures["seconds"] = time.perf_counter() - t0
             per_method.setdefault(method.name, []).append(figures)
     out = {name: {k: mean(f[k] for f in runs) for k in runs[0]} for name, runs in per_method.items()}
+    rng = np.random.default_rng(0)
     for name, pool in pools.items():
         out[name]["ece_pooled"] = ece(
             np.concatenate([p for p, _ in pool]), np.concatenate([y for _, y in pool])
         )
+        calibrated = np.mean([calibrated_ece(p, rng) for p, _ in pool], axis=0)
+        out[name]["ece_calibrated"] = float(calibrated.mean())
+        out[name]["ece_calibrated_sd"] = float(calibrated.std())
+        for seed, f in zip(seeds, per_method[name], strict=True):
+            out[name][f"ece_seed_{seed}"] = f["ece"]
     return out
 
 
@@ -317,8 +344,9 @@ def markdown(spec: str, figures: dict[str, dict[str, float]]) -> str:
     lines = [
         f"League {spec}:",
         "",
-        "| method | Spearman | log-loss | ECE | ECE pooled | accuracy | coverage 50 / 80 / 95 % |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| method | Spearman | log-loss | ECE | ECE if calibrated | ECE pooled | accuracy "
+        "| coverage 50 / 80 / 95 % |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, f in figures.items():
         cover = (
@@ -326,8 +354,10 @@ def markdown(spec: str, figures: dict[str, dict[str, float]]) -> str:
             if "coverage_50" in f
             else "—"
         )
-        cells = " | ".join(f"{f[k]:.3f}" for k in ("spearman", "log_loss", "ece", "ece_pooled", "accuracy"))
-        lines.append(f"| {name} | {cells} | {cover} |")
+        cells = " | ".join(f"{f[k]:.3f}" for k in ("spearman", "log_loss", "ece"))
+        calibrated = f"{f['ece_calibrated']:.3f} ± {f['ece_calibrated_sd']:.3f}"
+        rest = " | ".join(f"{f[k]:.3f}" for k in ("ece_pooled", "accuracy"))
+        lines.append(f"| {name} | {cells} | {calibrated} | {rest} | {cover} |")
     return "\n".join(lines)
 
 
@@ -363,6 +393,8 @@ def main() -> None:
             "spearman",
             "log_loss",
             "ece",
+            "ece_calibrated",
+            "ece_calibrated_sd",
             "ece_pooled",
             "accuracy",
             "coverage_50",

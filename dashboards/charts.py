@@ -11,7 +11,8 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.i18n import LABELS, Lang, t
+from dashboards.i18n import Lang, t
+from dashboards.naming import ruleset_name
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
@@ -54,12 +55,6 @@ def status_bar(df: pd.DataFrame, lang: Lang) -> go.Figure:
     return _layout(fig, t("status", lang), t("status", lang), _unit(t("matches", lang), "count", lang))
 
 
-def ruleset_name(rules: object, lang: Lang) -> str:
-    """A ruleset id as its name in ``lang`` (an id without a label stays as it is)."""
-    key = f"ruleset_{rules}"
-    return t(key, lang) if key in LABELS else str(rules)
-
-
 def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
     """Stacked matches per day, one colour per ruleset; days written as ISO dates in both languages."""
     fig = go.Figure()
@@ -70,7 +65,7 @@ def matches_per_day(df: pd.DataFrame, lang: Lang) -> go.Figure:
     return _layout(
         fig,
         t("matches_per_day", lang),
-        _unit(t("day", lang), "utc", lang),
+        _unit(t("day", lang), "local", lang),
         _unit(t("matches", lang), "count", lang),
     )
 

@@ -10,10 +10,13 @@ the rules refuse is shown with the replay's error code and message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboards.i18n import LABELS, Lang
+from dashboards.i18n import t as label
 from importers.scoresheet import (
     DealResult,
     MatchSpec,
@@ -26,6 +29,31 @@ from replay.rulesets import RoundFormat
 from schemas.vocabulary import PARTNER, SEATS, TEAMS
 from scoring.levels import team_id
 from scoring.pairing import pair_round
+
+PAIRING_NOTES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"round (?P<r>\d+) already has results in the store"), "note_round_played"),
+    (re.compile(r"no pairing without rematches exists: (?P<pairs>.*) meet again"), "note_rematches"),
+    (re.compile(r"ranked by the standings after round (?P<r>\d+) \((?P<points>\w+)\)"), "note_ranked_by"),
+    (
+        re.compile(r"seeded 1–(?P<n>\d+) by the standings of stage (?P<stage>.*?) after round (?P<r>\d+)"),
+        "note_seeded",
+    ),
+    (re.compile(r"table (?P<t>\d+) plays for 3rd place"), "note_third_place"),
+)
+"""The notes of ``pipelines.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
+
+
+def pairing_note(note: str, lang: Lang) -> str:
+    """A note of a pairing sheet in ``lang``: a known note's label with its numbers and names (a
+    points column by its label), an unknown note as written."""
+    for pattern, key in PAIRING_NOTES:
+        found = pattern.match(note)
+        if found:
+            fields = found.groupdict()
+            if "points" in fields and fields["points"] in LABELS:
+                fields["points"] = label(fields["points"], lang)
+            return label(key, lang).format(**fields)
+    return note
 
 RESULT_KINDS: dict[str, int] = {"double": 2, "one_three": 3, "one_four": 4}
 """The result types a referee taps, by the winner's partner's place (rules.md §5.8): 双下 (the

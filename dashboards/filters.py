@@ -10,6 +10,7 @@ the count behind it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -18,7 +19,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboards import queries
-from dashboards.ui import from_url, player_label, run, to_url, tr, url_choice
+from dashboards.naming import ruleset_name, seat_name
+from dashboards.ui import from_url, lang, player_label, run, to_url, tr, url_choice
 from schemas.vocabulary import SEATS
 
 MIN_SAMPLE = 30
@@ -59,14 +61,20 @@ def filter_bar(
     last = options["last_day"] if isinstance(options["last_day"], date) else None
     active = any(st.query_params.get(p) for p in ("from", "to", "event", "rules", "partner", "seat", "level"))
     label = player_label(roster) if roster is not None else str
-    with st.expander(f"🔎 {tr('filters')}", expanded=active):
+    with st.expander(tr("filters"), expanded=active, icon=":material/filter_list:"):
         cols = st.columns(4)
         with cols[0]:
             start = _date_filter("date_from", f"{prefix}_from", "from", first, last)
             end = _date_filter("date_to", f"{prefix}_to", "to", first, last)
         with cols[1]:
             event = _pick("event", _listed(options["events"]), f"{prefix}_event", "event")
-            rules = _pick("ruleset", _listed(options["rules"]), f"{prefix}_rules", "rules")
+            rules = _pick(
+                "ruleset",
+                _listed(options["rules"]),
+                f"{prefix}_rules",
+                "rules",
+                lambda r: ruleset_name(r, lang()),
+            )
         with cols[2]:
             partner = None
             if player is not None:
@@ -79,7 +87,7 @@ def filter_bar(
                     param="partner",
                     format_func=lambda p: tr("all") if p is None else label(p),
                 )
-            seat = _pick("seat", list(SEATS), f"{prefix}_seat", "seat")
+            seat = _pick("seat", list(SEATS), f"{prefix}_seat", "seat", lambda x: seat_name(x, lang()))
         with cols[3]:
             level = _pick("level", _listed(options["levels"]), f"{prefix}_level", "level")
             minimum = min_sample(prefix)
@@ -100,15 +108,17 @@ def _listed(value: Any) -> list[str]:
     return [] if value is None or isinstance(value, float) else [str(v) for v in value]
 
 
-def _pick(label_key: str, options: list[str], key: str, param: str) -> str | None:
-    """A select box with "All" first, bound to ``?param=``."""
+def _pick(
+    label_key: str, options: list[str], key: str, param: str, name: Callable[[str], str] = str
+) -> str | None:
+    """A select box with "All" first, each option shown as ``name(option)``, bound to ``?param=``."""
     picked: str | None = url_choice(
         st.selectbox,
         tr(label_key),
         [None, *options],
         key=key,
         param=param,
-        format_func=lambda v: tr("all") if v is None else str(v),
+        format_func=lambda v: tr("all") if v is None else name(v),
     )
     return picked
 

@@ -18,6 +18,7 @@ import pandas as pd
 from pandas.errors import Pandas4Warning
 
 from pipelines.pairing_sheet import PairingSheet
+from schemas.times import sql_local_day, sql_time_label
 from schemas.vocabulary import (
     PARTNER,
     TEAMS,
@@ -32,6 +33,12 @@ Con = duckdb.DuckDBPyConnection
 
 _DUCKDB_INPLACE_WARNING = r"The inplace keyword in DataFrame\.drop is deprecated"
 _RULES_MATCH = "($rules IS NULL OR match_id IN (SELECT match_id FROM matches WHERE rules = $rules))"
+
+_MATCH_DAY = sql_local_day("started_at", "utc_offset_min")
+"""SQL: the local day a ``matches`` row started (schemas/times.py: its ``utc_offset_min``)."""
+
+_OFFSETS = "(SELECT match_id, utc_offset_min FROM matches)"
+"""SQL: each match's UTC offset, to show a scoring table's times in the match's local time."""
 
 
 # --- results entry -------------------------------------------------------------------------
@@ -105,10 +112,12 @@ def _df(con: Con, sql: str, params: dict[str, Any] | None = None) -> pd.DataFram
 
 
 def overview_totals(con: Con) -> pd.DataFrame:
-    """One row: matches, deals, players, events, log events and the date range of the store."""
+    """One row: matches, deals, players, events, log events and the time span of the store: its
+    first start and last end as instants (``first_start``, ``last_end``) and as the local days of
+    those matches (``first_day``, ``last_day``, schemas/times.py)."""
     return _df(
         con,
-        """
+        f"""
         SELECT
             (SELECT count(*) FROM matches) AS matches,
             (SELECT count(*) FROM deals) AS deals,
@@ -116,7 +125,10 @@ def overview_totals(con: Con) -> pd.DataFrame:
             (SELECT count(DISTINCT event_id) FROM matches WHERE event_id IS NOT NULL) AS events,
             (SELECT count(*) FROM raw_events) AS raw_events,
             (SELECT min(started_at) FROM matches) AS first_start,
-            (SELECT max(coalesce(ended_at, started_at)) FROM matches) AS last_end
+            (SELECT max(coalesce(ended_at, started_at)) FROM matches) AS last_end,
+            (SELECT min({_MATCH_DAY}) FROM matches) AS first_day,
+            (SELECT max({sql_local_day("coalesce(ended_at, started_at)", "utc_offset_min")}) FROM matches)
+                AS last_day
         """,
     )
 
@@ -127,11 +139,11 @@ def status_counts(con: Con) -> pd.DataFrame:
 
 
 def matches_per_day(con: Con) -> pd.DataFrame:
-    """Matches started per UTC day and ruleset."""
+    """Matches started per local day (the day of the match's own time zone) and ruleset."""
     return _df(
         con,
-        """
-        SELECT CAST(started_at AS DATE) AS day, coalesce(rules, '?') AS rules, count(*) AS n
+        f"""
+        SELECT {_MATCH_DAY} AS day, coalesce(rules, '?') AS rules, count(*) AS n
         FROM matches WHERE started_at IS NOT NULL
         GROUP BY ALL ORDER BY day, rules
         """,
@@ -281,14 +293,26 @@ def player_dan(con: Con, *, player: str) -> pd.DataFrame:
 
 
 def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
-    """Players nearest to their next dan (scoring.md §S5): fewest points to go first."""
+    """Players nearest to their next dan (scoring.md §S5): fewest points to go first; ``last_played``
+    in the local time of the player's latest round."""
     return _df(
         con,
-        """
-        SELECT player_id, dan, next_dan, points, next_threshold, points_to_next, progress,
-               window_rounds_used, rounds_left, last_played
-        FROM dan_current WHERE next_dan IS NOT NULL AND points_to_next IS NOT NULL
-        ORDER BY points_to_next, rounds_left DESC, player_id LIMIT $limit
+        f"""
+        WITH near AS (
+            SELECT player_id, dan, next_dan, points, next_threshold, points_to_next, progress,
+                   window_rounds_used, rounds_left, last_played
+            FROM dan_current WHERE next_dan IS NOT NULL AND points_to_next IS NOT NULL
+            ORDER BY points_to_next, rounds_left DESC, player_id LIMIT $limit
+        ),
+        last_round AS (
+            SELECT l.player_id, arg_max(o.utc_offset_min, (l.started_at, l.seq)) AS utc_offset_min
+            FROM dan_ledger l SEMI JOIN near USING (player_id) LEFT JOIN {_OFFSETS} o USING (match_id)
+            GROUP BY l.player_id
+        )
+        SELECT near.* REPLACE ({sql_time_label("near.last_played", "last_round.utc_offset_min")}
+                               AS last_played)
+        FROM near LEFT JOIN last_round USING (player_id)
+        ORDER BY points_to_next, rounds_left DESC, player_id
         """,
         {"limit": limit},
     )
@@ -349,14 +373,16 @@ def luck_population(con: Con) -> pd.DataFrame:
 
 
 def dan_events(con: Con, *, limit: int = 100) -> pd.DataFrame:
-    """The latest promotions and window resets (``dan_ledger.event``), newest first."""
+    """The latest promotions and window resets (``dan_ledger.event``), newest first; ``started_at``
+    is the round's start in its match's local time (``2026-06-18 13:05 (UTC+08:00)``)."""
     return _df(
         con,
-        """
-        SELECT started_at, player_id, event, dan_before, dan_after, total_before, total_after,
-               window_no, window_rounds_used, window_size, match_id
-        FROM dan_ledger WHERE event IS NOT NULL
-        ORDER BY started_at DESC, player_id LIMIT $limit
+        f"""
+        SELECT {sql_time_label("l.started_at", "o.utc_offset_min")} AS started_at, player_id, event,
+               dan_before, dan_after, total_before, total_after, window_no, window_rounds_used,
+               window_size, match_id
+        FROM dan_ledger l LEFT JOIN {_OFFSETS} o USING (match_id) WHERE event IS NOT NULL
+        ORDER BY l.started_at DESC, player_id LIMIT $limit
         """,
         {"limit": limit},
     )
@@ -693,8 +719,9 @@ _LEVEL_NO = {
 
 
 def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFrame:
-    """The matches (and byes) of an event, one round or all: teams, final levels, 级差, winner,
-    and each side's match points and level-difference points (scoring.md §S1–§S3) when scored.
+    """The matches (and byes) of an event, one round or all: when each started (local time with its
+    offset, schemas/times.py), teams, final levels, 级差, winner, and each side's match points and
+    level-difference points (scoring.md §S1–§S3) when scored.
     """
     return _df(
         con,
@@ -706,7 +733,8 @@ def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.Da
             FROM matches WHERE event_id = $event AND ($round IS NULL OR round = $round)
         )
         SELECT * FROM (
-        SELECT m.round, m."table", m.stage, m.match_id,
+        SELECT m.round, m."table", {sql_time_label("m.started_at", "m.utc_offset_min")} AS started,
+               m.stage, m.match_id,
                m.player_E || ' / ' || m.player_W AS team_EW, m.player_N || ' / ' || m.player_S AS team_NS,
                m.final_level_EW, m.final_level_NS, abs(m.lv_ew - m.lv_ns) AS level_diff,
                m.winner, ew.match_points AS match_points_EW, ns.match_points AS match_points_NS,
@@ -716,7 +744,7 @@ def round_results(con: Con, *, event: str, round_no: int | None = None) -> pd.Da
         LEFT JOIN match_scores ew ON ew.match_id = m.match_id AND ew.side = 'EW'
         LEFT JOIN match_scores ns ON ns.match_id = m.match_id AND ns.side = 'NS'
         UNION ALL
-        SELECT round, NULL, stage, NULL, coalesce(player_1 || ' / ' || player_2, team_id), NULL,
+        SELECT round, NULL, NULL, stage, NULL, coalesce(player_1 || ' / ' || player_2, team_id), NULL,
                NULL, NULL, NULL, 'bye', match_points, NULL, level_points, NULL, 'bye', 0, NULL
         FROM match_scores
         WHERE outcome = 'bye' AND event_id = $event AND ($round IS NULL OR round = $round)
@@ -777,11 +805,13 @@ def duplicate_results(con: Con, *, event: str) -> pd.DataFrame:
 
 
 def find_matches(con: Con, *, search: str = "", limit: int = 500) -> pd.DataFrame:
-    """Matches with deals whose id, event or players contain ``search`` (case-insensitive)."""
+    """Matches with deals whose id, event or players contain ``search`` (case-insensitive), with
+    ``started``, the match's start in its local time (the Replayer's header)."""
     return _df(
         con,
-        """
-        SELECT match_id, event_id, round, "table", rules, status, deals_played
+        f"""
+        SELECT match_id, event_id, round, "table", rules, status, deals_played,
+               {sql_time_label("started_at", "utc_offset_min")} AS started
         FROM matches
         WHERE coalesce(deals_played, 0) > 0
           AND ($q = '' OR concat_ws(' ', match_id, event_id, player_E, player_N, player_W, player_S)
@@ -793,13 +823,15 @@ def find_matches(con: Con, *, search: str = "", limit: int = 500) -> pd.DataFram
 
 
 def match_deals(con: Con, *, match: str) -> pd.DataFrame:
-    """The deals of one match with their level, declarers, tribute kind and result."""
+    """The deals of one match with their level, declarers, tribute kind and result, and when each
+    started (``started``, in the match's local time with its offset)."""
     return _df(
         con,
-        """
+        f"""
         SELECT deal_no, level, declarers, tribute_kind, leader, finish_order, winning_team, level_gain,
-               double_win, jie_feng, bombs_EW, bombs_NS
-        FROM deals WHERE match_id = $match ORDER BY deal_no
+               double_win, jie_feng, bombs_EW, bombs_NS,
+               {sql_time_label("d.started_at", "o.utc_offset_min")} AS started
+        FROM deals d LEFT JOIN {_OFFSETS} o USING (match_id) WHERE match_id = $match ORDER BY deal_no
         """,
         {"match": match},
     )
@@ -921,16 +953,19 @@ def problem_matches(con: Con) -> pd.DataFrame:
 
 def incomplete_matches(con: Con) -> pd.DataFrame:
     """Matches still waiting for their ``match_end`` (``incomplete_matches``), latest arrivals first,
-    with their age: hours since their latest row arrived (an old one is likely abandoned)."""
+    with their age: hours since their latest row arrived (an old one is likely abandoned). The
+    match's start and the arrival times are written in the match's local time (its
+    ``match_start``'s offset; UTC before that has arrived), with the offset (schemas/times.py)."""
     return _df(
         con,
-        """
-        SELECT match_id, events, first_seq, last_seq, last_type,
-               array_to_string(source_files, ', ') AS source_files,
-               first_ingested_at, last_ingested_at,
-               date_diff('minute', last_ingested_at, now()::TIMESTAMPTZ) / 60.0 AS age_hours
-        FROM incomplete_matches
-        ORDER BY last_ingested_at DESC, match_id LIMIT 5000
+        f"""
+        SELECT match_id, {sql_time_label("i.started_at", "i.utc_offset_min")} AS started, events, first_seq,
+               last_seq, last_type, array_to_string(source_files, ', ') AS source_files,
+               {sql_time_label("i.first_ingested_at", "i.utc_offset_min")} AS first_ingested_at,
+               {sql_time_label("i.last_ingested_at", "i.utc_offset_min")} AS last_ingested_at,
+               date_diff('minute', i.last_ingested_at, now()::TIMESTAMPTZ) / 60.0 AS age_hours
+        FROM incomplete_matches i
+        ORDER BY i.last_ingested_at DESC, match_id LIMIT 5000
         """,
     )
 
@@ -953,27 +988,30 @@ def duplicate_matches(con: Con) -> pd.DataFrame:
 
 def file_problems(con: Con) -> pd.DataFrame:
     """Inbox files whose latest read has a problem (``ingested_files.problem``: empty, damaged,
-    unfinished line); a file read fine later (e.g. its last line completed) is not listed."""
+    unfinished line); a file read fine later (e.g. its last line completed) is not listed. The
+    read time is the pipeline's clock, in UTC with the offset shown."""
     return _df(
         con,
-        """
-        SELECT source_file, problem, message, rows, malformed, pending_bytes, ingested_at
-        FROM ingested_files
-        QUALIFY row_number() OVER (PARTITION BY source_file ORDER BY ingested_at DESC, batch DESC) = 1
+        f"""
+        SELECT source_file, problem, message, rows, malformed, pending_bytes,
+               {sql_time_label("f.ingested_at", "NULL")} AS ingested_at
+        FROM ingested_files f
+        QUALIFY row_number() OVER (PARTITION BY source_file ORDER BY f.ingested_at DESC, batch DESC) = 1
             AND problem IS NOT NULL
-        ORDER BY ingested_at DESC, source_file LIMIT 5000
+        ORDER BY f.ingested_at DESC, source_file LIMIT 5000
         """,
     )
 
 
 def superseded_revisions(con: Con) -> pd.DataFrame:
-    """Lower revisions of corrected matches (``superseded``): kept in ``raw_events``, not replayed."""
+    """Lower revisions of corrected matches (``superseded``): kept in ``raw_events``, not replayed;
+    when they arrived, in the pipeline's clock (UTC, offset shown)."""
     return _df(
         con,
-        """
+        f"""
         SELECT match_id, revision, superseded_by, array_to_string(source_files, ', ') AS source_files,
-               ingested_at, events
-        FROM superseded ORDER BY ingested_at DESC, match_id, revision LIMIT 5000
+               {sql_time_label("s.ingested_at", "NULL")} AS ingested_at, events
+        FROM superseded s ORDER BY s.ingested_at DESC, match_id, revision LIMIT 5000
         """,
     )
 
@@ -983,18 +1021,22 @@ def superseded_revisions(con: Con) -> pd.DataFrame:
 # period leaderboards. Every filter is one of :data:`FILTER_NAMES`, ``None`` meaning "all".
 
 FILTER_NAMES: tuple[str, ...] = ("start", "end", "event", "rules", "partner", "seat", "level")
-"""The filters of the Player, Tributes and Bombs pages: date range (UTC days, both ends
-included), event, ruleset, partner (a player id), seat and the deal's level (rules.md §2)."""
+"""The filters of the Player, Tributes and Bombs pages: date range (local days of the matches,
+schemas/times.py; both ends included), event, ruleset, partner (a player id), seat and the deal's
+level (rules.md §2)."""
 
 _PARTNER_PLAYER = "CASE h.seat " + " ".join(
     f"WHEN '{seat}' THEN m.player_{partner}" for seat, partner in PARTNER.items()
 ) + " END"
 """SQL: the player id of the partner of seat ``h.seat`` in match ``m`` (rules.md §1)."""
 
+_SEAT_DAY = sql_local_day("m.started_at", "m.utc_offset_min")
+"""SQL: the local day of the match ``m`` of a seat-deal: what the date filters compare."""
+
 _SEAT_FILTER = f"""
     ($player IS NULL OR h.player_id = $player)
-    AND (CAST($start AS DATE) IS NULL OR m.started_at >= CAST($start AS DATE))
-    AND (CAST($end AS DATE) IS NULL OR m.started_at < CAST($end AS DATE) + INTERVAL 1 DAY)
+    AND (CAST($start AS DATE) IS NULL OR {_SEAT_DAY} >= CAST($start AS DATE))
+    AND (CAST($end AS DATE) IS NULL OR {_SEAT_DAY} <= CAST($end AS DATE))
     AND (CAST($event AS VARCHAR) IS NULL OR m.event_id = $event)
     AND (CAST($rules AS VARCHAR) IS NULL OR d.rules = $rules)
     AND (CAST($partner AS VARCHAR) IS NULL OR {_PARTNER_PLAYER} = $partner)
@@ -1022,8 +1064,8 @@ def _filters(player: str | None, *filters: object) -> dict[str, Any]:
 
 
 def coach_options(con: Con) -> pd.DataFrame:
-    """One row: the events, rulesets and deal levels present and the first and last day played,
-    for the coach's filters."""
+    """One row: the events, rulesets and deal levels present and the first and last (local) day
+    played, for the coach's filters."""
     return _df(
         con,
         f"""
@@ -1032,8 +1074,8 @@ def coach_options(con: Con) -> pd.DataFrame:
                (SELECT list(DISTINCT rules ORDER BY rules) FROM matches WHERE rules IS NOT NULL) AS rules,
                (SELECT list(DISTINCT level ORDER BY {sql_level_order("level")}) FROM deals
                 WHERE level IS NOT NULL) AS levels,
-               (SELECT min(started_at)::DATE FROM matches) AS first_day,
-               (SELECT max(started_at)::DATE FROM matches) AS last_day
+               (SELECT min({_MATCH_DAY}) FROM matches) AS first_day,
+               (SELECT max({_MATCH_DAY}) FROM matches) AS last_day
         """,
     )
 
@@ -1063,7 +1105,8 @@ def coach_match_list(
     seat: str | None = None,
     level: str | None = None,
 ) -> pd.DataFrame:
-    """The player's matches with at least one deal passing the filters, newest first: date, event,
+    """The player's matches with at least one deal passing the filters, newest first: when
+    (``started``: the match's local time with its offset, ``2026-06-18 23:30 (UTC+08:00)``), event,
     round, partner, opponents, result, the final levels (own – opponents') and the first such deal
     (``deal``, where the replayer opens) with the number of such deals."""
     return _df(
@@ -1071,7 +1114,8 @@ def coach_match_list(
         f"""
         WITH {_SEATS_CTE},
         picked AS (SELECT match_id, min(deal_no) AS deal, count(*) AS deals FROM seats GROUP BY match_id)
-        SELECT pm.started_at, pm.event_id, m.event_name, pm.round, pm.partner_id AS partner,
+        SELECT {sql_time_label("m.started_at", "m.utc_offset_min")} AS started, pm.event_id,
+               m.event_name, pm.round, pm.partner_id AS partner,
                array_to_string(pm.opponent_ids, ' · ') AS opponents, pm.result,
                coalesce(pm.final_level,
                         CASE pm.team WHEN 'EW' THEN m.final_level_EW ELSE m.final_level_NS END, '?')
@@ -1315,7 +1359,14 @@ def coach_bombs(
     level: str | None = None,
 ) -> pd.DataFrame:
     """Bomb plays (rules.md §4) of the filtered seats: ``bomb_class``, ``size``, ``opp_min_left``
-    and whether it was played on the partner's play (aggregated by the page)."""
+    and whether it was played on the partner's play (aggregated by the page).
+
+    Without a filter on the deal, its match or the partner, the player and seat are columns of
+    ``plays`` itself, so the plays are read alone (no join with every seat-deal of the store).
+    """
+    params = _filters(player, start, end, event, rules, partner, seat, level)
+    if all(params[name] is None for name in FILTER_NAMES if name != "seat"):
+        return _df(con, _BOMBS_OF_SEATS, {"player": player, "seat": seat})
     return _df(
         con,
         f"""
@@ -1326,8 +1377,19 @@ def coach_bombs(
         WHERE p.bomb_class IS NOT NULL
         GROUP BY ALL
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
+
+
+_BOMBS_OF_SEATS = f"""
+    SELECT p.bomb_class, p.combo_size AS size, p.opp_min_left,
+           (p.table_seat = {sql_partner("p.seat")}) AS on_partner, count(*) AS n
+    FROM plays p
+    WHERE p.bomb_class IS NOT NULL
+      AND ($player IS NULL OR p.player_id = $player) AND (CAST($seat AS VARCHAR) IS NULL OR p.seat = $seat)
+    GROUP BY ALL
+"""
+"""SQL of :func:`coach_bombs` filtered by player and seat only: ``plays`` alone."""
 
 
 def coach_win_by_bombs(
@@ -1407,13 +1469,25 @@ def rivals(con: Con, *, player: str) -> pd.DataFrame:
 
 
 PERIODS: dict[str, str] = {
-    "month": "strftime(started_at, '%Y-%m')",
-    "season": "strftime(started_at, '%Y') || '-Q' || quarter(started_at)::VARCHAR",
+    "month": "strftime(local_day, '%Y-%m')",
+    "season": "strftime(local_day, '%Y') || '-Q' || quarter(local_day)::VARCHAR",
 }
-"""SQL of each leaderboard period's name from ``started_at`` (UTC): a month, or a season (a quarter)."""
+"""SQL of each leaderboard period's name from ``local_day`` (the match's local day,
+schemas/times.py): a month, or a season (a quarter)."""
 
 _PERIOD = "CASE $period " + " ".join(f"WHEN '{k}' THEN {sql}" for k, sql in PERIODS.items()) + " END"
-"""SQL: the name of the period (``$period``, a key of :data:`PERIODS`) holding ``started_at``."""
+"""SQL: the name of the period (``$period``, a key of :data:`PERIODS`) holding ``local_day``."""
+
+_LOCAL_DAYS = sql_local_day("t.started_at", "o.utc_offset_min")
+"""SQL: the local day of a row ``t`` of a per-match table joined to its match's offset ``o``."""
+
+_DATED: dict[str, str] = {
+    table: f"(SELECT t.*, {_LOCAL_DAYS} AS local_day FROM {table} t LEFT JOIN {_OFFSETS} o USING (match_id)"
+    " WHERE t.started_at IS NOT NULL)"
+    for table in ("player_matches", "rating_history")
+}
+"""SQL: the rows of a per-match table that have a start time, with ``local_day``, the day in
+their match's local time (what a period holds)."""
 
 
 def _period(period: str) -> str:
@@ -1428,8 +1502,8 @@ def periods(con: Con, *, period: str) -> pd.DataFrame:
     return _df(
         con,
         f"""
-        SELECT {_PERIOD} AS period, count(*) AS rounds FROM player_matches
-        WHERE started_at IS NOT NULL GROUP BY ALL ORDER BY period DESC
+        SELECT {_PERIOD} AS period, count(*) AS rounds FROM {_DATED["player_matches"]}
+        GROUP BY ALL ORDER BY period DESC
         """,
         {"period": _period(period)},
     )
@@ -1446,14 +1520,14 @@ def period_leaderboard(con: Con, *, period: str, name: str, scale: float = 10.0)
         con,
         f"""
         WITH res AS (
-            SELECT player_id, {_RESULTS} FROM player_matches
-            WHERE started_at IS NOT NULL AND {_PERIOD} = $name GROUP BY player_id
+            SELECT player_id, {_RESULTS} FROM {_DATED["player_matches"]}
+            WHERE {_PERIOD} = $name GROUP BY player_id
         ),
         rated AS (
             SELECT player_id, count(*) AS rated_rounds,
                    $scale * (arg_max(mu_after, (started_at, match_id))
                              - arg_min(mu_before, (started_at, match_id))) AS skill_change
-            FROM rating_history WHERE started_at IS NOT NULL AND {_PERIOD} = $name
+            FROM {_DATED["rating_history"]} WHERE {_PERIOD} = $name
             GROUP BY player_id
         )
         SELECT res.player_id, res.rounds, res.wins, res.draws, res.losses, res.win_rate, res.levels_gained,

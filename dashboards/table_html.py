@@ -13,14 +13,17 @@ from collections.abc import Iterable, Mapping
 from html import escape
 
 from dashboards.i18n import Lang, t
+from dashboards.naming import reading_name
 from dashboards.reconstruct import Step, guandan_order, is_wild, marks
-from replay.naming import combo_name
 from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 RED_SUITS = ("H", "D")
-MARK_ICONS = {"could_beat": "⚠", "overtake": "⤴", "bomb": "💣", "jie_feng": "🤝"}
-"""The icon of each coach's mark (:data:`dashboards.reconstruct.MARKS`)."""
+MARK_ICONS = {"could_beat": "⚠", "overtake": "⤴", "bomb": "✹", "jie_feng": "↪"}
+"""The icon of each coach's mark (:data:`dashboards.reconstruct.MARKS`): symbols of the DejaVu
+fonts, since emoji draw as empty boxes where no emoji font is installed (a headless server)."""
+WINNER_ICON = "♛"
+"""The mark of the seat that won the trick."""
 
 STYLE = """
 <style>
@@ -81,7 +84,9 @@ def action_html(row: Mapping[str, object], level: str | None, lang: Lang) -> str
     combo, rank = row.get("combo_type"), row.get("combo_rank")
     name = ""
     if isinstance(combo, str):
-        reading = combo_name(combo, rank if isinstance(rank, str) else None, _size(row.get("combo_size")))
+        reading = reading_name(
+            combo, rank if isinstance(rank, str) else None, _size(row.get("combo_size")), lang
+        )
         name = f" · <code>{escape(reading)}</code>"
     cards = row.get("cards")
     listed = [str(c) for c in cards] if isinstance(cards, Iterable) and not isinstance(cards, str) else []
@@ -101,7 +106,7 @@ def seat_html(step: Step, seat: str, player: str | None, level: str | None, lang
     hand = step.hands.get(seat)
     count = "?" if hand is None else str(len(hand))
     turn = step.action is not None and step.action.get("seat") == seat
-    won = " 🏆" if step.winner == seat else ""
+    won = f" {WINNER_ICON}" if step.winner == seat else ""
     head = f"<b>{escape(seat)}</b> · {escape(player or '—')} · {count} {escape(t('cards', lang))}{won}"
     return (
         f'<div class="gd-seat gd-{seat}{" gd-turn" if turn else ""}">{head}<br>'
@@ -121,9 +126,8 @@ def trick_html(step: Step, names: Mapping[str, str | None], level: str | None, l
         lines.append(f'<span class="gd-muted">{escape(t("trick_not_started", lang))}</span>')
     if step.winner is not None:
         winner = step.winner
-        lines.append(
-            f"🏆 {escape(t('trick_won_by', lang))} {escape(winner)} {escape(names.get(winner) or '')}"
-        )
+        who = f"{escape(winner)} {escape(names.get(winner) or '')}"
+        lines.append(f"{WINNER_ICON} {escape(t('trick_won_by', lang))} {who}")
     return '<div class="gd-trick">' + "<br>".join(lines) + "</div>"
 
 

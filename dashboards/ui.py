@@ -158,7 +158,7 @@ def reload_data() -> None:
 
 def no_data(key: str = "no_data") -> None:
     """The friendly empty state of a page or a section."""
-    st.info(tr(key), icon="ℹ️")
+    st.info(tr(key), icon=":material/info:")
 
 
 def _blank_missing(value: Any) -> Any:
@@ -174,8 +174,8 @@ def show_table(
     """A table with a CSV download button under it; an empty table shows the empty state.
 
     Columns named like a label of :mod:`dashboards.i18n` get that label in the current language
-    unless ``column_config`` sets them; ``*_rate`` columns show as percentages, and missing text
-    as an empty cell rather than "None".
+    unless ``column_config`` sets them; ``*_rate`` columns show as percentages, and a missing
+    value (text or number) as an empty cell rather than "None".
     """
     if df.empty:
         no_data("no_data_table")
@@ -189,7 +189,7 @@ def show_table(
         c for c in df.columns if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
     ]
     df = df.assign(**{c: df[c].map(_blank_missing) for c in text})
-    st.dataframe(df, hide_index=True, column_config=config, **kwargs)
+    st.dataframe(df, hide_index=True, column_config=config, placeholder="", **kwargs)
     st.download_button(
         tr("download_csv"),
         df.to_csv(index=False).encode("utf-8"),
@@ -306,22 +306,24 @@ def show_figure(df: pd.DataFrame, build: Callable[[pd.DataFrame, Lang], go.Figur
 
 
 def choice(
-    label_key: str, options: list[str], key: str, all_option: bool = True, param: str | None = None
+    label_key: str,
+    options: list[str],
+    key: str,
+    all_option: bool = True,
+    param: str | None = None,
+    name: Callable[[str], str] = str,
 ) -> str | None:
-    """A select box over ``options``; ``None`` when "All" is chosen. With ``param`` the choice is
-    also ``?param=`` in the address (see :func:`url_choice`)."""
+    """A select box over ``options``, each shown as ``name(option)``; ``None`` when "All" is
+    chosen. With ``param`` the choice is also ``?param=`` in the address (see :func:`url_choice`)."""
     values: list[str | None] = [None, *options] if all_option else list(options)
     label = tr(label_key)
+
+    def shown(value: str | None) -> str:
+        return tr("all") if value is None else name(value)
+
     if param is not None:
-        return url_choice(
-            st.selectbox,
-            label,
-            values,
-            key=key,
-            param=param,
-            format_func=lambda v: tr("all") if v is None else str(v),
-        )
-    picked = st.selectbox(label, values, key=key, format_func=lambda v: tr("all") if v is None else str(v))
+        return url_choice(st.selectbox, label, values, key=key, param=param, format_func=shown)
+    picked = st.selectbox(label, values, key=key, format_func=shown)
     return picked
 
 
@@ -481,7 +483,7 @@ def player_picker(
 
 def no_match(text: str, key: str = "no_player_matches") -> None:
     """The state of a search that found nothing: "No player matches “…”." (not "no data yet")."""
-    st.info(tr(key).format(q=text), icon="🔎")
+    st.info(tr(key).format(q=text), icon=":material/search:")
 
 
 def match_label(matches: pd.DataFrame) -> Callable[[str], str]:

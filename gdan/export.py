@@ -11,6 +11,7 @@ download buttons); the files are written by the pure writers of ``printouts``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -52,6 +53,10 @@ BomOption = Annotated[
 ]
 EventOption = Annotated[str, typer.Option("--event", "-e", help="Event id (as in `gdan standings`).")]
 StageOption = Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
+PlayersArgument = Annotated[
+    list[str] | None,
+    typer.Argument(help="Player ids or names; none: every player (of --event, when given)."),
+]
 
 
 def _write(document: Document, fmt: FileFormat, out: Path | None, default_name: str, bom: bool) -> None:
@@ -62,13 +67,13 @@ def _write(document: Document, fmt: FileFormat, out: Path | None, default_name: 
         raise typer.BadParameter(
             "--bom applies to csv only (xlsx and pdf hold Unicode anyway)", param_hint="--bom"
         )
+    writers: dict[FileFormat, Callable[[Document], bytes]] = {
+        FileFormat.csv: lambda d: to_csv(d, bom=bom),
+        FileFormat.xlsx: to_xlsx,
+        FileFormat.pdf: to_pdf,
+    }
     try:
-        if fmt is FileFormat.csv:
-            data = to_csv(document, bom=bom)
-        elif fmt is FileFormat.xlsx:
-            data = to_xlsx(document)
-        else:
-            data = to_pdf(document)
+        data = writers[fmt](document)
     except FontMissing as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from None
@@ -141,10 +146,7 @@ def export_round(
 
 @app.command("dan-ledger")
 def export_dan(
-    players: Annotated[
-        list[str] | None,
-        typer.Argument(help="Player ids or names; none: every player (of --event, when given)."),
-    ] = None,
+    players: PlayersArgument = None,
     event: Annotated[str | None, typer.Option("--event", "-e", help="The players of this event.")] = None,
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
@@ -154,16 +156,12 @@ def export_dan(
     """Dan certificates: per player one page (pdf) or sheet (xlsx) with the current amateur dan,
     progress to the next one and every bcta round of the ledger (§S5). csv: the ledgers in one table."""
     document = _run(dan_document, store, players, event)
-    one = players[0] if players and len(players) == 1 else None
-    _write(document, fmt, out, f"dan-ledger-{one or event or 'all'}", bom)
+    _write(document, fmt, out, f"dan-ledger-{_only(players) or event or 'all'}", bom)
 
 
 @app.command("player")
 def export_player(
-    players: Annotated[
-        list[str] | None,
-        typer.Argument(help="Player ids or names; none: every player (of --event, when given)."),
-    ] = None,
+    players: PlayersArgument = None,
     event: Annotated[
         str | None, typer.Option("--event", "-e", help="Only this event's matches and players.")
     ] = None,
@@ -174,8 +172,13 @@ def export_player(
 ) -> None:
     """Player sheets: per player one page (pdf) or sheet (xlsx): name, club, dan, rating and every match."""
     document = _run(player_document, store, players, event)
-    one = players[0] if players and len(players) == 1 else None
+    one = _only(players)
     _write(document, fmt, out, f"player-{one}" if one else f"players-{event or 'all'}", bom)
+
+
+def _only(players: list[str] | None) -> str | None:
+    """The one player named, for the default file name; ``None`` for none or several."""
+    return players[0] if players and len(players) == 1 else None
 
 
 def register(root: typer.Typer) -> None:

@@ -147,7 +147,8 @@ def _sheet_options(
     from datetime import timedelta, timezone
 
     from importers.jobs import SheetOptions
-    from importers.scoresheet import parse_round_format, read_roster
+    from importers.scoresheet import read_roster
+    from replay.rulesets import parse_round_format
     from simulator.api import resolve_rules
 
     ruleset = None if rules is None else resolve_rules(rules)

@@ -20,10 +20,11 @@ cross-checks every one.
   finished after a 3rd or 4th place of the partner, so they are listed in play order after
   the winner (no level, score or dan point depends on it);
 - optional: ``time`` (when the deal started: ``2026-06-18 13:05``, naive times are in the
-  ``tz`` given), ``rules`` (ruleset id), ``format`` (``until_a``, ``deals:N``,
-  ``timed:MINUTES``, ``timed_deals:MINUTES:N``; default: the ruleset's), ``match`` (match id;
-  default ``<event>-r<round>-t<table>``, with ``-<stage>`` after the event when given),
-  ``event_name``, ``stage``.
+  ``tz`` given; a date alone, ``2026-06-18`` or an Excel date cell, is 00:00 of that day
+  in ``tz``, so the match's local date is the sheet's), ``rules`` (ruleset id), ``format``
+  (``until_a``, ``deals:N``, ``timed:MINUTES``, ``timed_deals:MINUTES:N``; default: the
+  ruleset's), ``match`` (match id; default ``<event>-r<round>-t<table>``, with ``-<stage>``
+  after the event when given), ``event_name``, ``stage``.
 
 Every fault is reported with the sheet's row number (the header is row 1) and the column, as
 ``file:row:column: expected …``; the whole sheet is checked and all faults are raised together
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from replay.rulesets import RoundFormat, Ruleset
 
 CHINA = timezone(timedelta(hours=8))
-FORMAT_HELP = "until_a, deals:N, timed:MINUTES or timed_deals:MINUTES:N"
 
 REQUIRED = ("event", "round", "table", "deal")
 SEAT_COLUMNS = tuple(s.lower() for s in SEATS)
@@ -223,6 +223,8 @@ class _Match:
     cells: dict[str, Cell]
     seats: dict[str, str] | None = None
     deals: list[_Deal] = field(default_factory=list)
+    revision: int = 1
+    """The correction's number every match of the import carries (``MatchSpec.revision``)."""
 
 
 class _Problems:
@@ -280,7 +282,7 @@ def convert_rows(
     names = _check_header(sheet.header, problems, has_rules=rules is not None)
     if problems.items:
         raise ScoreSheetError(problems.items)
-    matches, orphans = _collect(sheet, names, problems)
+    matches, orphans = _collect(sheet, names, problems, revision)
     # A row that belongs to no match (a bad event, round, table or deal cell) leaves a gap in some
     # match's deals: then the cells are still checked, but deal numbers and results are not derived.
     whole = not orphans
@@ -293,10 +295,6 @@ def convert_rows(
         )
     if problems.items:
         raise ScoreSheetError(sorted(problems.items, key=lambda p: p.line or 0))
-    if revision > 1:
-        for ev in events:
-            if ev["type"] == "match_start":
-                ev["revision"] = revision
     return events
 
 
@@ -339,7 +337,9 @@ def _check_header(header: Sequence[str], problems: _Problems, has_rules: bool) -
     return names
 
 
-def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[_Match], int]:
+def _collect(
+    sheet: Sheet, names: list[str], problems: _Problems, revision: int
+) -> tuple[list[_Match], int]:
     """Group the rows into matches by their event, round, table and deal cells; also return how
     many rows could not be placed in a match."""
     orphans = 0
@@ -377,7 +377,7 @@ def _collect(sheet: Sheet, names: list[str], problems: _Problems) -> tuple[list[
         keys[key] = match_id
         match = matches.get(match_id)
         if match is None:
-            match = matches[match_id] = _Match(key, match_id, row, cells)
+            match = matches[match_id] = _Match(key, match_id, row, cells, revision=revision)
         else:
             for name in _MATCH_COLUMNS:
                 if name in cells and _text(cells[name]) != _text(match.cells.get(name)):
@@ -457,10 +457,12 @@ def _match_events(
     fmt_text = _text(cells.get("format")) or default_format
     fmt = ruleset.default_format
     if fmt_text is not None:
+        from replay.rulesets import ROUND_FORMAT_HELP, parse_round_format
+
         try:
             fmt = parse_round_format(fmt_text)
         except ValueError:
-            problems.add(row, "format", f"a round format: {FORMAT_HELP}", fmt_text)
+            problems.add(row, "format", f"a round format: {ROUND_FORMAT_HELP}", fmt_text)
             return []
     deals = sorted(match.deals, key=lambda d: (d.number, d.row))
     for expected, deal in enumerate(deals if whole else [], start=1):
@@ -523,6 +525,7 @@ def _derive(
         _text(match.cells.get("event_name")),
         {p: roster[p] for p in match.seats.values() if roster.get(p)},
         {"format": "scoresheet", "rows": [d.row for d in deals]},
+        match.revision,
     )
     results = []
     for d in deals:
@@ -735,25 +738,6 @@ def _level_winner(
 
 def _other(team: str) -> str:
     return "NS" if team == "EW" else "EW"
-
-
-def parse_round_format(text: str) -> RoundFormat:
-    """``until_a``, ``deals:N``, ``timed:MINUTES`` or ``timed_deals:MINUTES:N`` (rules.md §7)."""
-    from replay.rulesets import RoundFormat
-
-    kind, *args = text.strip().lower().split(":")
-    numbers = [int(a) for a in args if a.strip().isdigit() and int(a) > 0]
-    if len(numbers) != len(args):
-        raise ValueError(f"bad round format {text!r}; expected {FORMAT_HELP}")
-    if kind == "until_a" and not numbers:
-        return RoundFormat("until_a")
-    if kind == "deals" and len(numbers) == 1:
-        return RoundFormat("deals", deals=numbers[0])
-    if kind == "timed" and len(numbers) == 1:
-        return RoundFormat("timed", minutes=numbers[0])
-    if kind == "timed_deals" and len(numbers) == 2:
-        return RoundFormat("timed_deals", deals=numbers[1], minutes=numbers[0])
-    raise ValueError(f"bad round format {text!r}; expected {FORMAT_HELP}")
 
 
 def _order(deal: _Deal, seats: Mapping[str, str], problems: _Problems) -> list[str] | None:

@@ -9,13 +9,18 @@ hold an incomplete match are read, so the cost follows the incomplete matches, n
 
 from __future__ import annotations
 
+from datetime import datetime
+
+import orjson
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.state import INCOMPLETE, MatchInfo, load_state
 from pipelines.store import Store
+from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
+from schemas.times import offset_minutes
 
 _COLUMNS = ["match_id", "seq", "type", "source_file", "line_no", "ingested_at"]
 
@@ -24,18 +29,25 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
     """One ``incomplete_matches`` row per match of ``held``, from its raw rows (malformed lines apart).
 
     ``last_type`` is the type of the event with the highest seq (the furthest the log got);
-    ``events`` counts every raw row of the match, duplicates included, as the state does.
+    ``events`` counts every raw row of the match, duplicates included, as the state does;
+    ``started_at`` and ``utc_offset_min`` come from its ``match_start``'s ``t`` once it has
+    arrived (the match's local time, schemas/times.py).
     """
     frames = []
+    starts: dict[str, datetime] = {}
     for bucket, infos in _by_bucket(held).items():
         batches = sorted({b for info in infos.values() for b in info.batches})
         files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if files:
-            wanted = pa.array(sorted(infos), pa.string())
-            part = store.read_files(files, columns=_COLUMNS, where=pc.field("match_id").isin(wanted))
+            wanted = pc.field("match_id").isin(pa.array(sorted(infos), pa.string()))
+            part = store.read_files(files, columns=_COLUMNS, where=wanted)
             frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
             assert isinstance(frame, pl.DataFrame)
             frames.append(frame)
+            opening = store.read_files(
+                files, columns=["match_id", "payload"], where=wanted & (pc.field("type") == "match_start")
+            )
+            starts.update(_start_times(opening))
     if not frames:
         return INCOMPLETE_MATCHES.empty_table()
     rows = pl.concat(frames)
@@ -53,7 +65,27 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
         )
         .sort("match_id")
     )
+    started = [starts.get(m) for m in out["match_id"]]
+    out = out.with_columns(
+        started_at=pl.Series(started, dtype=pl.Datetime("us", "UTC")),
+        utc_offset_min=pl.Series([offset_minutes(t) for t in started], dtype=pl.Int16),
+    )
     return out.to_arrow().select(INCOMPLETE_MATCHES.names).cast(INCOMPLETE_MATCHES)
+
+
+def _start_times(opening: pa.Table) -> dict[str, datetime]:
+    """The ``t`` of each match's ``match_start`` row (with its offset); a line without a valid ``t``
+    gives none (the replay reports it when the match completes)."""
+    out: dict[str, datetime] = {}
+    ids, payloads = opening["match_id"].to_pylist(), opening["payload"].to_pylist()
+    for match_id, payload in zip(ids, payloads, strict=True):
+        try:
+            t = parse_time(orjson.loads(payload).get("t"))
+        except (orjson.JSONDecodeError, AttributeError, ValueError):
+            continue
+        if t is not None:
+            out.setdefault(match_id, t)
+    return out
 
 
 def write_incomplete(store: Store) -> int:

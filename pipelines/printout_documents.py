@@ -10,16 +10,16 @@ downloads), so both print the same thing; the data comes through
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from collections.abc import Iterable
+from datetime import date
 from typing import TYPE_CHECKING, Any
+
+from schemas.times import local_time, offset_label
 
 if TYPE_CHECKING:
     import duckdb
 
     from printouts import Document
-
-CHINA = timezone(timedelta(hours=8))
-"""Tournament days are printed in China time."""
 
 TIE_BREAK_LABELS: dict[str, str] = {
     "match_points": "MP",
@@ -52,13 +52,15 @@ _LABELS = {
 }
 
 
-def _printed() -> str:
-    return f"printed {date.today().isoformat()} · times in China time (UTC+8) · Guandan Lens"
+def _printed(offsets: Iterable[int | None] = ()) -> str:
+    """The subtitle's end: the day printed and, for a document with times, the offsets they are in.
 
-
-def _local(value: datetime | None) -> datetime | None:
-    """A stored (UTC) time in China time, as the tournament day's clocks showed it."""
-    return value.astimezone(CHINA) if value is not None and value.tzinfo is not None else value
+    Each time is printed in its match's local time (``matches.utc_offset_min``, schemas/times.py),
+    as the tournament day's clocks showed it; ``offsets`` are those of the times printed.
+    """
+    zones = sorted({o or 0 for o in offsets})
+    times = f" · times in each match's local time ({', '.join(map(offset_label, zones))})" if zones else ""
+    return f"printed {date.today().isoformat()}{times} · Guandan Lens"
 
 
 def _team(names: dict[str, Any], *ids: str | None) -> tuple[str, str]:
@@ -241,8 +243,15 @@ def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, even
         "note",
     ]
     sections = []
+    offsets: list[int | None] = []
     for pid in ids:
-        ledger = rows(con, "SELECT * FROM dan_ledger WHERE player_id = ? ORDER BY seq", [pid])
+        ledger = rows(
+            con,
+            "SELECT l.*, m.utc_offset_min FROM dan_ledger l LEFT JOIN matches m USING (match_id) "
+            "WHERE l.player_id = ? ORDER BY l.seq",
+            [pid],
+        )
+        offsets.extend(r["utc_offset_min"] for r in ledger if r["started_at"] is not None)
         person = names.get(pid)
         now = current.get(pid)
         lines = [f"player: {person.label if person else pid} ({pid})"]
@@ -264,7 +273,7 @@ def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, even
             lines.append("no bcta rounds: no amateur dan points (§S5)")
         body = [
             [
-                _local(r["started_at"]),
+                local_time(r["started_at"], r["utc_offset_min"]),
                 r["event_id"],
                 r["round"],
                 r["opponent_dans"],
@@ -282,7 +291,7 @@ def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, even
     return Document(
         "Amateur dan ledger (BCTA, scoring.md §S5)",
         sections,
-        subtitle=_printed(),
+        subtitle=_printed(offsets),
         page_per_section=True,
         numeric=("window",),
     )
@@ -308,14 +317,17 @@ def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, e
         "1st places",
     ]
     sections = []
+    offsets: list[int | None] = []
     for pid in ids:
         person = names.get(pid) or Player(pid)
         matches = rows(
             con,
-            "SELECT * FROM player_matches WHERE player_id = ? AND (?::VARCHAR IS NULL OR event_id = ?) "
-            "ORDER BY started_at NULLS LAST, match_id",
+            "SELECT pm.*, m.utc_offset_min FROM player_matches pm LEFT JOIN matches m USING (match_id) "
+            "WHERE pm.player_id = ? AND (?::VARCHAR IS NULL OR pm.event_id = ?) "
+            "ORDER BY pm.started_at NULLS LAST, pm.match_id",
             [pid, event, event],
         )
+        offsets.extend(m["utc_offset_min"] for m in matches if m["started_at"] is not None)
         dan = rows(con, "SELECT dan, points FROM dan_current WHERE player_id = ?", [pid])
         rating = rows(con, "SELECT rating, provisional FROM ratings WHERE player_id = ?", [pid])
         lines = [f"player: {person.label} ({pid})"]
@@ -331,7 +343,7 @@ def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, e
         lines.append(f"matches: {len(matches)} · won {wins}")
         body = [
             [
-                _local(m["started_at"]),
+                local_time(m["started_at"], m["utc_offset_min"]),
                 m["event_id"],
                 m["round"],
                 m["seat"],
@@ -346,4 +358,4 @@ def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, e
         ]
         sections.append(Section(person.label, columns, body, lines))
     title = f"Player record · {event}" if event else "Player record"
-    return Document(title, sections, subtitle=_printed(), page_per_section=True)
+    return Document(title, sections, subtitle=_printed(offsets), page_per_section=True)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from schemas.times import time_label
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
@@ -56,7 +58,9 @@ class Document:
 
 
 def cell_text(value: Any) -> str:
-    """A cell as printed: numbers without a spurious ``.0``, dates as ``YYYY-MM-DD``, blanks empty."""
+    """A cell as printed: numbers without a spurious ``.0``, dates as ``YYYY-MM-DD``, times as
+    ``YYYY-MM-DD HH:MM`` followed by their UTC offset when they have one (``(UTC+08:00)``, the
+    match's local time: schemas/times.py), blanks empty."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -64,7 +68,7 @@ def cell_text(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.0f}" if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
+        return value.strftime("%Y-%m-%d %H:%M") if value.tzinfo is None else time_label(value)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, list | tuple):

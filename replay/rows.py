@@ -190,6 +190,8 @@ class MatchRow(NamedTuple):
     a_failures_EW: int | None = None
     a_failures_NS: int | None = None
     started_at: datetime | None = None
+    utc_offset_min: int | None = None
+    """The UTC offset of ``match_start``'s ``t`` in minutes: the match's local time (schemas/times.py)."""
     duration_s: float | None = None
 
 

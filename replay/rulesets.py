@@ -37,6 +37,37 @@ class RoundFormat:
     minutes: int | None = None
 
 
+ROUND_FORMAT_HELP = "until_a | deals:N | timed:MINUTES | timed_deals:MINUTES:N"
+
+
+def parse_round_format(text: str) -> RoundFormat:
+    """The round format a CLI option, API argument or score-sheet cell names (rules.md §7).
+
+    One parser for the simulator, the score-sheet importer and the entry page, so a format one of
+    them accepts is accepted by all; ``ValueError`` names what was expected.
+
+    >>> parse_round_format("timed_deals:60:11")
+    RoundFormat(kind='timed_deals', deals=11, minutes=60)
+    """
+    kind, *args = text.strip().lower().split(":")
+    try:
+        numbers = [int(a) for a in args]
+    except ValueError:
+        expected = f"numbers expected after ':' ({ROUND_FORMAT_HELP})"
+        raise ValueError(f"bad round format {text!r}: {expected}") from None
+    if any(n <= 0 for n in numbers):
+        raise ValueError(f"bad round format {text!r}: numbers must be positive ({ROUND_FORMAT_HELP})")
+    if kind == "until_a" and not numbers:
+        return RoundFormat("until_a")
+    if kind == "deals" and len(numbers) == 1:
+        return RoundFormat("deals", deals=numbers[0])
+    if kind == "timed" and len(numbers) == 1:
+        return RoundFormat("timed", minutes=numbers[0])
+    if kind == "timed_deals" and len(numbers) == 2:
+        return RoundFormat("timed_deals", deals=numbers[1], minutes=numbers[0])
+    raise ValueError(f"bad round format {text!r}: expected {ROUND_FORMAT_HELP}")
+
+
 @dataclass(frozen=True, slots=True)
 class ReturnRule:
     """Constraint on the return card (還貢), rules.md §6 table and §10."""

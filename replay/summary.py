@@ -9,6 +9,7 @@ from replay.errors import ReplayError
 from replay.events import LEVEL_INDEX
 from replay.rows import DealRow, MatchRow, PlayerMatchRow
 from replay.state import MatchState
+from schemas.times import offset_minutes
 from schemas.vocabulary import OTHER_TEAM, PARTNER, SEATS, TEAM
 
 MatchEnd = tuple[str | None, str | None, datetime | None]
@@ -84,6 +85,7 @@ def match_row(
         a_failures_EW=m.a_failures["EW"],
         a_failures_NS=m.a_failures["NS"],
         started_at=started,
+        utc_offset_min=offset_minutes(started),
         duration_s=(ended_at - started).total_seconds() if started and ended_at else None,
     )
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 7
+TABLES_VERSION = 8
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -65,11 +65,13 @@ MATCHES = pa.schema(
         pa.field("winner", pa.string()),
         pa.field("end_reason", pa.string()),
         pa.field("started_at", _TS),
+        pa.field("utc_offset_min", pa.int16()),
         pa.field("ended_at", _TS),
         pa.field("duration_s", pa.float64()),
         pa.field("n_events", pa.int64()),
     ],
-    metadata={"doc": "one row per match; status valid|partial|invalid"},
+    metadata={"doc": "one row per match; status valid|partial|invalid; times in UTC, utc_offset_min: the "
+                     "UTC offset of match_start's t in minutes, the match's local time (schemas/times.py)"},
 )
 
 DEALS = pa.schema(
@@ -295,9 +297,12 @@ INCOMPLETE_MATCHES = pa.schema(
         pa.field("source_files", pa.list_(pa.string())),
         pa.field("first_ingested_at", _TS),
         pa.field("last_ingested_at", _TS),
+        pa.field("started_at", _TS),
+        pa.field("utc_offset_min", pa.int16()),
     ],
     metadata={"doc": "one row per ingested match whose match_end has not arrived (events.md \"Validation\": "
-                     "incomplete); rewritten on every pipeline run, a row leaves when the match completes"},
+                     "incomplete); rewritten on every pipeline run, a row leaves when the match completes; "
+                     "started_at and utc_offset_min: match_start's t, as in matches"},
 )
 
 PLAYER_PATTERNS = pa.schema(

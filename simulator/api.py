@@ -17,10 +17,16 @@ from typing import Any, Protocol
 
 import orjson
 
-from replay.rulesets import RULESET_SUFFIXES, RoundFormat, Ruleset, get_ruleset, parse_ruleset
+from replay.rulesets import (
+    RULESET_SUFFIXES,
+    RoundFormat,
+    Ruleset,
+    get_ruleset,
+    parse_round_format,
+    parse_ruleset,
+)
 from schemas.vocabulary import SEATS
 from simulator.corrupt import corrupt_match
-from simulator.formats import parse_format
 from simulator.league import ATTENDANCE, League
 from simulator.match import MatchResult, MatchSpec, Player, play_match
 from simulator.roster import make_players, make_teams
@@ -72,7 +78,7 @@ def resolve_format(fmt: str | RoundFormat | None, rules: Ruleset) -> RoundFormat
         return rules.default_format
     if isinstance(fmt, RoundFormat):
         return fmt
-    return parse_format(fmt)
+    return parse_round_format(fmt)
 
 
 def simulate_match(

@@ -25,7 +25,7 @@ filters, minimum = filter_bar("bm", player, roster)
 record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
 seats = int(record["deals"])
 if seats == 0:
-    st.info(tr("no_deals_filtered"), icon="🔎")
+    st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
 
 bombs = run(queries.coach_bombs, player=player, **filters)

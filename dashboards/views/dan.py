@@ -36,6 +36,7 @@ else:
                 ),
                 "window_rounds_used": tr("window_used"),
                 "rounds_left": tr("rounds_left"),
+                "last_played": tr("last_played_local"),
             },
         )
     st.subheader(tr("forecast"))
@@ -63,10 +64,17 @@ else:
         },
     )
     st.subheader(tr("recent_changes"))
+    changes = run(queries.dan_events)
     show_table(
-        run(queries.dan_events),
+        changes.assign(event=[tr(f"dan_{e}") for e in changes["event"]]),
         "dan_events",
-        column_config={"event": tr("dan_change"), "player_id": tr("player")},
+        column_config={
+            "event": tr("dan_change"),
+            "player_id": tr("player"),
+            "window_rounds_used": tr("window_used"),
+            "match_id": tr("match_id"),
+            "started_at": tr("started_local"),
+        },
     )
 
     st.subheader(tr("printouts"))

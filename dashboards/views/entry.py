@@ -22,18 +22,19 @@ from dashboards.entry import (
     derive,
     first_round_seats,
     order_of,
+    pairing_note,
     parse_pairs,
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
-from dashboards.ui import current_store, run, show_table, tr
+from dashboards.naming import end_reason_name, seat_name, stage_name
+from dashboards.ui import current_store, lang, run, show_table, tr
 from importers.jobs import file_name_problem
-from importers.scoresheet import parse_round_format
 from pipelines.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
-from replay.rulesets import RoundFormat
+from replay.rulesets import RoundFormat, parse_round_format
 from schemas.vocabulary import SEATS
 
 # The event choice that opens the new-event form.
@@ -59,7 +60,7 @@ def _event_label(key: str) -> str:
     if key == NEW:
         return tr("entry_new_event")
     row = event_rows[key]
-    stage = f" · {row['stage']}" if isinstance(row["stage"], str) else ""
+    stage = f" · {stage_name(row['stage'], lang())}" if isinstance(row["stage"], str) else ""
     return (
         f"{row['event_name']} ({row['event_id']}){stage}"
         if isinstance(row["event_name"], str)
@@ -122,10 +123,10 @@ else:
         try:
             sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=round_no)
         except LookupFailed as exc:
-            st.error(f"{tr('entry_pairing_failed')}: {exc}")
-            st.stop()
-        seats_by_table = {number: seats for number, seats in sheet.seats.items()}
-        bye = next((str(r[2]) for r in sheet.rows if r[0] == "bye"), None)
+            st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
+        else:
+            seats_by_table = {number: seats for number, seats in sheet.seats.items()}
+            bye = next((str(r[2]) for r in sheet.rows if r[0] == "bye"), None)
 
 
 def _player(player: str) -> str:
@@ -176,11 +177,12 @@ def _table(
                 ),
                 hide_index=True,
                 key=f"{key}_deals",
+                placeholder="",
             )
         levels = f"{tr('entry_levels_now')}: E–W {derived.levels['EW']} : N–S {derived.levels['NS']}"
         if derived.refusal is not None:
             where = f" ({tr('choose_deal')} {derived.refusal.deal})" if derived.refusal.deal else ""
-            st.error(f"{tr('entry_refused')}{where}: {derived.refusal.code}: {derived.refusal.message}")
+            st.error(f"{tr('entry_refused')}{where}: `{derived.refusal.code}`: {derived.refusal.message}")
         elif derived.over:
             side = {"EW": tr("team_EW"), "NS": tr("team_NS")}
             result = side.get(derived.winner or "", tr("draw"))
@@ -218,7 +220,17 @@ def _table(
 st.subheader(f"{tr('entry_tables')} · {tr('round')} {round_no}")
 if not stored.empty:
     st.caption(tr("entry_in_store"))
-    show_table(stored, f"entry-{event_id}-r{round_no}")
+    sides = {"EW": tr("team_EW"), "NS": tr("team_NS")}
+    show_table(
+        stored.assign(
+            status=[tr(f"status_{x}") if f"status_{x}" in LABELS else x for x in stored["status"]],
+            winner=[sides.get(w, tr("draw")) if isinstance(w, str) or x == "valid" else ""
+                    for w, x in zip(stored["winner"], stored["status"], strict=True)],
+            end_reason=[end_reason_name(r, lang()) for r in stored["end_reason"]],
+        ),
+        f"entry-{event_id}-r{round_no}",
+        column_config={f"player_{x}": f"{tr('player')} {seat_name(x, lang())}" for x in SEATS},
+    )
     fix = st.selectbox(
         tr("entry_correct"),
         [None, *stored["match_id"]],
@@ -235,6 +247,8 @@ if not stored.empty:
         _table(str(row["table"]), fixed_seats, fix, revision)
 for number, seats in seats_by_table.items():
     _table(number, seats)
+if stored.empty and not seats_by_table and choice != NEW:
+    st.info(tr("entry_no_tables").format(r=round_no, prev=round_no - 1), icon=":material/info:")
 if bye:
     st.caption(f"{tr('bye')}: {bye}")
 
@@ -243,12 +257,21 @@ if choice != NEW and st.button(tr("entry_pair_next"), key="en_pair_next"):
     try:
         sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=after)
     except LookupFailed as exc:
-        st.error(f"{tr('entry_pairing_failed')}: {exc}")
+        st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
     else:
-        st.markdown(f"**{sheet.title}**")
-        st.dataframe(pd.DataFrame(sheet.rows, columns=sheet.columns), hide_index=True, key="en_next_table")
+        title = tr("pairing_title").format(event=_event_label(choice), r=after)
+        st.markdown(f"**{title}**")
+        st.dataframe(
+            pd.DataFrame(
+                [[tr("bye") if r[0] == "bye" else r[0], *r[1:]] for r in sheet.rows], columns=sheet.columns
+            ),
+            hide_index=True,
+            key="en_next_table",
+            placeholder="",
+            column_config={c: tr(c) for c in sheet.columns if c in LABELS},
+        )
         for note in sheet.notes:
-            st.caption(note)
+            st.caption(pairing_note(note, lang()))
         st.download_button(
             tr("download_csv"),
             to_csv(Section(sheet.title, sheet.columns, sheet.rows)),

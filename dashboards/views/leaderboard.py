@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, queries
+from dashboards.naming import ruleset_name
 from dashboards.roster import clubs, with_names
 from dashboards.ui import (
     choice,
@@ -45,7 +46,9 @@ with c2:
 with c3:
     event = choice("event", options["event"], "lb_event", param="event")
 with c4:
-    rules = choice("ruleset", options["rules"], "lb_rules", param="rules")
+    rules = choice(
+        "ruleset", options["rules"], "lb_rules", param="rules", name=lambda r: ruleset_name(r, lang())
+    )
 with c5:
     from_url("lb_min", "min_rounds", parse=int)
     min_rounds = int(st.number_input(tr("min_rounds"), min_value=0, step=1, key="lb_min"))
@@ -55,7 +58,7 @@ board = with_names(run(queries.leaderboard, event=event, rules=rules, min_rounds
 board.insert(0, "rank", shared_rank(board["rating"]))  # ranked before the search narrows the rows
 found = find_players(board, search)
 if board.empty:
-    st.info(tr("nothing_filtered"), icon="ℹ️")
+    st.info(tr("nothing_filtered"), icon=":material/info:")
     st.stop()
 if found.empty:
     no_match(search)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, queries
+from dashboards.i18n import LABELS
+from dashboards.naming import ruleset_name
 from dashboards.ui import lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
@@ -18,9 +20,9 @@ cols = st.columns(5)
 for col, key in zip(cols, ("matches", "deals", "players", "events", "raw_events"), strict=True):
     col.metric(tr(key), f"{int(totals[key]):,}")
 
-first, last = totals["first_start"], totals["last_end"]
+first, last = totals["first_day"], totals["last_day"]
 if first is not None and str(first) != "NaT":
-    st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d}")
+    st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d} ({tr('local_days')})")
 
 status = run(queries.status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
@@ -36,4 +38,11 @@ with right:
     by_rules = run(queries.matches_by_ruleset)
     if not by_rules.empty:
         show_chart(charts.matches_by_ruleset(by_rules, lang()), "by_ruleset")
-show_table(by_rules, "matches_by_ruleset")
+show_table(
+    by_rules.assign(
+        rules=[ruleset_name(r, lang()) for r in by_rules["rules"]],
+        status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in by_rules["status"]],
+    ),
+    "matches_by_ruleset",
+    column_config={"rules": tr("ruleset"), "n": tr("matches")},
+)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.filters import filter_bar, is_filtered, rate_metric
+from dashboards.naming import combo_type_name
 from dashboards.patterns import low_sample_marks, pattern_table, rates_table
 from dashboards.ui import (
     lang,
@@ -58,7 +59,7 @@ cols[0].metric(
 )
 cols[1].metric(tr("dan"), "—" if dan.empty or pd.isna(dan["dan"].iloc[0]) else int(dan["dan"].iloc[0]))
 cols[2].metric(
-    f"{tr('dan')} (pro)", "—" if dan.empty or pd.isna(dan["pro_dan"].iloc[0]) else int(dan["pro_dan"].iloc[0])
+    tr("pro_dan"), "—" if dan.empty or pd.isna(dan["pro_dan"].iloc[0]) else int(dan["pro_dan"].iloc[0])
 )
 cols[3].metric(tr("rounds"), int(row["rounds"]))
 rate_metric(cols[4], tr("win_rate"), row["wins"] + 0.5 * row["draws"], row["rounds"], minimum)
@@ -69,7 +70,7 @@ record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
 deals = int(record["deals"])
 st.subheader(tr("deal_record"))
 if deals == 0:
-    st.info(tr("no_deals_filtered"), icon="🔎")
+    st.info(tr("no_deals_filtered"), icon=":material/search:")
 else:
     record_cols = st.columns(5)
     record_cols[0].metric(tr("deals_in_filter"), f"{deals:,}")
@@ -83,17 +84,22 @@ else:
 st.subheader(tr("match_list"))
 games = run(queries.coach_match_list, player=player, **filters)
 if games.empty:
-    st.info(tr("no_deals_filtered"), icon="🔎")
+    st.info(tr("no_deals_filtered"), icon=":material/search:")
 else:
     games = games.assign(
         partner_name=games["partner"].map(lambda p: name_of(p) if isinstance(p, str) else ""),
+        opponents=[
+            " · ".join(name_of(p) for p in o.split(" · ")) if isinstance(o, str) and o else ""
+            for o in games["opponents"]
+        ],
         result=[tr(f"result_{r}") if isinstance(r, str) else "" for r in games["result"]],
         replay=[replayer_link(m, int(d)) for m, d in zip(games["match_id"], games["deal"], strict=True)],
     )
     show_table(
         games[
             [
-                "started_at",
+                "replay",
+                "started",
                 "event_id",
                 "round",
                 "partner_name",
@@ -102,12 +108,11 @@ else:
                 "levels",
                 "levels_gained",
                 "deals",
-                "replay",
             ]
         ],
         f"matches_{player}",
         column_config={
-            "started_at": st.column_config.DatetimeColumn(tr("date"), format="YYYY-MM-DD HH:mm"),
+            "started": tr("date"),
             "event_id": tr("event"),
             "round": tr("round"),
             "partner_name": tr("partner"),
@@ -135,7 +140,9 @@ else:
     forecast_cols[3].metric(tr("rounds_left"), "—" if pd.isna(f["rounds_left"]) else int(f["rounds_left"]))
     st.caption(tr("forecast_intro"))
     if bool(f["low_data"]):
-        st.warning(f"{tr('low_data')}: {tr('rated_rounds')} {int(f['rated_rounds'])}", icon="⚠️")
+        st.warning(
+            f"{tr('low_data')}: {tr('rated_rounds')} {int(f['rated_rounds'])}", icon=":material/warning:"
+        )
 
 st.subheader(tr("luck"))
 luck = run(queries.player_luck, player=player)
@@ -155,7 +162,7 @@ else:
     luck_cols[2].metric(tr("expected_mean"), f"{own['expected_mean']:+.2f}")
     luck_cols[3].metric(tr("deals"), int(own["deals"]))
     if bool(own["low_data"]):
-        st.warning(tr("low_data"), icon="⚠️")
+        st.warning(tr("low_data"), icon=":material/warning:")
     show_chart(charts.luck_vs_population(run(queries.luck_population), lang(), player=player), "luck")
     st.caption(tr("luck_intro"))
 
@@ -237,7 +244,12 @@ with right:
     else:
         show_chart(
             charts.compare_shares(
-                leads, lang(), category="combo_type", title_key="lead_types", x_key="combo_type"
+                leads,
+                lang(),
+                category="combo_type",
+                title_key="lead_types",
+                x_key="combo_type",
+                labels={str(c): combo_type_name(c, lang()) for c in leads["combo_type"]},
             ),
             "lead_types",
         )

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.i18n import LABELS
+from dashboards.naming import end_reason_name, ruleset_name
 from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_quality"))
@@ -32,30 +33,47 @@ cols[4].metric(tr("status_incomplete"), f"{len(incomplete):,}")
 
 st.subheader(tr("quarantine"))
 if codes.empty:
-    st.success(tr("nothing_quarantined"), icon="✅")
+    st.success(tr("nothing_quarantined"), icon=":material/check_circle:")
 else:
     show_chart(charts.quarantine_codes(codes, lang()), "quarantine_codes")
     code = choice("code", codes["code"].tolist(), "dq_code")
     show_table(
         run(queries.quarantine_rows, code=code),
         "quarantine",
-        column_config={
-            "source_file": "file",
-            "line_no": "line",
-            "code": tr("code"),
-        },
+        column_config={"source_file": tr("source_file"), "match_id": tr("match_id"), "code": tr("code")},
     )
 
 st.subheader(tr("problem_matches"))
-show_table(run(queries.problem_matches), "problem_matches")
+problems = run(queries.problem_matches)
+show_table(
+    problems.assign(
+        status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in problems["status"]],
+        end_reason=[end_reason_name(r, lang()) for r in problems["end_reason"]],
+        rules=[ruleset_name(r, lang()) for r in problems["rules"]],
+    ),
+    "problem_matches",
+    column_config={"match_id": tr("match_id"), "rules": tr("ruleset")},
+)
 
 st.subheader(tr("duplicate_matches"))
 duplicates = run(queries.duplicate_matches)
 if duplicates.empty:
-    st.success(tr("no_duplicates"), icon="✅")
+    st.success(tr("no_duplicates"), icon=":material/check_circle:")
 else:
     show_table(
-        duplicates.assign(excluded=[tr("yes") if e else tr("no") for e in duplicates["excluded"]]),
+        duplicates.assign(
+            excluded=[tr("yes") if e else tr("no") for e in duplicates["excluded"]],
+            reason=[
+                tr("duplicate_all" if e else "duplicate_some").format(n=int(n), m=int(m), of=of)
+                for n, m, of, e in zip(
+                    duplicates["deals"],
+                    duplicates["match_deals"],
+                    duplicates["duplicate_of"],
+                    duplicates["excluded"],
+                    strict=True,
+                )
+            ],
+        ),
         "duplicate_matches",
         column_config={
             "match_id": tr("choose_match"),
@@ -70,7 +88,7 @@ else:
 st.subheader(tr("file_problems"))
 files = run(queries.file_problems)
 if files.empty:
-    st.success(tr("no_file_problems"), icon="✅")
+    st.success(tr("no_file_problems"), icon=":material/check_circle:")
 else:
     show_table(
         files.assign(
@@ -91,7 +109,7 @@ else:
 st.subheader(tr("superseded"), help=tr("superseded_help"))
 superseded = run(queries.superseded_revisions)
 if superseded.empty:
-    st.success(tr("no_superseded"), icon="✅")
+    st.success(tr("no_superseded"), icon=":material/check_circle:")
 else:
     show_table(
         superseded,
@@ -112,6 +130,9 @@ show_table(
     "incomplete_matches",
     column_config={
         "match_id": tr("choose_match"),
+        "started": tr("started_local"),
+        "first_ingested_at": tr("first_ingested_local"),
+        "last_ingested_at": tr("last_ingested_local"),
         "events": tr("rows"),
         "age_hours": st.column_config.NumberColumn(tr("age_hours"), format="%.1f"),
     },

@@ -20,7 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries
-from dashboards.i18n import t
+from dashboards.i18n import LABELS, t
+from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
 from dashboards.table_html import MARK_ICONS, cards_html, table_html
 from dashboards.ui import (
@@ -40,13 +41,20 @@ from dashboards.ui import (
 )
 from pipelines.annotations import Note, append_note, clean_tags, read_notes
 
-# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels.
-REVIEW_MARKS = ("🟢", "🟠", "🔴")
+# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
+# (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).
+REVIEW_MARKS = (("✓", "green"), ("✗", "orange"), ("✗✗", "red"))
 
 
 def review_mark(loss: int) -> str:
-    """The green / amber / red mark of a decision that lost ``loss`` levels."""
-    return REVIEW_MARKS[min(loss, 2)]
+    """The mark of a decision that lost ``loss`` levels: ✓, ✗, ✗✗ (plain text, for the slider)."""
+    return REVIEW_MARKS[min(loss, 2)][0]
+
+
+def review_badge(loss: int) -> str:
+    """:func:`review_mark` in its colour (green, amber, red), as Streamlit markdown."""
+    mark, colour = REVIEW_MARKS[min(loss, 2)]
+    return f":{colour}[{mark}]"
 
 
 def shown(value: object) -> str:
@@ -56,9 +64,14 @@ def shown(value: object) -> str:
     return "—" if value is None or pd.isna(value) else str(value)
 
 
+def team_name(team: object) -> str:
+    """A team id (``EW``/``NS``, e.g. the declarers) in words; a dash when missing."""
+    return tr(f"team_{team}") if team in ("EW", "NS") else shown(team)
+
+
 st.title(tr("page_replayer"))
 
-search = url_text("🔎 " + tr("search_match"), key="rp_search", param="q")
+search = url_text(tr("search_match"), key="rp_search", param="q", icon=":material/search:")
 matches = run(queries.find_matches, search=search)
 linked_match = url_param("match") if "rp_match" not in st.session_state else None
 if linked_match is not None and linked_match not in set(matches["match_id"]):
@@ -66,7 +79,7 @@ if linked_match is not None and linked_match not in set(matches["match_id"]):
     matches = pd.concat([run(queries.find_matches, search=linked_match), matches], ignore_index=True)
     matches = matches.drop_duplicates("match_id")
 if matches.empty:
-    st.info(tr("no_match_matches").format(q=search) if search else tr("no_data"), icon="🔎")
+    st.info(tr("no_match_matches").format(q=search) if search else tr("no_data"), icon=":material/search:")
     st.stop()
 
 c1, c2 = st.columns([3, 1])
@@ -88,9 +101,13 @@ with c2:
 
 info = deals.set_index("deal_no").loc[deal]
 level = info["level"] if isinstance(info["level"], str) else None
+order = info["finish_order"]
+finish = " ".join(seat_name(x, lang()) for x in order) if pd.api.types.is_list_like(order) else "—"
+started = matches.set_index("match_id")["started"].get(match)
 st.caption(
-    f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {shown(info['declarers'])} · "
-    f"{tr('tribute_kind')}: {shown(info['tribute_kind'])} · {tr('position')}: {shown(info['finish_order'])}"
+    f"{tr('match_started')}: {shown(started)} · {tr('deal_started')}: {shown(info['started'])} · "
+    f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {team_name(info['declarers'])} · "
+    f"{tr('tribute_kind')}: {tribute_kind_name(info['tribute_kind'], lang())} · {tr('position')}: {finish}"
 )
 
 hands = run(queries.deal_hands, match=match, deal=deal)
@@ -155,10 +172,17 @@ def step_label(s: Step) -> str:
 current = int(st.session_state.get(step_key, 0))
 buttons = st.columns(6)
 buttons[0].button(
-    f"⏮ {tr('start')}", key="rp_first", on_click=go_to, args=(0,), shortcut="Home", disabled=current == 0
+    tr("start"),
+    key="rp_first",
+    icon=":material/first_page:",
+    on_click=go_to,
+    args=(0,),
+    shortcut="Home",
+    disabled=current == 0,
 )
 buttons[1].button(
-    f"◀ {tr('previous_step')}",
+    tr("previous_step"),
+    icon=":material/chevron_left:",
     key="rp_prev",
     on_click=go_to,
     args=(current - 1,),
@@ -166,7 +190,8 @@ buttons[1].button(
     disabled=current == 0,
 )
 buttons[2].button(
-    f"{tr('next_step')} ▶",
+    tr("next_step"),
+    icon=":material/chevron_right:",
     key="rp_next",
     on_click=go_to,
     args=(current + 1,),
@@ -174,7 +199,8 @@ buttons[2].button(
     disabled=current >= len(steps) - 1,
 )
 buttons[3].button(
-    f"⏭ {tr('next_trick')}",
+    tr("next_trick"),
+    icon=":material/skip_next:",
     key="rp_next_trick",
     on_click=go_to,
     args=(next_trick(steps, current),),
@@ -182,7 +208,8 @@ buttons[3].button(
     disabled=current >= len(steps) - 1,
 )
 buttons[4].button(
-    f"🚩 {tr('next_flagged')}",
+    tr("next_flagged"),
+    icon=":material/flag:",
     key="rp_next_flagged",
     on_click=go_to,
     args=(next_flagged(flagged, current),),
@@ -190,7 +217,8 @@ buttons[4].button(
     disabled=not flagged,
 )
 buttons[5].button(
-    f"🔴 {tr('next_mistake')}",
+    tr("next_mistake"),
+    icon=":material/error:",
     key="rp_next_mistake",
     on_click=go_to,
     args=(next_flagged(mistakes, current),),
@@ -212,7 +240,21 @@ st.caption(" · ".join(f"{MARK_ICONS[m]} {tr(f'mark_{m}')}" for m in MARKS) + f"
 
 if not tributes.empty:
     with st.expander(tr("tribute_return"), expanded=step.index <= 1):
-        show_table(tributes, f"tributes_{match}_{deal}")
+        show_table(
+            tributes.assign(
+                kind=[tribute_kind_name(k, lang()) for k in tributes["kind"]],
+                anti_seats=[
+                    " ".join(seat_name(x, lang()) for x in a) if pd.api.types.is_list_like(a) else ""
+                    for a in tributes["anti_seats"]
+                ],
+            ),
+            f"tributes_{match}_{deal}",
+            column_config={
+                "kind": tr("tribute_kind"),
+                "receiver": tr("receiver_seat"),
+                "card": tr("tribute_card"),
+            },
+        )
 
 st.subheader(tr("review"))
 if reviews.empty:
@@ -226,7 +268,7 @@ else:
         loss = int(verdict["loss"])
         word = tr("review_best") if loss == 0 else f"{tr('review_mistake')} −{loss}"
         st.markdown(
-            f"{review_mark(loss)} **{word}** · {tr('value_before')}: {int(verdict['value_before']):+d} · "
+            f"{review_badge(loss)} **{word}** · {tr('value_before')}: {int(verdict['value_before']):+d} · "
             f"{tr('value_after')}: {int(verdict['value_after']):+d}"
         )
         best = [m.split() for m in str(verdict["best_moves"]).split(" | ")]
@@ -272,6 +314,14 @@ elif step.action is None:
 else:
     seen = plays[plays["seq"] <= step.action["seq"]]
     flags = seen.assign(
-        cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else "")
+        cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else ""),
+        action=[tr(a) if a in ("play", "pass") else a for a in seen["action"]],
+        combo_type=[combo_type_name(c, lang()) if isinstance(c, str) else "" for c in seen["combo_type"]],
+        bomb_class=[tr(b) if isinstance(b, str) and b in LABELS else "" for b in seen["bomb_class"]],
+        player_id=seen["player_id"].map(lambda p: name_of(p) if isinstance(p, str) else ""),
     )
-    show_table(pd.DataFrame(flags), f"plays_{match}_{deal}")
+    show_table(
+        pd.DataFrame(flags),
+        f"plays_{match}_{deal}",
+        column_config={"player_id": tr("player"), "cards": tr("cards_played")},
+    )

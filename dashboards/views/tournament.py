@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.i18n import LABELS
+from dashboards.naming import end_reason_name, entry_name, stage_name
 from dashboards.ui import (
     decided_label,
     from_url,
@@ -68,6 +69,8 @@ if table.empty:
     st.caption(tr("standings_missing"))
 else:
     table = table.assign(
+        stage=[stage_name(x, lang()) for x in table["stage"]],
+        entry=[entry_name(x, lang()) for x in table["entry"]],
         decided_by=[decided_label(d) for d in table["decided_by"]],
         primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
         team=[
@@ -123,6 +126,8 @@ show_table(
             for w, s in zip(results["winner"], results["status"], strict=True)
         ],
         status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in results["status"]],
+        stage=[stage_name(x, lang()) for x in results["stage"]],
+        end_reason=[end_reason_name(r, lang()) for r in results["end_reason"]],
         match_id=[replayer_link(m) if isinstance(m, str) else None for m in results["match_id"]],
     ),
     "round_results",
@@ -130,6 +135,7 @@ show_table(
         "match_id": st.column_config.LinkColumn(tr("match_id"), display_text=r"match=([^&]*)"),
         "round": tr("round"),
         "table": tr("table"),
+        "started": tr("started_local"),
         "winner": tr("winner"),
         "level_diff": tr("level_diff"),
     },

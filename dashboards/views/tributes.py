@@ -23,7 +23,7 @@ player = player_picker(roster, key="tr_player", all_option=True)
 filters, minimum = filter_bar("tr", player, roster)
 kinds = run(queries.coach_tribute_kinds, player=player, **filters)
 if kinds.empty:
-    st.info(tr("no_deals_filtered"), icon="🔎")
+    st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
 
 total = int(kinds["n"].sum())

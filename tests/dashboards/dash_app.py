@@ -5,4 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
-PAGES = ["overview", "leaderboard", "player", "dan", "tributes", "bombs", "tournament", "replayer", "quality"]
+PAGES = [
+    "overview",
+    "leaderboard",
+    "player",
+    "head_to_head",
+    "dan",
+    "tributes",
+    "bombs",
+    "tournament",
+    "entry",
+    "replayer",
+    "quality",
+]
+"""Every page of the app, by its file in `dashboards/views/`."""
+
+
+def url_path(page: str) -> str:
+    """The address path of a page (``head_to_head`` is served at ``/head-to-head``)."""
+    return page.replace("_", "-")

@@ -13,6 +13,7 @@ import pytest
 from dash_app import APP
 from streamlit.testing.v1 import AppTest
 
+from dashboards.table_html import MARK_ICONS
 from pipelines.annotations import read_notes
 
 Open = Callable[[Path, str], AppTest]
@@ -200,7 +201,7 @@ def test_replayer_draws_the_table_and_opens_at_the_linked_step(
     table = next(m.value for m in at.markdown if 'class="gd-table"' in m.value)
     assert "Player 1 (p1)" in table and "Player 2 (p2)" in table  # names on seats
     assert "大王" in table and "小王" in table
-    assert "💣" in table  # S's bomb is in the current trick
+    assert MARK_ICONS["bomb"] in table  # S's bomb is in the current trick
     at.button(key="rp_next_trick").click().run()
     assert at.query_params["step"] == str(at.get("select_slider")[0].value)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 import pytest
 
 from dashboards import queries
@@ -130,6 +131,21 @@ def test_bombs_follow_the_filters(con: duckdb.DuckDBPyConnection) -> None:
     assert wins.loc[("held", 2), "n"] == 2 and wins.loc[("held", 2), "wins"] == 1
     per_deal = queries.coach_bombs_per_deal(con, player="p4")
     assert per_deal["n"].sum() == 2
+
+
+@pytest.mark.parametrize(
+    "who", [{"player": None}, {"player": "p4"}, {"player": None, "seat": "S"}, {"player": "p2", "seat": "N"}]
+)
+def test_bombs_read_from_the_plays_alone_equal_the_joined_seats(
+    con: duckdb.DuckDBPyConnection, who: dict[str, str | None]
+) -> None:
+    """Filtered by player and seat only, coach_bombs reads ``plays`` alone; a date filter keeping
+    every deal takes the join with the seat-deals: both count the same bombs."""
+    keys = ["bomb_class", "size", "opp_min_left", "on_partner"]
+    alone = queries.coach_bombs(con, **who).sort_values(keys, ignore_index=True)
+    joined = queries.coach_bombs(con, **who, end=date(2100, 1, 1)).sort_values(keys, ignore_index=True)
+    assert alone["n"].sum() > 0
+    pd.testing.assert_frame_equal(alone, joined)
 
 
 def test_head_to_head_as_partners_and_opponents(con: duckdb.DuckDBPyConnection) -> None:

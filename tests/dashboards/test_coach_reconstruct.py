@@ -17,7 +17,7 @@ from dashboards.reconstruct import (
     next_trick,
     reconstruct,
 )
-from dashboards.table_html import card_html, cards_html, table_html
+from dashboards.table_html import MARK_ICONS, card_html, cards_html, table_html
 from schemas.vocabulary import CARDS, RANKS
 
 HANDS = {
@@ -153,7 +153,7 @@ def test_table_puts_names_on_seats_and_shows_the_trick_winner() -> None:
         assert f'class="gd-seat gd-{seat}' in html
     assert "Bo &lt;b&gt;" in html and "Bo <b>" not in html  # names are escaped
     assert "won by N" in html
-    assert html.count("💣") == 1  # N's bomb in the trick
+    assert html.count(MARK_ICONS["bomb"]) == 1  # N's bomb in the trick
     chinese = table_html(step, names, "7", "zh")
     assert "本墩赢家" in chinese and "won by" not in chinese
 

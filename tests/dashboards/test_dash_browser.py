@@ -2,7 +2,8 @@
 a store, every page loads without a Streamlit error box, and a screenshot of each page is saved
 (``make screenshots`` sets ``GDAN_SCREENSHOTS=docs/screenshots`` and ``GDAN_SCREENSHOT_STORE`` to a
 demo store to refresh the README's pictures; otherwise they go to a temporary folder and the app
-reads the small simulated store)."""
+reads the small simulated store). Besides one picture per page (the Player's shows its match
+list): the replayer in the middle of a deal in English and in 中文, and the Bombs page in 中文."""
 
 from __future__ import annotations
 
@@ -11,21 +12,27 @@ from pathlib import Path
 
 import pytest
 from browser import CHROMIUM, chromium, streamlit_server
-from dash_app import PAGES
+from dash_app import PAGES, url_path
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)"),
 ]
 
+MID_DEAL = "deal=2&step=30"
+"""The replayer's pictures: deal 2 of the first match (after a tribute), 30 steps into its play."""
 
-def test_every_page_renders_in_chromium(sim_store: Path, tmp_path: Path) -> None:
+
+def test_every_page_renders_in_chromium(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     shots = Path(os.environ.get("GDAN_SCREENSHOTS", tmp_path / "screenshots"))
     shots.mkdir(parents=True, exist_ok=True)
-    store = Path(os.environ.get("GDAN_SCREENSHOT_STORE", sim_store))
+    given = os.environ.get("GDAN_SCREENSHOT_STORE")  # the simulated store is built only when needed
+    store = Path(given) if given else Path(request.getfixturevalue("sim_store"))
     with streamlit_server(store) as base, chromium(tmp_path / "profile") as browser:
-        results = {page: browser.visit(f"{base}/{page}", shots / f"{page}.png") for page in PAGES}
+        results = {page: browser.visit(f"{base}/{url_path(page)}", shots / f"{page}.png") for page in PAGES}
+        replayer = browser.visit(f"{base}/replayer?{MID_DEAL}", shots / "replayer.png")
         chinese = browser.visit(f"{base}/bombs?lang=zh", shots / "bombs_zh.png")
+        replayer_zh = browser.visit(f"{base}/replayer?{MID_DEAL}&lang=zh", shots / "replayer_zh.png")
     for page, result in results.items():
         assert result.errors == [], (page, result.errors)
         assert result.title, f"{page}: no page title rendered"
@@ -35,4 +42,6 @@ def test_every_page_renders_in_chromium(sim_store: Path, tmp_path: Path) -> None
         assert shot.stat().st_size > 10_000, f"{page}: screenshot looks empty"
     assert "Overview" in results["overview"].title
     assert "Hand replayer" in results["replayer"].title
+    assert replayer.errors == [] and "step=30" in replayer.url
     assert chinese.errors == [] and chinese.title == "炸弹"  # ?lang=zh opens the app in Chinese
+    assert replayer_zh.errors == [] and replayer_zh.title == "牌局回放"

@@ -22,10 +22,12 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "overview": (2, 1, 8),
     "leaderboard": (1, 1, 0),
     "player": (4, 3, 5),
+    "head_to_head": (0, 2, 2),
     "dan": (1, 3, 0),
     "tributes": (3, 1, 4),
     "bombs": (4, 1, 5),
     "tournament": (1, 2, 0),
+    "entry": (0, 0, 0),
     "replayer": (0, 0, 0),
     "quality": (1, 3, 5),
 }
@@ -43,7 +45,10 @@ def _no_exception(at: AppTest) -> None:
 def test_empty_store_shows_no_data_state(open_app: Open, empty_store: Path, page: str) -> None:
     at = open_app(empty_store, page)
     _no_exception(at)
-    assert any("No data yet" in i.value for i in at.info)
+    if page == "entry":  # a referee starts the store's first event here
+        assert at.selectbox(key="en_event").value is not None and at.text_input(key="en_new_id")
+    else:
+        assert any("No data yet" in i.value for i in at.info)
     assert not at.get("plotly_chart")
 
 
@@ -58,6 +63,8 @@ def test_page_renders_with_data(open_app: Open, any_store: Path, page: str) -> N
     assert len(csv_buttons) == len(at.dataframe)  # every table downloads as CSV
     if page == "replayer":
         assert at.get("select_slider")
+    elif page == "entry":  # the round's tables to enter, or why there are none and what to do
+        assert at.get("segmented_control") or any("has no tables yet" in i.value for i in at.info)
     elif any_store.name.startswith("mini"):
         assert all(f >= e for f, e in zip(found, EXPECTED[page], strict=True)), found
     else:
@@ -121,7 +128,7 @@ def test_player_page_follows_the_selection(open_app: Open, mini_store: Path) -> 
     _no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Dan"] == "1"
-    assert metrics["Dan (pro)"] == "4"
+    assert metrics["Pro dan"] == "4"
     titles = [s["layout"]["title"]["text"] for s in _charts(at)]
     assert "Dan ledger" in titles
     partner_table = next(df.value for df in at.dataframe if "partner" in df.value.columns)
@@ -397,14 +404,14 @@ def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open,
     at.selectbox(key="rp_deal").set_value(2).run()
     slider = at.get("select_slider")[0]
     labels = list(slider.options)
-    marked = [label[-1] for label in labels if label[-1] in "🟢🟠🔴"]
-    assert marked == ["🟢", "🟠", "🔴", "🟢", "🟢"]
-    assert labels[14].endswith("🟠") and labels[15].endswith("🔴")
+    marked = [label.split()[-1] for label in labels if label.split()[-1] in ("✓", "✗", "✗✗")]
+    assert marked == ["✓", "✗", "✗✗", "✓", "✓"]
+    assert labels[14].endswith(" ✗") and labels[15].endswith(" ✗✗")
     at.button(key="rp_next_mistake").click().run()
     _no_exception(at)
     assert at.get("select_slider")[0].value == 14  # seq 22, E's pass losing 1 level
     texts = [m.value for m in at.markdown]
-    assert any("🟠" in t and "Value before (levels): -1" in t and "Value after (levels): -2" in t
+    assert any(":orange[✗]" in t and "Value before (levels): -1" in t and "Value after (levels): -2" in t
                for t in texts)
     assert any(t.startswith("Best move(s)") and "♦9" in t and "♠A" in t for t in texts)
     at.button(key="rp_next_mistake").click().run()
@@ -425,7 +432,7 @@ def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_sto
     _no_exception(at)
     assert at.selectbox(key="rp_deal").value == 2
     assert at.get("select_slider")[0].value == 15
-    assert any("🔴" in m.value for m in at.markdown)
+    assert any(":red[✗✗]" in m.value for m in at.markdown)
 
 
 def test_player_page_shows_review_accuracy_against_the_population(open_app: Open, mini_store: Path) -> None:

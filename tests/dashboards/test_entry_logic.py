@@ -22,8 +22,8 @@ from dashboards.entry import (
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
-from importers.scoresheet import parse_round_format
 from replay import BUILTIN, replay_match
+from replay.rulesets import parse_round_format
 
 SEATS = {"E": "p1", "N": "p2", "W": "p3", "S": "p4"}
 

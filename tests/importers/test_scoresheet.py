@@ -194,6 +194,33 @@ def test_match_level_faults(tmp_path: Path) -> None:
     assert "no deal after deal 2: the match was over (deals)" in str(exc.value)
 
 
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_a_date_alone_is_midnight_of_that_day_in_the_sheet_zone(tmp_path: Path, kind: str) -> None:
+    """docs/scoresheet.md ``time``: a date without a time (text, or an Excel date cell) is 00:00
+    of that day in the sheet's zone (default China, UTC+8), so the match's local date is the
+    sheet's date and its offset is kept (matches.utc_offset_min, schemas/times.py)."""
+    from replay import replay_match
+    from schemas.times import local_time, time_label
+
+    if kind == "csv":
+        path = sheet(tmp_path, [[*r, "2026-06-18"] for r in deals("E W", "N S")], [*HEADER, "time"])
+    else:
+        book = Workbook()
+        ws = book.active
+        ws.append([*HEADER, "time"])
+        for r in deals("E W", "N S"):
+            ws.append([*r, datetime(2026, 6, 18)])
+        path = tmp_path / "day.xlsx"
+        book.save(path)
+    events = convert_scoresheet(path, rules="national", round_format="deals:2")
+    assert events[0]["t"] == "2026-06-18T00:00:00+08:00"
+    assert {e["t"] for e in by_type(events, "deal_start")} == {"2026-06-18T00:00:00+08:00"}
+    (match,) = replay_match(events).rows["matches"]
+    assert match["utc_offset_min"] == 480
+    shown = time_label(local_time(match["started_at"], match["utc_offset_min"]))
+    assert shown == "2026-06-18 00:00 (UTC+08:00)"
+
+
 def test_damaged_xlsx_reports_rows_and_columns(tmp_path: Path) -> None:
     book = Workbook()
     ws = book.active

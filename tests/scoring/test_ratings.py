@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import replace
 
@@ -220,3 +221,41 @@ def test_win_calibration_recovers_the_scale_of_past_forecasts_only() -> None:
     assert len(cal.z) == 4000
     assert cal.scale == pytest.approx(2.0, abs=0.15)
     assert cal.apply(0.7) == pytest.approx(float(norm.cdf(cal.scale * norm.ppf(0.7))))
+
+
+def test_recalibrated_win_chance_is_calibrated_when_rounds_are_shorter_than_assumed() -> None:
+    """Rounds of 4 deals forecast with the parameters of 7.2-deal rounds: the Gaussian's P(win) is
+    too sure of itself; the online probit scale (fitted on earlier forecasts only) brings the later
+    forecasts back to their observed win rates and improves their log-loss."""
+    s, d = simulated(1500, seed=11, deals_per_round=4)
+    model = GaussianRatings(RatingParams())
+    raw, recalibrated, won = [], [], []
+    for i, r in enumerate(rated_rounds(s, d)):
+        fc, fc_raw = model.forecast(r), model.raw_forecast(r)
+        if i >= 500 and r.result["EW"] in ("win", "loss"):
+            raw.append(fc_raw.p_ew)
+            recalibrated.append(fc.p_ew)
+            won.append(r.result["EW"] == "win")
+        model.update(r)
+    p, p0, y = np.array(recalibrated), np.array(raw), np.array(won, dtype=float)
+    assert model.calibration is not None and model.calibration.scale < 0.9
+
+    def log_loss(q: np.ndarray) -> float:
+        q = np.clip(q, 1e-9, 1 - 1e-9)
+        return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+    assert log_loss(p) < log_loss(p0) - 0.01
+
+    def worst_band(q: np.ndarray) -> float:
+        """The largest gap between win rate and mean forecast over 5 bands, in standard errors."""
+        bands = np.digitize(q, [0.2, 0.4, 0.6, 0.8])
+        gaps = []
+        for band in range(5):
+            sel = bands == band
+            if sel.sum() >= 50:
+                m = float(q[sel].mean())
+                gaps.append(abs(float(y[sel].mean()) - m) / math.sqrt(m * (1 - m) / sel.sum()))
+        return max(gaps)
+
+    assert worst_band(p) < 3.0
+    assert worst_band(p0) > 3.0

@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gdan import app
-from replay.rulesets import RoundFormat
+from replay.rulesets import RoundFormat, parse_round_format
 from scoring.pairing import round_robin_pairs, swiss_pairs
-from simulator.formats import parse_format
 
 
 @pytest.mark.parametrize(
@@ -26,13 +25,13 @@ from simulator.formats import parse_format
 )
 def test_parse_format(text: str, expected: RoundFormat) -> None:
     """The four round formats of rules.md §7."""
-    assert parse_format(text) == expected
+    assert parse_round_format(text) == expected
 
 
 @pytest.mark.parametrize("text", ["deals", "deals:0", "timed:x", "timed_deals:60", "knockout:3", "until_a:2"])
 def test_parse_format_rejects(text: str) -> None:
     with pytest.raises(ValueError, match="bad round format"):
-        parse_format(text)
+        parse_round_format(text)
 
 
 @settings(max_examples=60, deadline=None)
