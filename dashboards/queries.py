@@ -1204,15 +1204,18 @@ def coach_finish_positions(
     deal ends before the losers finish) and counts as ``double_loss``; only deals with no
     recorded end (no ``winning_team``) are left out.
     """
-    seats, params = _seats(_filters(None, start, end, event, rules, None, seat, level), partner_column=True)
-    params |= {"me": player, "my_partner": partner}
+    with_partner = partner is not None
+    seats, params = _seats(
+        _filters(None, start, end, event, rules, None, seat, level), partner_column=with_partner
+    )
+    params |= {"me": player} | ({"my_partner": partner} if with_partner else {})
+    mine = "player_id = $me" + (" AND partner_id = $my_partner" if with_partner else "")
     return _df(
         con,
         f"""
         WITH {seats}
         SELECT coalesce(finish_position::VARCHAR, 'double_loss') AS position,
-               count(*) FILTER (WHERE player_id = $me
-                                AND (CAST($my_partner AS VARCHAR) IS NULL OR partner_id = $my_partner))
+               count(*) FILTER (WHERE {mine})
                    AS player_n,
                count(*) AS population_n
         FROM seats WHERE winning_team IS NOT NULL
