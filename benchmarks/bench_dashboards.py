@@ -24,6 +24,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -194,10 +195,12 @@ def query_times(store: Path, name: str) -> list[tuple[str, float]]:
     calls: list[tuple[str, float]] = []
     original = ui._run
 
-    def timed(store_key: str, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def timed(
+        store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         start = time.perf_counter()
         try:
-            return original(store_key, function, args, kwargs)
+            return original(store, function, args, kwargs)
         finally:
             calls.append((function.__name__, time.perf_counter() - start))
 
