@@ -24,7 +24,9 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 from rich.console import Console
@@ -177,6 +179,46 @@ def _wait_for_warm_up() -> float:
     return time.perf_counter() - start
 
 
+def query_times(store: Path, name: str) -> list[tuple[str, float]]:
+    """Wall seconds of every query call of page ``name``'s cold render, in call order.
+
+    Wraps ``dashboards.ui._run`` (what every page's ``run(query, ...)`` calls), so the profile
+    says which queries a page's time goes to: the first step of making a page faster.
+    """
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    import dashboards.ui as ui
+
+    os.environ["GDAN_STORE"] = str(store)
+    os.environ["GDAN_WARM_UP"] = "0"
+    page, params = PAGES[name]
+    calls: list[tuple[str, float]] = []
+    original = ui._run
+
+    def timed(
+        store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(store, function, args, kwargs)
+        finally:
+            calls.append((function.__name__, time.perf_counter() - start))
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update(params)
+    at.run()
+    st.cache_data.clear()
+    ui._run = timed
+    try:
+        at.switch_page(f"views/{page}.py").run()
+    finally:
+        ui._run = original
+    return calls
+
+
 def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Render seconds of every page (median of ``repeat``), in three states of the caches.
 
@@ -250,6 +292,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "gdan_bench_store")
     parser.add_argument("--repeat", type=int, default=1, help="cold runs per page (median)")
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), help="measure only these pages")
+    parser.add_argument(
+        "--profile", action="store_true", help="print each query's seconds of the pages' cold renders instead"
+    )
     args = parser.parse_args(argv)
     console = Console()
     store = args.store
@@ -267,6 +312,13 @@ def main(argv: list[str] | None = None) -> None:
         store = args.out
     if store is None:
         parser.error("give --store or --build")
+    if args.profile:
+        for name in args.pages or list(PAGES):
+            calls = query_times(store, name)
+            console.print(f"{name}: {sum(s for _, s in calls):.2f} s in {len(calls)} queries")
+            for query, seconds in sorted(calls, key=lambda c: -c[1]):
+                console.print(f"  {seconds:6.3f}  {query}")
+        return
     size = store_size(store)
     console.print(f"store {store}: {size}")
     results = measure(store, args.repeat, args.pages)

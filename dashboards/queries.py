@@ -1033,34 +1033,53 @@ _PARTNER_PLAYER = "CASE h.seat " + " ".join(
 _SEAT_DAY = sql_local_day("m.started_at", "m.utc_offset_min")
 """SQL: the local day of the match ``m`` of a seat-deal: what the date filters compare."""
 
-_SEAT_FILTER = f"""
-    ($player IS NULL OR h.player_id = $player)
-    AND (CAST($start AS DATE) IS NULL OR {_SEAT_DAY} >= CAST($start AS DATE))
-    AND (CAST($end AS DATE) IS NULL OR {_SEAT_DAY} <= CAST($end AS DATE))
-    AND (CAST($event AS VARCHAR) IS NULL OR m.event_id = $event)
-    AND (CAST($rules AS VARCHAR) IS NULL OR d.rules = $rules)
-    AND (CAST($partner AS VARCHAR) IS NULL OR {_PARTNER_PLAYER} = $partner)
-    AND (CAST($seat AS VARCHAR) IS NULL OR h.seat = $seat)
-    AND (CAST($level AS VARCHAR) IS NULL OR d.level = $level)
-"""
-"""SQL: the seat-deals (``deal_hands h`` of ``deals d`` of ``matches m``) passing the filters."""
+_SEAT_PREDICATES: dict[str, str] = {
+    "player": "h.player_id = $player",
+    "start": f"{_SEAT_DAY} >= CAST($start AS DATE)",
+    "end": f"{_SEAT_DAY} <= CAST($end AS DATE)",
+    "event": "m.event_id = $event",
+    "rules": "d.rules = $rules",
+    "partner": f"{_PARTNER_PLAYER} = $partner",
+    "seat": "h.seat = $seat",
+    "level": "d.level = $level",
+}
+"""SQL: the condition on a seat-deal (``deal_hands h`` of ``deals d`` of ``matches m``) of each
+filter (and ``player``), for the filters that are set."""
 
-_SEATS_CTE = f"""
-    seats AS (
-        SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
-               h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
-               d.rules, m.event_id, m.started_at, {_PARTNER_PLAYER} AS partner_id
-        FROM deal_hands h JOIN deals d USING (match_id, deal_no) JOIN matches m USING (match_id)
-        WHERE {_SEAT_FILTER}
-    )
-"""
-"""SQL CTE ``seats``: one row per seat per deal passing the filters (and ``$player``)."""
+_MATCH_FILTERS = frozenset({"start", "end", "event", "partner"})
+"""The filters that read the seat-deal's match (``matches m``)."""
 
 
 def _filters(player: str | None, *filters: object) -> dict[str, Any]:
-    """The bound parameters of :data:`_SEAT_FILTER`: ``player`` and the filters, in the order of
-    :data:`FILTER_NAMES` (``None`` = all)."""
+    """``player`` and the filters by name, in the order of :data:`FILTER_NAMES` (``None`` = all)."""
     return {"player": player, **dict(zip(FILTER_NAMES, filters, strict=True))}
+
+
+def _seats(params: dict[str, Any], *, partner_column: bool = False) -> tuple[str, dict[str, Any]]:
+    """The CTE ``seats`` (one row per seat per deal passing the filters ``params``, see
+    :func:`_filters`) and its bound parameters.
+
+    Only the filters that are set become conditions (their values are bound, never written into
+    the SQL), and ``matches`` is joined only when a filter or the ``partner_id`` column
+    (``partner_column``) needs it: on the 100k-deal store an unfiltered ``seats`` is 400k rows,
+    and evaluating every unset filter and joining every match on each cost more than the rest of
+    most coach queries.
+    """
+    bound = {name: value for name, value in params.items() if value is not None}
+    with_match = partner_column or not _MATCH_FILTERS.isdisjoint(bound)
+    partner = f", {_PARTNER_PLAYER} AS partner_id" if partner_column else ""
+    match = " JOIN matches m USING (match_id)" if with_match else ""
+    where = " AND ".join(_SEAT_PREDICATES[name] for name in bound) or "TRUE"
+    cte = f"""
+    seats AS (
+        SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
+               h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
+               d.rules{partner}
+        FROM deal_hands h JOIN deals d USING (match_id, deal_no){match}
+        WHERE {where}
+    )
+    """
+    return cte, bound
 
 
 def coach_options(con: Con) -> pd.DataFrame:
@@ -1109,10 +1128,11 @@ def coach_match_list(
     (``started``: the match's local time with its offset, ``2026-06-18 23:30 (UTC+08:00)``), event,
     round, partner, opponents, result, the final levels (own – opponents') and the first such deal
     (``deal``, where the replayer opens) with the number of such deals."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE},
+        WITH {seats},
         picked AS (SELECT match_id, min(deal_no) AS deal, count(*) AS deals FROM seats GROUP BY match_id)
         SELECT {sql_time_label("m.started_at", "m.utc_offset_min")} AS started, pm.event_id,
                m.event_name, pm.round, pm.partner_id AS partner,
@@ -1128,7 +1148,7 @@ def coach_match_list(
         WHERE pm.player_id = $player
         ORDER BY pm.started_at DESC NULLS LAST, pm.match_id
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1147,10 +1167,11 @@ def coach_deal_record(
     """One row over the seat-deals passing the filters: ``deals``, ``deals_won`` (the seat's team
     won the deal, rules.md §5.8), ``double_wins`` and ``double_losses`` (双下, §5.7), the levels
     won, ``bombs`` played and ``deals_known`` (hands known, the bombs' denominator)."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE}
+        WITH {seats}
         SELECT count(*) AS deals,
                count(*) FILTER (WHERE winning_team = team) AS deals_won,
                count(*) FILTER (WHERE double_win AND winning_team = team) AS double_wins,
@@ -1160,7 +1181,7 @@ def coach_deal_record(
                count(bombs_played) AS deals_known
         FROM seats
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1183,15 +1204,18 @@ def coach_finish_positions(
     deal ends before the losers finish) and counts as ``double_loss``; only deals with no
     recorded end (no ``winning_team``) are left out.
     """
-    params = _filters(None, start, end, event, rules, None, seat, level)
-    params |= {"me": player, "my_partner": partner}
+    with_partner = partner is not None
+    seats, params = _seats(
+        _filters(None, start, end, event, rules, None, seat, level), partner_column=with_partner
+    )
+    params |= {"me": player} | ({"my_partner": partner} if with_partner else {})
+    mine = "player_id = $me" + (" AND partner_id = $my_partner" if with_partner else "")
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE}
+        WITH {seats}
         SELECT coalesce(finish_position::VARCHAR, 'double_loss') AS position,
-               count(*) FILTER (WHERE player_id = $me
-                                AND (CAST($my_partner AS VARCHAR) IS NULL OR partner_id = $my_partner))
+               count(*) FILTER (WHERE {mine})
                    AS player_n,
                count(*) AS population_n
         FROM seats WHERE winning_team IS NOT NULL
@@ -1217,10 +1241,11 @@ def coach_play_rates(
     definitions as ``player_patterns`` (pipelines/player_patterns.py): ``pass_beat`` /
     ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, ``jie_feng`` (接风,
     rules.md §5.6) / ``deals``."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE},
+        WITH {seats},
         p AS (
             SELECT p.*,
                    last_value(CASE WHEN p.action = 'play' THEN p.seat END IGNORE NULLS) OVER win
@@ -1246,7 +1271,7 @@ def coach_play_rates(
         )
         SELECT a.*, (SELECT count(*) FROM seats) AS deals FROM a
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1263,15 +1288,16 @@ def coach_tribute_kinds(
     level: str | None = None,
 ) -> pd.DataFrame:
     """Deals after the first (rules.md §6) among the filtered seat-deals' deals, by tribute kind."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE}
+        WITH {seats}
         SELECT coalesce(tribute_kind, 'none') AS kind, count(DISTINCT (match_id, deal_no)) AS n
         FROM seats WHERE deal_no > 1
         GROUP BY ALL ORDER BY n DESC, kind
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1288,10 +1314,11 @@ def coach_tribute_cards(
     level: str | None = None,
 ) -> pd.DataFrame:
     """Ranks of the cards paid (进贡) by the filtered seats and returned (还贡) by them (rules.md §6)."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE},
+        WITH {seats},
         t AS (SELECT * FROM tributes WHERE kind IN ('single', 'double')),
         paid AS (SELECT {sql_rank("card")} AS rank, count(*) AS paid
                  FROM t SEMI JOIN seats s ON t.match_id = s.match_id AND t.deal_no = s.deal_no
@@ -1304,7 +1331,7 @@ def coach_tribute_cards(
         SELECT rank, coalesce(paid, 0) AS paid, coalesce(returned, 0) AS returned
         FROM paid FULL OUTER JOIN ret USING (rank)
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1325,10 +1352,11 @@ def coach_level_gain(
 
     Rows: ``side`` (payer|receiver), ``gain`` (0 when the other team won the deal), ``n`` deals.
     """
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE},
+        WITH {seats},
         payers AS (
             SELECT DISTINCT match_id, deal_no, {sql_team("giver")} AS payer_team
             FROM tributes WHERE kind IN ('single', 'double') AND giver IS NOT NULL
@@ -1342,7 +1370,7 @@ def coach_level_gain(
         SELECT side, CASE WHEN winning_team = team THEN level_gain ELSE 0 END AS gain, count(*) AS n
         FROM sides GROUP BY ALL ORDER BY side, gain
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1367,17 +1395,18 @@ def coach_bombs(
     params = _filters(player, start, end, event, rules, partner, seat, level)
     if all(params[name] is None for name in FILTER_NAMES if name != "seat"):
         return _df(con, _BOMBS_OF_SEATS, {"player": player, "seat": seat})
+    seats, bound = _seats(params)
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE}
+        WITH {seats}
         SELECT p.bomb_class, p.combo_size AS size, p.opp_min_left,
                (p.table_seat = {sql_partner("p.seat")}) AS on_partner, count(*) AS n
         FROM plays p SEMI JOIN seats s USING (match_id, deal_no, seat)
         WHERE p.bomb_class IS NOT NULL
         GROUP BY ALL
         """,
-        params,
+        bound,
     )
 
 
@@ -1406,10 +1435,11 @@ def coach_win_by_bombs(
 ) -> pd.DataFrame:
     """Deal wins of the filtered seats' teams by natural bombs held (dealt) and bombs played
     (capped at 4, meaning 4 or more): ``kind`` held|used, ``bombs``, ``wins`` and ``n`` seats."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE},
+        WITH {seats},
         h AS (
             SELECT least(natural_bombs, 4) AS held, least(bombs_played, 4) AS used,
                    (winning_team = team) AS won
@@ -1421,7 +1451,7 @@ def coach_win_by_bombs(
         SELECT 'used', used, count(*) FILTER (WHERE won), count(*) FROM h WHERE used IS NOT NULL GROUP BY ALL
         ORDER BY kind, bombs
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )
 
 
@@ -1552,13 +1582,14 @@ def coach_bombs_per_deal(
     level: str | None = None,
 ) -> pd.DataFrame:
     """The filtered seat-deals' deals (each once) by the number of bombs played in them, both teams."""
+    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
     return _df(
         con,
         f"""
-        WITH {_SEATS_CTE}
+        WITH {seats}
         SELECT coalesce(d.bombs_EW, 0) + coalesce(d.bombs_NS, 0) AS bombs, count(*) AS n
         FROM deals d SEMI JOIN seats s USING (match_id, deal_no)
         GROUP BY ALL ORDER BY bombs
         """,
-        _filters(player, start, end, event, rules, partner, seat, level),
+        params,
     )

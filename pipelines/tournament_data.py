@@ -18,23 +18,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import duckdb
 
-ROSTER_SQL = """
-    roster AS (
-        SELECT e.key AS player_id,
-               last(e.value.name ORDER BY m.started_at NULLS FIRST, s.match_id) AS name,
-               last(e.value.club ORDER BY m.started_at NULLS FIRST, s.match_id) AS club
-        FROM (
-            SELECT match_id, unnest(map_entries(json_transform(json_extract(payload, '$.players'),
-                   '"MAP(VARCHAR, STRUCT(name VARCHAR, club VARCHAR))"'))) AS e
-            FROM raw_events
-            WHERE type = 'match_start' AND parse_error IS NULL
-        ) s LEFT JOIN matches m USING (match_id)
-        GROUP BY e.key
-    )
-"""
-"""Player names and clubs as declared in ``match_start.players`` (events.md); the latest match wins."""
-
-
 class LookupFailed(LookupError):
     """An unknown event, stage, round or player; the message says what is known."""
 
@@ -98,11 +81,15 @@ def suggest(wanted: str, known: Sequence[str], what: str) -> str:
 
 
 def roster(con: duckdb.DuckDBPyConnection) -> dict[str, Player]:
-    """Every player named in a ``match_start.players`` or seen in a match, by id."""
+    """Every player named in a ``match_start.players`` or seen in a match, by id.
+
+    Names and clubs come from the pipeline's ``players`` roster (``pipelines.roster``: the latest
+    declaring match, its winning revision), not from re-reading every ``match_start``.
+    """
     found = rows(
         con,
-        f"WITH {ROSTER_SQL} SELECT p.player_id, r.name, r.club FROM "
-        "(SELECT DISTINCT player_id FROM player_matches) p FULL JOIN roster r USING (player_id)",
+        "SELECT p.player_id, r.name, r.club FROM "
+        "(SELECT DISTINCT player_id FROM player_matches) p FULL JOIN players r USING (player_id)",
     )
     return {r["player_id"]: Player(r["player_id"], r["name"], r["club"]) for r in found if r["player_id"]}
 

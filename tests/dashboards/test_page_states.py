@@ -42,6 +42,12 @@ VERBATIM = {t(key, lang) for key in ("message", "error_message") for lang in ("e
 translated; the details are written once, in English, by `gdan` and the replay)."""
 
 
+CPYTHON_AST_RACE = "AST constructor recursion depth mismatch"
+"""CPython 3.11's spurious SystemError when threads compile at once (python/cpython#106905): seen
+once in a fresh clone's CI, where Streamlit compiles the page script while no ``.pyc`` exists yet.
+The page is run once more then; any other exception still fails the test."""
+
+
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, params: dict[str, str]) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
     monkeypatch.setenv("GDAN_WARM_UP", "0")
@@ -49,6 +55,8 @@ def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, params: dict[
     at.query_params.update(params)
     at.run()
     at.switch_page(f"views/{page}.py").run()
+    if any(CPYTHON_AST_RACE in e.message for e in at.exception):
+        at.run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 
