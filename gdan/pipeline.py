@@ -37,6 +37,8 @@ DEFAULT_STORE = Path("data")
 
 EXIT_FAILED = 1
 """A step failed, an asset check failed, or the store / query is wrong."""
+EXIT_STORE_PATH = 2
+"""The store's path cannot hold Delta tables (``pipelines.store.StorePathError``)."""
 EXIT_QUARANTINED = 3
 """``gdan run`` committed, but this run quarantined input (invalid matches, malformed lines)."""
 EXIT_INTERRUPTED = 130
@@ -189,12 +191,25 @@ def run(
             )
         )
         raise typer.Exit(EXIT_FAILED)
+    _require_table_path(store)
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
     quarantined = _run(store, workers, refresh, Executor(executor, address))
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
+
+
+def _require_table_path(store: Path) -> None:
+    """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
+    its path), before any step starts: the store's first table read would raise it mid-run."""
+    from pipelines.store import Store, StorePathError
+
+    try:
+        Store(store).check_table_path()
+    except StorePathError as exc:
+        console.print(literal(f"error: {exc}", "red"), soft_wrap=True)
+        raise typer.Exit(EXIT_STORE_PATH) from None
 
 
 def _quarantine_rows(store: Path) -> int:

@@ -190,6 +190,10 @@ class Store:
         _schema(name)
         return self.tables_dir / name
 
+    def check_table_path(self) -> None:
+        """Raise :class:`StorePathError` when delta-rs could not open tables under this store."""
+        _uri(self.tables_dir)
+
     def memory_path(self, name: str) -> Path:
         """The Delta table folder of the pipeline's memory table ``name`` (``pipelines.state``)."""
         return self.state_dir / name
