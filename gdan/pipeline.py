@@ -228,7 +228,6 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     from pipelines import store as store_module
     from pipelines.progress import show_with
     from pipelines.runner import PipelineFailedError, run_pipeline
-    from pipelines.state import load_state
     from pipelines.store import Store
 
     def waiting(pid: int | None) -> None:
@@ -239,7 +238,7 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
         )
 
     before = _quarantine_rows(store)
-    committed_before = set(load_state(Store(store)).committed)
+    committed_before = set(Store(store).committed_batches())
     store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
@@ -300,10 +299,10 @@ def _file_problems(store: Path, before: set[str]) -> None:
 
 def _summary(store: Path) -> None:
     """Matches and raw rows by status after the run, as a table on stderr."""
-    from pipelines.state import load_state
+    from pipelines.state import summary_counts
     from pipelines.store import Store
 
-    counts = load_state(Store(store)).counts()
+    counts = summary_counts(Store(store))
     rows: list[tuple[str, int | None, int]] = [
         (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
         for status in ("valid", "partial", "results_only", "invalid", "incomplete")

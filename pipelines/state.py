@@ -11,14 +11,20 @@ O(new data), never the whole store:
 (Their names differ from every table of ``schemas.ALL_TABLES``: a commit row names both kinds.)
 
 A path's or a match's latest row (highest ``commit``) is its current value. The committed
-batches and the two counters (``unquarantined``, ``malformed_rows``) are the commit log's
-(``Store.commit``); saving the state appends the changed rows and then writes the step's commit
-row, the step's commit point. Memory tables are read at the versions the last commit names, so
-rows a crashed step appended are never read, and ``Store.recover`` rolls them back.
+batches, the two counters (``unquarantined``, ``malformed_rows``) and the summary counts
+(matches and rows by status, matches pending replay) are the commit log's (``Store.commit``);
+saving the state appends the changed rows and then writes the step's commit row, the step's
+commit point. Memory tables are read at the versions the last commit names, so rows a crashed
+step appended are never read, and ``Store.recover`` rolls them back.
+
+The catalogue is read only when a step first looks at a match (:class:`Catalogue`): a step
+with nothing to do (no new file, nothing pending: the commit row's ``pending`` count) and the
+run's summary never read it, so a rerun with nothing new reads no catalogue row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
@@ -30,6 +36,8 @@ from pipelines.store import Store, new_id
 
 INCOMPLETE = "incomplete"
 """Status of a match whose match_end has not arrived; a replayed match has its ``matches.status``."""
+PENDING = "pending"
+"""Summary count of the matches the replay step has work for (ready, late rows, to retract)."""
 
 
 @dataclass(slots=True)
@@ -87,6 +95,51 @@ class MatchInfo:
         """Complete (its ``match_end`` arrived) and not replayed yet."""
         return self.status == INCOMPLETE and self.has_end
 
+    @property
+    def pending(self) -> bool:
+        """Whether the replay step has work for this match: replay it, quarantine late rows, retract."""
+        return self.ready or bool(self.late_batches) or self.retract
+
+
+class Catalogue(MutableMapping[str, MatchInfo]):
+    """The per-match catalogue as a mapping, read from its memory table on first use.
+
+    ``load`` returns the match rows; until something asks for a match nothing is read, and an
+    unread catalogue has nothing to save (:func:`save_state`).
+    """
+
+    def __init__(self, load: Callable[[], dict[str, MatchInfo]]) -> None:
+        self._load: Callable[[], dict[str, MatchInfo]] | None = load
+        self._data: dict[str, MatchInfo] = {}
+
+    @property
+    def loaded(self) -> bool:
+        return self._load is None
+
+    def _rows(self) -> dict[str, MatchInfo]:
+        if self._load is not None:
+            load, self._load = self._load, None
+            self._data = load()
+        return self._data
+
+    def __getitem__(self, key: str) -> MatchInfo:
+        return self._rows()[key]
+
+    def __setitem__(self, key: str, value: MatchInfo) -> None:
+        self._rows()[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._rows()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def __repr__(self) -> str:
+        return f"Catalogue({self._rows()!r})" if self.loaded else "Catalogue(<not read>)"
+
 
 @dataclass(slots=True)
 class FileRecord:
@@ -137,7 +190,7 @@ class StoreState:
     is read order, so the last record of a name is its latest read)."""
     fingerprints: dict[str, list[Any]] = field(default_factory=dict)
     """Inbox path -> [size, mtime_ns, sha256]: skips re-hashing unchanged files on a rerun."""
-    matches: dict[str, MatchInfo] = field(default_factory=dict)
+    matches: MutableMapping[str, MatchInfo] = field(default_factory=dict)
     unquarantined: list[str] = field(default_factory=list)
     """Raw-event batches whose malformed lines are not in ``quarantine`` yet."""
     malformed_rows: int = 0
@@ -150,11 +203,18 @@ class StoreState:
 
     def counts(self) -> dict[str, int]:
         """Matches by status, and raw rows by the status of their match (``malformed`` apart)."""
-        out: dict[str, int] = {}
+        out = self.catalogue_counts()
+        out.pop(PENDING)
+        out["rows_malformed"] = self.malformed_rows
+        return out
+
+    def catalogue_counts(self) -> dict[str, int]:
+        """Matches and rows by status and the :data:`PENDING` matches: the commit row's ``counts``."""
+        out: dict[str, int] = {PENDING: 0}
         for info in self.matches.values():
             out[f"matches_{info.status}"] = out.get(f"matches_{info.status}", 0) + 1
             out[f"rows_{info.status}"] = out.get(f"rows_{info.status}", 0) + info.rows
-        out["rows_malformed"] = self.malformed_rows
+            out[PENDING] += info.pending
         return out
 
 
@@ -223,18 +283,44 @@ def load_state(store: Store) -> StoreState:
         r["path"]: [r["size"], r["mtime_ns"], r["sha256"]]
         for r in _latest(store.read_memory("file_fingerprints", FINGERPRINTS), "path")
     }
-    catalogue = _latest(store.read_memory("match_catalogue", MATCHES), "match_id")
-    matches = {r.pop("match_id"): MatchInfo(**r) for r in catalogue}
     state = StoreState(
         committed=_committed_until(store, commit.seq),
         files=files,
         fingerprints=fingerprints,
-        matches=matches,
         unquarantined=list(commit.unquarantined),
         malformed_rows=commit.malformed_rows,
     )
+
+    def catalogue() -> dict[str, MatchInfo]:
+        rows = _latest(store.read_memory("match_catalogue", MATCHES), "match_id")
+        matches = {r.pop("match_id"): MatchInfo(**r) for r in rows}
+        state.saved["match_catalogue"] = {m: astuple(i) for m, i in matches.items()}
+        return matches
+
+    state.matches = Catalogue(catalogue)
     state.saved = _image(state)
     return state
+
+
+def pending(store: Store) -> bool:
+    """Whether the replay step has work, by the commit row alone when it records its counts:
+    matches pending (:data:`PENDING`) or raw batches whose malformed lines are not quarantined."""
+    commit = store.reading()
+    if commit.unquarantined:
+        return True
+    if commit.counts is not None:
+        return commit.counts.get(PENDING, 0) > 0
+    return any(i.pending for i in load_state(store).matches.values())
+
+
+def summary_counts(store: Store) -> dict[str, int]:
+    """:meth:`StoreState.counts` as of the store's commit, from its row when it records them."""
+    commit = store.reading()
+    if commit.counts is None:
+        return load_state(store).counts()
+    out = {k: v for k, v in commit.counts.items() if k != PENDING}
+    out["rows_malformed"] = commit.malformed_rows
+    return out
 
 
 def save_state(store: Store, state: StoreState, batch: str | None = None,
@@ -246,8 +332,7 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
     commit as it was: the next step's ``Store.recover`` rolls the appended rows back.
     """
     with store.writer_lock():
-        log = store.commits()
-        commit = log[-1].seq + 1 if log else 0
+        commit = store.next_seq()
         image = _image(state)
         token = new_id()
         written = dict(versions or {})
@@ -257,16 +342,27 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
                 written[name] = store.append(store.memory_path(name), table, f"{name}-{token}")
         if batch is not None:
             state.committed.append(batch)
-        store.commit(batch, written, unquarantined=state.unquarantined, malformed_rows=state.malformed_rows)
+        counts = _catalogue_counts(state)
+        store.commit(batch, written, unquarantined=state.unquarantined, malformed_rows=state.malformed_rows,
+                     counts=counts)
         state.saved = image
 
 
+def _catalogue_counts(state: StoreState) -> dict[str, int] | None:
+    """The commit row's counts; None (unchanged) when the step never read the catalogue."""
+    if isinstance(state.matches, Catalogue) and not state.matches.loaded:
+        return None
+    return state.catalogue_counts()
+
+
 def _image(state: StoreState) -> dict[str, Any]:
-    """The memory tables' current rows by key, as comparable tuples."""
+    """The memory tables' current rows by key, as comparable tuples (an unread catalogue: as loaded)."""
+    unread = isinstance(state.matches, Catalogue) and not state.matches.loaded
     return {
         "file_log": {h: astuple(r) for h, r in state.files.items()},
         "file_fingerprints": {p: tuple(v) for p, v in state.fingerprints.items()},
-        "match_catalogue": {m: astuple(i) for m, i in state.matches.items()},
+        "match_catalogue": (state.saved.get("match_catalogue", {}) if unread
+                            else {m: astuple(i) for m, i in state.matches.items()}),
     }
 
 
@@ -303,5 +399,6 @@ def _file_row(digest: str, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _committed_until(store: Store, seq: int) -> list[str]:
-    return [c.batch for c in store.commits() if c.kind == "step" and c.batch and c.seq <= seq]
+    """The batches committed up to step commit ``seq`` (from the commit log's statistics)."""
+    return list(store.committed_batches(until=seq))
 

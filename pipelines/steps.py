@@ -9,6 +9,7 @@ writes nothing, so a rerun with no new input changes nothing.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
@@ -16,7 +17,7 @@ from pipelines.ingest import IngestReport, ingest_inbox
 from pipelines.pool import Executor
 from pipelines.progress import track
 from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
-from pipelines.state import StoreState, load_state, save_state
+from pipelines.state import StoreState, load_state, pending, save_state
 from pipelines.store import Store, new_id
 
 
@@ -54,24 +55,36 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
 
     The batches of whole matches run on ``executor`` (default: the local process pool).
 
+    Whether there is work is read from the last commit row (``pipelines.state.pending``), so
+    with nothing pending the catalogue is not read.
+
     Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
-    (``pipelines.corrections``), also when there was nothing to replay: ingest may have added
-    pieces of matches that are still incomplete, or a revision that does not win.
+    (``pipelines.corrections``) when a step committed since they were last written, also when
+    there was nothing to replay: ingest may have added pieces of matches that are still
+    incomplete, or a revision that does not win.
     """
     with store.writer_lock():
         store.recover()
-        state = load_state(store)
-        pending = any(i.ready or i.late_batches or i.retract for i in state.matches.values())
-        if not pending and not state.unquarantined:
+        if not pending(store):
             report = ReplayReport(batch_id="")
         else:
+            state = load_state(store)
             batch_id = new_id()
             with track("replay events") as bar:
                 report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
                                       executor=executor,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
-        report.incomplete = write_incomplete(store)
-        report.superseded = write_superseded(store)
+        pinned = store.pinned()
+        report.incomplete = _rewritten(pinned, "incomplete_matches", write_incomplete)
+        report.superseded = _rewritten(pinned, "superseded", write_superseded)
         return report
+
+
+def _rewritten(store: Store, name: str, write: Callable[[Store], int]) -> int:
+    """Rows of table ``name`` after ``write`` recomputed it, unless it was already computed from
+    the commit ``store`` is pinned to (``Store.inputs``: nothing committed since, nothing to do)."""
+    if store.input_of(name) == store.reading().seq:
+        return store.row_count(name)
+    return write(store)
 

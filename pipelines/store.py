@@ -77,12 +77,23 @@ COMMIT_SCHEMA = pa.schema(
         ("versions", pa.list_(pa.struct([("table", pa.string()), ("version", pa.int64())]))),
         ("unquarantined", pa.list_(pa.string())),
         ("malformed_rows", pa.int64()),
+        ("counts", pa.list_(pa.struct([("name", pa.string()), ("value", pa.int64())]))),
     ]
 )
 """The commit log. ``step``: one step's commit (``batch``: its append batch, null when it only
 changed the memory; ``versions``: every append and memory table). ``run``: what readers see
 (``of_seq``: the step commit it is a snapshot of; ``versions``: every table with data).
-``unquarantined`` and ``malformed_rows`` carry the ingest state's two counters (``pipelines.state``)."""
+``unquarantined`` and ``malformed_rows`` carry the ingest state's two counters, ``counts`` its
+summary (matches and rows by status, matches pending replay: ``pipelines.state``), so a step with
+nothing to do and ``gdan run``'s summary read one commit row, not the per-match catalogue.
+
+A step's question "what is committed" is answered from the Delta log's statistics of the commit
+log (each commit row is one appended file whose min/max give its seq, kind and batch) and one
+row file read; no step reads the whole log (:data:`READS` counts what is read)."""
+
+READS: dict[str, int] = {}
+"""Rows read from Parquet in this process, per commit-log or memory table name: how tests and
+benchmarks check that bookkeeping reads grow with new data, not with the store."""
 
 
 def new_id() -> str:
@@ -111,6 +122,18 @@ class Commit:
     versions: Mapping[str, int]
     unquarantined: tuple[str, ...] = ()
     malformed_rows: int = 0
+    counts: Mapping[str, int] | None = None
+    """The state's summary counts as of this commit (None: not recorded, e.g. an older row)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One commit-log row as the Delta log's file statistics give it (no data file read)."""
+
+    seq: int
+    kind: str
+    batch: str | None
+    file: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,32 +223,21 @@ class Store:
 
     # -- the commit log ------------------------------------------------------------------
     def commits(self) -> list[Commit]:
-        """Every row of the commit log, in commit order."""
-        table = _open(self.memory_path(COMMITS))
-        if table is None:
-            return []
-        rows = table.to_pyarrow_table().sort_by("seq").to_pylist()
-        return [
-            Commit(
-                seq=r["seq"],
-                kind=r["kind"],
-                batch=r["batch"],
-                of_seq=r["of_seq"],
-                versions={v["table"]: v["version"] for v in r["versions"]},
-                unquarantined=tuple(r["unquarantined"] or ()),
-                malformed_rows=r["malformed_rows"] or 0,
-            )
-            for r in rows
-        ]
+        """Every row of the commit log, in commit order (reads the whole log: listings only)."""
+        return [self._at_entry(e) for e in self._entries()]
 
     def last_commit(self) -> Commit | None:
-        """The last step commit (None before any)."""
-        steps = [c for c in self.commits() if c.kind == STEP]
-        return steps[-1] if steps else None
+        """The last step commit (None before any); reads one row of the commit log."""
+        entry = next((e for e in reversed(self._entries()) if e.kind == STEP), None)
+        return None if entry is None else self._at_entry(entry)
 
-    def committed_batches(self) -> tuple[str, ...]:
-        """The append batches committed so far, in commit order."""
-        return tuple(c.batch for c in self.commits() if c.kind == STEP and c.batch)
+    def committed_batches(self, until: int | None = None) -> tuple[str, ...]:
+        """The append batches committed so far (up to commit ``until``), in commit order.
+
+        From the commit log's statistics: no row is read.
+        """
+        return tuple(e.batch for e in self._entries()
+                     if e.kind == STEP and e.batch and (until is None or e.seq <= until))
 
     def reading(self) -> Commit:
         """The step commit this store reads: its pin, else the last one."""
@@ -240,24 +252,26 @@ class Store:
         *,
         unquarantined: Sequence[str] = (),
         malformed_rows: int = 0,
+        counts: Mapping[str, int] | None = None,
     ) -> Commit:
         """Append the commit row of one step (its commit point); returns it.
 
         ``versions`` are the versions the step wrote; those of the previous commit it does not
-        name are carried over, so every row names every append and memory table.
+        name are carried over, so every row names every append and memory table. ``counts``
+        (None: unchanged) are the state's summary counts, carried over likewise.
         """
         with self.writer_lock():
-            log = self.commits()
-            last = next((c for c in reversed(log) if c.kind == STEP), None)
+            last = self.last_commit()
             merged = {**(last.versions if last else {}), **versions}
             row = Commit(
-                seq=log[-1].seq + 1 if log else 0,
+                seq=self.next_seq(),
                 kind=STEP,
                 batch=batch,
                 of_seq=-1,
                 versions=merged,
                 unquarantined=tuple(unquarantined),
                 malformed_rows=malformed_rows,
+                counts=counts if counts is not None else (last.counts if last else None),
             )
             self._log(row)
             return row
@@ -292,13 +306,21 @@ class Store:
 
     def inputs(self) -> dict[str, int]:
         """Per table written by a pinned store: the step commit (seq) its writer read."""
-        out = {}
-        for name in ALL_TABLES:
-            table = _open(self.table_path(name))
-            value = table.metadata().configuration.get(INPUTS) if table is not None else None
-            if value is not None:
-                out[name] = int(value)
-        return out
+        return {name: seq for name in ALL_TABLES if (seq := self.input_of(name)) is not None}
+
+    def input_of(self, name: str) -> int | None:
+        """The step commit (seq) table ``name`` was last computed from (:meth:`inputs`), if recorded."""
+        table = _open(self.table_path(name))
+        value = table.metadata().configuration.get(INPUTS) if table is not None else None
+        return None if value is None else int(value)
+
+    def row_count(self, name: str) -> int:
+        """Rows of table ``name`` at its latest version, from the Delta log (no data file read)."""
+        table = _open(self.table_path(name))
+        if table is None:
+            return 0
+        counts = pa.table(table.get_add_actions(flatten=True)).column("num_records").to_pylist()
+        return sum(n or 0 for n in counts)
 
     # -- reading -------------------------------------------------------------------------
     def dataset(self, name: str, version: int | None = None) -> ds.Dataset | None:
@@ -513,7 +535,9 @@ class Store:
             table = None if version is None else _at(path, version)
         if table is None:
             return schema.empty_table()
-        return table.to_pyarrow_table().select(schema.names).cast(schema)
+        data = table.to_pyarrow_table().select(schema.names).cast(schema)
+        READS[name] = READS.get(name, 0) + data.num_rows
+        return data
 
     def discard_batch(self, batch_id: str) -> None:
         """Drop a staged batch that will not be published (nothing to commit)."""
@@ -560,13 +584,13 @@ class Store:
     def publish(self, snapshot: Snapshot) -> bool:
         """Make ``snapshot`` what readers see: one run row in the commit log; False when unchanged."""
         with self.writer_lock():
-            log = self.commits()
-            last = next((c for c in reversed(log) if c.kind == RUN), None)
+            entry = next((e for e in reversed(self._entries()) if e.kind == RUN), None)
+            last = None if entry is None else self._at_entry(entry)
             same = last is not None and dict(last.versions) == dict(snapshot.versions)
             if same and last is not None and last.of_seq == snapshot.seq:
                 return False
             row = Commit(
-                seq=log[-1].seq + 1 if log else 0, kind=RUN, batch=None, of_seq=snapshot.seq,
+                seq=self.next_seq(), kind=RUN, batch=None, of_seq=snapshot.seq,
                 versions=dict(snapshot.versions),
             )
             self._log(row)
@@ -574,15 +598,16 @@ class Store:
 
     def runs(self) -> list[Snapshot]:
         """Every published run, oldest first (``run`` = its number for ``gdan sql --as-of``)."""
-        runs = [c for c in self.commits() if c.kind == RUN]
-        return [Snapshot(seq=c.of_seq, versions=c.versions, run=c.seq) for c in runs]
+        return [self._run(e) for e in self._entries() if e.kind == RUN]
 
     def published(self, run: int | None = None) -> Snapshot | None:
-        """The snapshot of run ``run`` (default: the last published), None when there is none."""
-        runs = self.runs()
-        if run is None:
-            return runs[-1] if runs else None
-        return next((r for r in runs if r.run == run), None)
+        """The snapshot of run ``run`` (default: the last published), None when there is none.
+
+        Reads that one run record of the commit log.
+        """
+        runs = (e for e in reversed(self._entries()) if e.kind == RUN and (run is None or e.seq == run))
+        entry = next(runs, None)
+        return None if entry is None else self._run(entry)
 
     def foreign_files(self) -> list[Path]:
         """Files under ``tables/`` that no table's Delta log ever added, sorted.
@@ -688,7 +713,44 @@ class Store:
     def _step(self, seq: int) -> Commit:
         if seq < 0:
             return _NO_COMMIT
-        return next(c for c in self.commits() if c.seq == seq and c.kind == STEP)
+        return self._at_entry(next(e for e in self._entries() if e.seq == seq and e.kind == STEP))
+
+    def _run(self, entry: _Entry) -> Snapshot:
+        row = self._at_entry(entry)
+        return Snapshot(seq=row.of_seq, versions=row.versions, run=row.seq)
+
+    def next_seq(self) -> int:
+        """The seq the next commit-log row gets (from the log's statistics)."""
+        entries = self._entries()
+        return entries[-1].seq + 1 if entries else 0
+
+    def _entries(self) -> list[_Entry]:
+        """The commit log's rows by seq, as the Delta log's statistics of its files give them.
+
+        Every commit row is appended alone, so each file's min and max give its seq, kind and
+        batch without reading it; a file of several rows (compacted by hand) is read.
+        """
+        table = _commit_log(self.memory_path(COMMITS))
+        if table is None:
+            return []
+        columns = ("path", "num_records", "min.seq", "max.seq", "min.kind", "max.kind", "min.batch")
+        actions = pa.table(table.get_add_actions(flatten=True))
+        listed = actions.select([c for c in columns if c in actions.column_names]).to_pydict()
+        out = []
+        base = self.memory_path(COMMITS)
+        for i, file in enumerate(listed["path"]):
+            path = str(base / _unquote(file))
+            first, last = listed["min.seq"][i], listed["max.seq"][i]
+            kind = listed["min.kind"][i]
+            if listed["num_records"][i] == 1 and first == last and kind == listed["max.kind"][i]:
+                out.append(_Entry(first, kind, listed["min.batch"][i], path))
+            else:
+                out.extend(_Entry(c.seq, c.kind, c.batch, path) for c in _commit_rows(path))
+        return sorted(out, key=lambda e: e.seq)
+
+    @staticmethod
+    def _at_entry(entry: _Entry) -> Commit:
+        return next(c for c in _commit_rows(entry.file) if c.seq == entry.seq)
 
     def _log(self, row: Commit) -> None:
         versions = [{"table": t, "version": v} for t, v in sorted(row.versions.items())]
@@ -696,6 +758,9 @@ class Store:
             "seq": row.seq, "kind": row.kind, "batch": row.batch, "of_seq": row.of_seq,
             "at": datetime.now(UTC), "versions": versions, "unquarantined": list(row.unquarantined),
             "malformed_rows": row.malformed_rows,
+            "counts": None if row.counts is None else [
+                {"name": k, "value": v} for k, v in sorted(row.counts.items())
+            ],
         }
         log = pa.Table.from_pylist([record], schema=COMMIT_SCHEMA)
         self.append(self.memory_path(COMMITS), log, f"commit-{row.seq}", step=False)
@@ -728,7 +793,66 @@ class Store:
         return bool(history) and history[0].get(BATCH_KEY) is not None
 
 
-_NO_COMMIT = Commit(seq=-1, kind=STEP, batch=None, of_seq=-1, versions={})
+_NO_COMMIT = Commit(seq=-1, kind=STEP, batch=None, of_seq=-1, versions={}, counts={})
+
+_commit_files: dict[str, tuple[Commit, ...]] = {}
+"""Commit-log rows by file (a file never changes once written): each is read once per process."""
+_logs: dict[Path, tuple[DeltaTable, tuple[int, int]]] = {}
+"""The commit log's Delta table per store, kept open and brought up to date incrementally."""
+_cache_lock = threading.Lock()
+
+
+def _commit_log(path: Path) -> DeltaTable | None:
+    """The commit log's Delta table at its latest version (None: no log yet).
+
+    Kept open per path and updated with the log entries added since (``update_incremental``),
+    so a step does not re-read the whole Delta log at each question; a table created anew at the
+    same path (its first log entry another file) is opened afresh.
+    """
+    try:
+        first = (path / DELTA_LOG / f"{0:020d}.json").stat()
+        identity = (first.st_ino, first.st_mtime_ns)
+    except FileNotFoundError:
+        identity = (-1, -1)
+    with _cache_lock:
+        cached = _logs.get(path)
+        if cached is not None and cached[1] == identity and identity[0] >= 0:
+            cached[0].update_incremental()
+            return cached[0]
+        table = _open(path)
+        if table is None:
+            _logs.pop(path, None)
+        else:
+            _logs[path] = (table, identity)
+        return table
+
+
+def _commit_rows(file: str) -> tuple[Commit, ...]:
+    """The commit rows of one file of the commit log (read once per process, counted in READS)."""
+    with _cache_lock:
+        cached = _commit_files.get(file)
+    if cached is not None:
+        return cached
+    data = pq.read_table(file)
+    READS[COMMITS] = READS.get(COMMITS, 0) + data.num_rows
+    rows = tuple(_commit(r) for r in data.to_pylist())
+    with _cache_lock:
+        _commit_files[file] = rows
+    return rows
+
+
+def _commit(r: Mapping[str, Any]) -> Commit:
+    counts = r.get("counts")
+    return Commit(
+        seq=r["seq"],
+        kind=r["kind"],
+        batch=r["batch"],
+        of_seq=r["of_seq"],
+        versions={v["table"]: v["version"] for v in r["versions"]},
+        unquarantined=tuple(r["unquarantined"] or ()),
+        malformed_rows=r["malformed_rows"] or 0,
+        counts=None if counts is None else {c["name"]: c["value"] for c in counts},
+    )
 
 
 def _open(path: Path) -> DeltaTable | None:
