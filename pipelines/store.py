@@ -526,6 +526,9 @@ class Store:
 
         A typed empty table when there is none. ``latest`` is for memory outside step commits
         (the check memos), which a crash cannot leave half written (one append each).
+        Memory tables are append-only between rollbacks, so this process keeps what it read and
+        reads only the files a later version added (a version without some file read before, a
+        rollback, is read whole).
         """
         path = self.memory_path(name)
         if latest:
@@ -535,8 +538,17 @@ class Store:
             table = None if version is None else _at(path, version)
         if table is None:
             return schema.empty_table()
-        data = table.to_pyarrow_table().select(schema.names).cast(schema)
-        READS[name] = READS.get(name, 0) + data.num_rows
+        files = [_local(u) for u in table.file_uris()]
+        with _cache_lock:
+            known, rows = _memory.get(path, ((), schema.empty_table()))
+        if not set(known) <= set(files) or not rows.schema.equals(schema):
+            known, rows = (), schema.empty_table()
+        new = [f for f in files if f not in set(known)]
+        parts = [pq.read_table(f).select(schema.names).cast(schema) for f in new]
+        data = pa.concat_tables([rows, *parts]) if parts else rows
+        READS[name] = READS.get(name, 0) + data.num_rows - rows.num_rows
+        with _cache_lock:
+            _memory[path] = ((*known, *new), data)
         return data
 
     def discard_batch(self, batch_id: str) -> None:
@@ -799,6 +811,8 @@ _commit_files: dict[str, tuple[Commit, ...]] = {}
 """Commit-log rows by file (a file never changes once written): each is read once per process."""
 _logs: dict[Path, tuple[DeltaTable, tuple[int, int]]] = {}
 """The commit log's Delta table per store, kept open and brought up to date incrementally."""
+_memory: dict[Path, tuple[tuple[str, ...], pa.Table]] = {}
+"""Per memory table: the files this process read and their rows (see :meth:`Store.read_memory`)."""
 _cache_lock = threading.Lock()
 
 

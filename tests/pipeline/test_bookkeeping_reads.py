@@ -2,8 +2,9 @@
 
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the
-per-match catalogue is read only by a step that looks at a match. ``pipelines.store.READS``
-counts the rows each process reads from the commit log and the memory tables.
+per-match catalogue is read only by a step that looks at a match, and then once per process
+(later versions add files, only those are read). ``pipelines.store.READS`` counts the rows
+each process reads from the commit log and the memory tables.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget what this process read, as a new ``gdan run`` process starts with nothing cached."""
     monkeypatch.setattr(store_module, "_commit_files", {})
     monkeypatch.setattr(store_module, "_logs", {})
+    monkeypatch.setattr(store_module, "_memory", {})
     READS.clear()
 
 
@@ -57,6 +59,11 @@ def test_a_rerun_with_nothing_new_reads_a_few_commit_rows_and_no_catalogue(
     assert late.get(COMMITS, 0) == early.get(COMMITS, 0) <= 3, (early, late, log_rows)
     assert late.get("match_catalogue", 0) == 0
     assert late.get("file_log", 0) == 4  # one row per ingested file: the inbox is listed anyway
+    READS.clear()
+    _runs(tmp_path, 4, 1)
+    catalogue = DeltaTable(Store(tmp_path).memory_path("match_catalogue").as_uri()).to_pyarrow_table()
+    # read whole once by the first step that looks at a match, then only the rows appended since
+    assert READS["match_catalogue"] <= catalogue.num_rows, (READS, catalogue.num_rows)
 
 
 def test_the_summary_counts_come_from_the_last_commit_row(
