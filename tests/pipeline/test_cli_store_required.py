@@ -106,4 +106,4 @@ def test_run_on_a_store_path_delta_cannot_open_says_so_in_one_line_and_exits_2(t
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: store path") and "'[' or ']'" in lines[0]
     assert "Traceback" not in result.output
-    assert not (store / "tables").exists()
+    assert not Store(store).tables_dir.exists()
