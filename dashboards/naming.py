@@ -35,6 +35,12 @@ def reading_name(type_: str, rank: str | None, size: int | None, lang: Lang) -> 
     return combo_name(type_, rank, size, label=None if lang == "en" else combo_type_name(type_, lang))
 
 
+def error_name(code: object, lang: Lang) -> str:
+    """A validation error code (replay/errors.py) in words: ``does_not_beat`` → "does not beat the
+    last play" / "压不过上一手"; a code without a label stays as it is."""
+    return _label("err_", code, lang)
+
+
 def tribute_kind_name(kind: object, lang: Lang) -> str:
     """A tribute kind (``deals.tribute_kind``, ``tributes.kind``): single, double, anti; none."""
     if kind is None or (isinstance(kind, float) and kind != kind):
