@@ -273,11 +273,6 @@ class RatingParams:
     calibration_refit: float = 1.1
     """The probit scale of the win probability is refitted each time the decided rounds seen
     grow by this factor (O(n log n) over a history, instead of a refit per round)."""
-    calibration_strata: tuple[int, ...] = (10, 40)
-    """Rated rounds played that start a new stratum of the win recalibration: each stratum has
-    its own probit scale, and a round falls in the stratum of its least experienced player
-    (rounds before it; default: under 10, 10–39, 40 and more). What the Gaussian gets wrong
-    about P(win) differs between forecasts led by the prior and by a long history."""
     display_deals: float = 10.0
     """Skills are shown in levels per this many deals (about one round)."""
     provisional_sigma: float = 1.5

@@ -25,9 +25,7 @@ given that it is not 0, and the interval is the central ``interval`` of the same
 The win probability is then recalibrated online (:class:`WinCalibration`): p = Φ(a · Φ⁻¹(p₀)),
 the probit scale a fitted by maximum likelihood on the model's own earlier forecasts of decided
 rounds (each made before its round was learnt), so it uses no later result; the interval is
-not rescaled, its coverage stays the Gaussian's. There is one scale per stratum of experience
-(``calibration_strata``, by the least experienced of the round's four players): a forecast led
-by the prior and one led by a long history are wrong about P(win) in different ways.
+not rescaled, its coverage stays the Gaussian's.
 Skills are shown in levels per ``display_deals`` deals. Forfeits, byes and rounds with an
 unknown player are not rated.
 """
@@ -218,26 +216,11 @@ class GaussianRatings:
     index: dict[str, int] = field(default_factory=dict)
     mu: np.ndarray = field(default_factory=lambda: np.zeros(0))
     cov: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    played: dict[str, int] = field(default_factory=dict)
-    """Rated rounds learnt per player."""
-    calibrations: list[WinCalibration] = field(default_factory=list)
-    """One win recalibration per stratum of ``calibration_strata``, the least experienced first."""
+    calibration: WinCalibration | None = None
 
     def __post_init__(self) -> None:
-        if not self.calibrations:
-            self.calibrations = [
-                WinCalibration(self.p.calibration_min, self.p.calibration_refit)
-                for _ in range(len(self.p.calibration_strata) + 1)
-            ]
-
-    def stratum(self, r: RatedRound) -> int:
-        """The round's stratum of experience: set by its player with the fewest rounds learnt."""
-        least = min(self.played.get(pid, 0) for pid in r.players.values())
-        return sum(least >= edge for edge in self.p.calibration_strata)
-
-    def calibration(self, r: RatedRound) -> WinCalibration:
-        """The win recalibration of the round's stratum."""
-        return self.calibrations[self.stratum(r)]
+        if self.calibration is None:
+            self.calibration = WinCalibration(self.p.calibration_min, self.p.calibration_refit)
 
     def reserve(self, players: Sequence[str]) -> None:
         """Add players not yet known with the prior N(0, prior_sd²) (independent of everyone)."""
@@ -260,7 +243,8 @@ class GaussianRatings:
     def forecast(self, r: RatedRound) -> Forecast:
         """The round's forecast from the current posterior (before its result is known)."""
         raw = self.raw_forecast(r)
-        return Forecast(raw.level_diff, raw.sd, self.calibration(r).apply(raw.p_ew))
+        assert self.calibration is not None
+        return Forecast(raw.level_diff, raw.sd, self.calibration.apply(raw.p_ew))
 
     def raw_forecast(self, r: RatedRound) -> Forecast:
         """The Gaussian forecast before the win probability's recalibration."""
@@ -295,8 +279,9 @@ class GaussianRatings:
 
     def update(self, r: RatedRound) -> None:
         """Condition the posterior on the round's deals (exact Gaussian update, rank ≤ 4), after
-        adding its forecast from the posterior before it to its stratum's win calibration."""
-        self.calibration(r).learn(self.raw_forecast(r).p_ew, r.result["EW"])
+        adding its forecast from the posterior before it to the win calibration."""
+        assert self.calibration is not None
+        self.calibration.learn(self.raw_forecast(r).p_ew, r.result["EW"])
         idx = self._seats(r)
         if self.p.tau:
             self.cov[idx, idx] += self.p.tau**2
@@ -305,8 +290,6 @@ class GaussianRatings:
         gain = np.linalg.solve((np.eye(4) + j @ cov_s[idx, :]).T, cov_s.T).T
         self.mu = self.mu + gain @ (b - j @ self.mu[idx])
         self.cov = self.cov - gain @ (j @ cov_s.T)
-        for pid in r.players.values():
-            self.played[pid] = self.played.get(pid, 0) + 1
 
     def sigma(self, pid: str) -> float:
         """Posterior standard deviation of a player's skill (levels per deal)."""
