@@ -1021,6 +1021,7 @@ def superseded_revisions(con: Con) -> pd.DataFrame:
 # The coach's pages (issue 18): filtered seat-deals, the player's match list, head-to-head,
 # period leaderboards. The filters are one :class:`SeatFilters` value.
 
+
 @dataclass(frozen=True)
 class SeatFilters:
     """The filters of the Player, Tributes and Bombs pages, passed whole to every coach query:

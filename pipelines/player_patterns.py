@@ -52,16 +52,7 @@ _RETURN_RANK = sql_rank_value(sql_rank("return_card"))
 """SQL: the natural rank of the return card as 2 … 14 (null for a joker or no card)."""
 
 SEAT_PATTERNS_SQL = f"""
-WITH w AS (
-    SELECT match_id, deal_no, seat, player_id, action, is_lead, could_beat, overtook_partner,
-           table_seat, bomb_class, opp_min_left,
-           last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER win AS prev_seat,
-           last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER win AS prev_out
-    FROM plays
-    WINDOW win AS (PARTITION BY match_id, deal_no ORDER BY seq
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-a AS (
+WITH a AS (
     SELECT match_id, deal_no, seat, player_id,
         count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
         count(*) FILTER (WHERE (action = 'pass' AND could_beat) OR (action = 'play' AND NOT is_lead))
@@ -70,16 +61,25 @@ a AS (
         count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("seat")}) AS facing_partner,
         count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
         coalesce(sum(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL), 0) AS bomb_opp_left_sum,
-        count(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left_n,
-        count(*) FILTER (WHERE is_lead AND prev_out AND prev_seat = {sql_partner("seat")})
-            AS partner_out_leads
-    FROM w GROUP BY match_id, deal_no, seat, player_id
+        count(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left_n
+    FROM plays GROUP BY match_id, deal_no, seat, player_id
 ),
-held AS (SELECT DISTINCT match_id, deal_no, seat FROM deal_hands)
-SELECT a.match_id, a.deal_no, a.seat, a.player_id, a.pass_beat, a.able_to_beat, a.overtakes,
-       a.facing_partner, a.bombs, a.bomb_opp_left_sum, a.bomb_opp_left_n,
-       CASE WHEN held.seat IS NULL THEN 0 ELSE a.partner_out_leads END AS jie_feng
-FROM a LEFT JOIN held USING (match_id, deal_no, seat)
+w AS (
+    SELECT match_id, deal_no, seat, is_lead,
+           last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER win AS prev_seat,
+           last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER win AS prev_out
+    FROM plays
+    WINDOW win AS (PARTITION BY match_id, deal_no ORDER BY seq
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+j AS (
+    SELECT w.match_id, w.deal_no, w.seat, count(*) AS jie_feng
+    FROM w SEMI JOIN deal_hands h USING (match_id, deal_no, seat)
+    WHERE w.is_lead AND w.prev_out AND w.prev_seat = {sql_partner("w.seat")}
+    GROUP BY ALL
+)
+SELECT a.*, coalesce(j.jie_feng, 0) AS jie_feng
+FROM a LEFT JOIN j USING (match_id, deal_no, seat)
 ORDER BY a.match_id, a.deal_no, a.seat
 """
 """One ``seat_patterns`` row per seat per deal with at least one action, sorted by deal."""
