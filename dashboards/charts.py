@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from dashboards.i18n import Lang, t
-from dashboards.naming import ruleset_name
+from dashboards.naming import error_name, ruleset_name
 from schemas.vocabulary import DISPLAY_RANKS
 
 _COLORS = ["#c0392b", "#2c3e50", "#16a085", "#f39c12", "#8e44ad", "#7f8c8d"]
@@ -393,9 +393,10 @@ def standings_points(df: pd.DataFrame, lang: Lang, *, team: str, points: str) ->
 
 
 def quarantine_codes(df: pd.DataFrame, lang: Lang) -> go.Figure:
-    """Quarantined rows per error code."""
+    """Quarantined rows per error code, each named in ``lang``."""
     df = df.sort_values("n")
-    fig = go.Figure(go.Bar(x=df["n"], y=df["code"], orientation="h", marker_color=_COLORS[0]))
+    names = [error_name(code, lang) for code in df["code"]]
+    fig = go.Figure(go.Bar(x=df["n"], y=names, orientation="h", marker_color=_COLORS[0]))
     fig.update_layout(height=max(260, 26 * len(df) + 100))
     return _layout(fig, t("by_code", lang), _unit(t("rows", lang), "count", lang), t("code", lang))
 

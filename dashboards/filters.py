@@ -2,7 +2,7 @@
 
 :func:`filter_bar` draws the filters (date range, event, ruleset, partner, seat, level) and the
 minimum sample, each bound to the address (``?from=…&to=…&event=…&min_n=…``) with the helpers of
-:mod:`dashboards.ui`, and returns them as the keyword arguments of the ``coach_*`` queries.
+:mod:`dashboards.ui`, and returns them as one ``queries.SeatFilters``, the ``coach_*`` queries' argument.
 :func:`rate_metric` and :func:`rate_text` show a rate with its numerator and denominator, greyed
 with a note below the minimum sample: the PokerTracker convention that no rate is shown without
 the count behind it.
@@ -48,8 +48,8 @@ def min_sample(prefix: str) -> int:
 
 def filter_bar(
     prefix: str, player: str | None = None, roster: pd.DataFrame | None = None
-) -> tuple[dict[str, Any], int]:
-    """The filters in an expander (open when one is set), as ``coach_*`` query keyword arguments,
+) -> tuple[queries.SeatFilters, int]:
+    """The filters in an expander (open when one is set), as the ``coach_*`` queries' ``filters``,
     and the minimum sample.
 
     The partner filter is offered only for a ``player`` (its options are the player's partners,
@@ -91,15 +91,9 @@ def filter_bar(
         with cols[3]:
             level = _pick("level", _listed(options["levels"]), f"{prefix}_level", "level")
             minimum = min_sample(prefix)
-    filters = {
-        "start": start,
-        "end": end,
-        "event": event,
-        "rules": rules,
-        "partner": partner,
-        "seat": seat,
-        "level": level,
-    }
+    filters = queries.SeatFilters(
+        start=start, end=end, event=event, rules=rules, partner=partner, seat=seat, level=level
+    )
     return filters, minimum
 
 
@@ -121,11 +115,6 @@ def _pick(
         format_func=lambda v: tr("all") if v is None else name(v),
     )
     return picked
-
-
-def is_filtered(filters: dict[str, Any]) -> bool:
-    """Whether any filter is set (the population tables of the pipeline are then not comparable)."""
-    return any(value is not None for value in filters.values())
 
 
 def count_text(value: float) -> str:

@@ -12,7 +12,7 @@ characters). Sequences are named by the cards they span, as :func:`replay.naming
 from __future__ import annotations
 
 from dashboards.i18n import LABELS, Lang, t
-from replay.naming import SEQUENCE_SHAPE, combo_name, sequence_span
+from replay.naming import combo_name
 
 
 def _label(prefix: str, value: object, lang: Lang) -> str:
@@ -32,16 +32,13 @@ def reading_name(type_: str, rank: str | None, size: int | None, lang: Lang) -> 
     English is :func:`replay.naming.combo_name` (the CLI's wording); Chinese puts the same rank or
     span after the rule books' name of the type.
     """
-    if lang == "en":
-        return combo_name(type_, rank, size)
-    name = combo_type_name(type_, lang)
-    if type_ == "joker_bomb" or rank is None:
-        return name
-    if type_ == "bomb":
-        return f"{name} {rank}×{size}" if size else f"{name} {rank}"
-    if type_ in SEQUENCE_SHAPE:
-        return f"{name} {sequence_span(type_, rank)}"
-    return f"{name} {rank}"
+    return combo_name(type_, rank, size, label=None if lang == "en" else combo_type_name(type_, lang))
+
+
+def error_name(code: object, lang: Lang) -> str:
+    """A validation error code (replay/errors.py) in words: ``does_not_beat`` → "does not beat the
+    last play" / "压不过上一手"; a code without a label stays as it is."""
+    return _label("err_", code, lang)
 
 
 def tribute_kind_name(kind: object, lang: Lang) -> str:

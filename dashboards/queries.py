@@ -10,6 +10,7 @@ those of ``schemas/tables.py`` and ``schemas/scoring.py``; seats and teams follo
 from __future__ import annotations
 
 import warnings
+from dataclasses import asdict, astuple, dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -1018,12 +1019,33 @@ def superseded_revisions(con: Con) -> pd.DataFrame:
 
 # ---- coach
 # The coach's pages (issue 18): filtered seat-deals, the player's match list, head-to-head,
-# period leaderboards. Every filter is one of :data:`FILTER_NAMES`, ``None`` meaning "all".
+# period leaderboards. The filters are one :class:`SeatFilters` value.
 
-FILTER_NAMES: tuple[str, ...] = ("start", "end", "event", "rules", "partner", "seat", "level")
-"""The filters of the Player, Tributes and Bombs pages: date range (local days of the matches,
-schemas/times.py; both ends included), event, ruleset, partner (a player id), seat and the deal's
-level (rules.md §2)."""
+
+@dataclass(frozen=True)
+class SeatFilters:
+    """The filters of the Player, Tributes and Bombs pages, passed whole to every coach query:
+    date range (local days of the matches, schemas/times.py; both ends included), event, ruleset,
+    partner (a player id), seat and the deal's level (rules.md §1–§2). ``None`` means "all".
+
+    Frozen, so the dashboards' query cache (``dashboards.ui.run``) hashes it like any parameter.
+    """
+
+    start: date | None = None
+    end: date | None = None
+    event: str | None = None
+    rules: str | None = None
+    partner: str | None = None
+    seat: str | None = None
+    level: str | None = None
+
+    def is_set(self) -> bool:
+        """Whether any filter is set (the pipeline's unfiltered population tables then do not apply)."""
+        return any(value is not None for value in astuple(self))
+
+
+NO_FILTERS = SeatFilters()
+"""Every seat-deal: no filter set."""
 
 _PARTNER_PLAYER = "CASE h.seat " + " ".join(
     f"WHEN '{seat}' THEN m.player_{partner}" for seat, partner in PARTNER.items()
@@ -1050,14 +1072,11 @@ _MATCH_FILTERS = frozenset({"start", "end", "event", "partner"})
 """The filters that read the seat-deal's match (``matches m``)."""
 
 
-def _filters(player: str | None, *filters: object) -> dict[str, Any]:
-    """``player`` and the filters by name, in the order of :data:`FILTER_NAMES` (``None`` = all)."""
-    return {"player": player, **dict(zip(FILTER_NAMES, filters, strict=True))}
-
-
-def _seats(params: dict[str, Any], *, partner_column: bool = False) -> tuple[str, dict[str, Any]]:
-    """The CTE ``seats`` (one row per seat per deal passing the filters ``params``, see
-    :func:`_filters`) and its bound parameters.
+def _seats(
+    player: str | None, filters: SeatFilters, *, partner_column: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The CTE ``seats`` (one row per seat per deal of ``player``, or of everyone for ``None``,
+    passing ``filters``) and its bound parameters.
 
     Only the filters that are set become conditions (their values are bound, never written into
     the SQL), and ``matches`` is joined only when a filter or the ``partner_id`` column
@@ -1065,6 +1084,7 @@ def _seats(params: dict[str, Any], *, partner_column: bool = False) -> tuple[str
     and evaluating every unset filter and joining every match on each cost more than the rest of
     most coach queries.
     """
+    params = {"player": player, **asdict(filters)}
     bound = {name: value for name, value in params.items() if value is not None}
     with_match = partner_column or not _MATCH_FILTERS.isdisjoint(bound)
     partner = f", {_PARTNER_PLAYER} AS partner_id" if partner_column else ""
@@ -1112,23 +1132,12 @@ def coach_partners(con: Con, *, player: str) -> pd.DataFrame:
     )
 
 
-def coach_match_list(
-    con: Con,
-    *,
-    player: str,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_match_list(con: Con, *, player: str, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """The player's matches with at least one deal passing the filters, newest first: when
     (``started``: the match's local time with its offset, ``2026-06-18 23:30 (UTC+08:00)``), event,
     round, partner, opponents, result, the final levels (own – opponents') and the first such deal
     (``deal``, where the replayer opens) with the number of such deals."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1152,22 +1161,11 @@ def coach_match_list(
     )
 
 
-def coach_deal_record(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_deal_record(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """One row over the seat-deals passing the filters: ``deals``, ``deals_won`` (the seat's team
     won the deal, rules.md §5.8), ``double_wins`` and ``double_losses`` (双下, §5.7), the levels
     won, ``bombs`` played and ``deals_known`` (hands known, the bombs' denominator)."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1185,18 +1183,7 @@ def coach_deal_record(
     )
 
 
-def coach_finish_positions(
-    con: Con,
-    *,
-    player: str,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_finish_positions(con: Con, *, player: str, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Finishing positions (rules.md §5.5) of the player's seat-deals passing the filters and of
     everyone's under the same filters but the partner (``player_n``, ``population_n``).
 
@@ -1204,11 +1191,9 @@ def coach_finish_positions(
     deal ends before the losers finish) and counts as ``double_loss``; only deals with no
     recorded end (no ``winning_team``) are left out.
     """
-    with_partner = partner is not None
-    seats, params = _seats(
-        _filters(None, start, end, event, rules, None, seat, level), partner_column=with_partner
-    )
-    params |= {"me": player} | ({"my_partner": partner} if with_partner else {})
+    with_partner = filters.partner is not None
+    seats, params = _seats(None, replace(filters, partner=None), partner_column=with_partner)
+    params |= {"me": player} | ({"my_partner": filters.partner} if with_partner else {})
     mine = "player_id = $me" + (" AND partner_id = $my_partner" if with_partner else "")
     return _df(
         con,
@@ -1225,70 +1210,34 @@ def coach_finish_positions(
     )
 
 
-def coach_play_rates(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_play_rates(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """One row of play-pattern counts over the seat-deals passing the filters, with the same
     definitions as ``player_patterns`` (pipelines/player_patterns.py): ``pass_beat`` /
     ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, ``jie_feng`` (接风,
-    rules.md §5.6) / ``deals``."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    rules.md §5.6) / ``deals``.
+
+    Sums the pipeline's ``seat_patterns`` rows of the filtered seat-deals: scanning ``plays``
+    instead read most of its row groups for a player's few matches (issue 18 "Speed").
+    """
+    seats, params = _seats(player, filters)
+    sums = ", ".join(
+        f"coalesce(sum(p.{c}), 0)::BIGINT AS {c}"
+        for c in ("pass_beat", "able_to_beat", "overtakes", "facing_partner", "bombs", "jie_feng")
+    )
     return _df(
         con,
         f"""
-        WITH {seats},
-        p AS (
-            SELECT p.*,
-                   last_value(CASE WHEN p.action = 'play' THEN p.seat END IGNORE NULLS) OVER win
-                       AS prev_seat,
-                   last_value(CASE WHEN p.action = 'play' THEN p.went_out END IGNORE NULLS) OVER win
-                       AS prev_out
-            FROM plays p
-            SEMI JOIN (SELECT DISTINCT match_id, deal_no FROM seats) s USING (match_id, deal_no)
-            WINDOW win AS (PARTITION BY p.match_id, p.deal_no ORDER BY p.seq
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-        ),
-        a AS (
-            SELECT count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
-                   count(*) FILTER (WHERE (action = 'pass' AND could_beat)
-                                    OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
-                   count(*) FILTER (WHERE overtook_partner) AS overtakes,
-                   count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("p.seat")})
-                       AS facing_partner,
-                   count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
-                   count(*) FILTER (WHERE is_lead AND prev_out AND prev_seat = {sql_partner("p.seat")})
-                       AS jie_feng
-            FROM p SEMI JOIN seats s USING (match_id, deal_no, seat)
-        )
-        SELECT a.*, (SELECT count(*) FROM seats) AS deals FROM a
+        WITH {seats}
+        SELECT {sums}, count(*) AS deals
+        FROM seats s LEFT JOIN seat_patterns p USING (match_id, deal_no, seat)
         """,
         params,
     )
 
 
-def coach_tribute_kinds(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_tribute_kinds(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Deals after the first (rules.md §6) among the filtered seat-deals' deals, by tribute kind."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1301,20 +1250,9 @@ def coach_tribute_kinds(
     )
 
 
-def coach_tribute_cards(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_tribute_cards(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Ranks of the cards paid (进贡) by the filtered seats and returned (还贡) by them (rules.md §6)."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1335,24 +1273,13 @@ def coach_tribute_cards(
     )
 
 
-def coach_level_gain(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_level_gain(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Level gain in the deal (rules.md §5.8) of the paying team and of the receiving team, over
     the teams of the filtered seats in deals with a tribute paid (each deal once per team).
 
     Rows: ``side`` (payer|receiver), ``gain`` (0 when the other team won the deal), ``n`` deals.
     """
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1374,28 +1301,16 @@ def coach_level_gain(
     )
 
 
-def coach_bombs(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_bombs(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Bomb plays (rules.md §4) of the filtered seats: ``bomb_class``, ``size``, ``opp_min_left``
     and whether it was played on the partner's play (aggregated by the page).
 
     Without a filter on the deal, its match or the partner, the player and seat are columns of
     ``plays`` itself, so the plays are read alone (no join with every seat-deal of the store).
     """
-    params = _filters(player, start, end, event, rules, partner, seat, level)
-    if all(params[name] is None for name in FILTER_NAMES if name != "seat"):
-        return _df(con, _BOMBS_OF_SEATS, {"player": player, "seat": seat})
-    seats, bound = _seats(params)
+    if not replace(filters, seat=None).is_set():
+        return _df(con, _BOMBS_OF_SEATS, {"player": player, "seat": filters.seat})
+    seats, bound = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1421,21 +1336,10 @@ _BOMBS_OF_SEATS = f"""
 """SQL of :func:`coach_bombs` filtered by player and seat only: ``plays`` alone."""
 
 
-def coach_win_by_bombs(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_win_by_bombs(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Deal wins of the filtered seats' teams by natural bombs held (dealt) and bombs played
     (capped at 4, meaning 4 or more): ``kind`` held|used, ``bombs``, ``wins`` and ``n`` seats."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""
@@ -1569,20 +1473,9 @@ def period_leaderboard(con: Con, *, period: str, name: str, scale: float = 10.0)
     )
 
 
-def coach_bombs_per_deal(
-    con: Con,
-    *,
-    player: str | None,
-    start: date | None = None,
-    end: date | None = None,
-    event: str | None = None,
-    rules: str | None = None,
-    partner: str | None = None,
-    seat: str | None = None,
-    level: str | None = None,
-) -> pd.DataFrame:
+def coach_bombs_per_deal(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """The filtered seat-deals' deals (each once) by the number of bombs played in them, both teams."""
-    seats, params = _seats(_filters(player, start, end, event, rules, partner, seat, level))
+    seats, params = _seats(player, filters)
     return _df(
         con,
         f"""

@@ -382,6 +382,19 @@ def dashboard(
     _dashboard(store, port)
 
 
+STREAMLIT_SETTINGS = (
+    "--browser.gatherUsageStats",
+    "false",
+    "--client.toolbarMode",
+    "viewer",
+    "--runner.magicEnabled",
+    "false",
+)
+"""The repository's ``.streamlit/config.toml`` as command-line flags: Streamlit reads that file only
+when started from the repository root, and the dashboards keep these settings wherever
+``gdan dashboard`` runs (no telemetry, no Deploy button, no magic)."""
+
+
 def _dashboard(store: Path, port: int) -> None:
     # The dashboards are a separate app started as its own process: located, never imported.
     spec = importlib.util.find_spec("dashboards")
@@ -400,6 +413,7 @@ def _dashboard(store: Path, port: int) -> None:
         str(port),
         "--server.headless",
         "true",
+        *STREAMLIT_SETTINGS,
     ]
     console.print(f"dashboards on [bold]http://localhost:{port}[/] (Ctrl-C or `kill {os.getpid()}` to stop)")
     raise typer.Exit(_serve(command, env))

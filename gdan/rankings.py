@@ -4,13 +4,18 @@ They read the scoring tables (``schemas/scoring.py``, spec ``scoring.md`` §S5�
 through :func:`pipelines.warehouse.connect` (in-memory views over the Parquet files; the
 pipeline's ``warehouse.duckdb`` is never opened), with parameterized SQL only. DuckDB and the
 scoring parameters are imported inside the commands so that ``gdan --help`` stays fast.
+
+Times are printed in the local time of the match they come from, with its offset, as the
+dashboards show them (``schemas/times.py``): ``2026-06-18 23:30 (UTC+08:00)`` in a table, the
+same instant with its offset in csv and json (``2026-06-18 23:30:00+08:00``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +25,7 @@ from rich.console import Console
 from gdan.pipeline import DEFAULT_STORE, StoreOption, read_connection
 from gdan.render import OutputFormat, Rows, emit, literal, tidy_cell, write_json
 from pipelines.printout_documents import TIE_BREAK_LABELS
+from schemas.times import local_time, time_label
 
 if TYPE_CHECKING:
     import duckdb
@@ -47,6 +53,17 @@ def _query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ())
     """Run a parameterized query."""
     result = con.execute(sql, list(params))
     return Rows([d[0] for d in result.description or []], result.fetchall())
+
+
+def _local_times(result: Rows, offsets: Mapping[str, str]) -> Rows:
+    """``result`` with each time column of ``offsets`` (time column → the column holding its
+    match's UTC offset in minutes) in that local time, and the offset columns left out."""
+    index = {c: i for i, c in enumerate(result.columns)}
+    moved = {index[t]: index[o] for t, o in offsets.items()}
+    rows = [
+        tuple(local_time(v, r[moved[i]]) if i in moved else v for i, v in enumerate(r)) for r in result.rows
+    ]
+    return Rows(result.columns, rows).without(list(offsets.values()))
 
 
 def _suggest(wanted: str, known: Sequence[str], what: str) -> str:
@@ -84,7 +101,10 @@ _LABELS = {
 
 
 def _cell(column: str, value: Any) -> str:
-    """A value as shown in these tables: progress in %, tie-break steps by their short label."""
+    """A value as shown in these tables: progress in %, tie-break steps by their short label,
+    times with their offset."""
+    if isinstance(value, datetime):
+        return time_label(value)
     if column in ("progress", "p_promote") and value is not None:
         return f"{value:.1%}"
     if column == "low_data":
@@ -283,10 +303,16 @@ _DAN_COLUMNS = (
     "d.player_id, r.name, d.dan, d.points, d.next_dan, d.points_to_next, d.progress, "
     "d.window_no, d.window_rounds_used, d.rounds_left, d.rounds, d.counted_rounds, "
     "CAST(ceil(d.points_to_next / nullif(d.rounds_left, 0)) AS BIGINT) AS needed_per_round, "
-    "d.last_played, f.p_promote, f.expected_rounds, f.low_data"
+    "d.last_played, last_round.utc_offset_min AS last_played_offset, f.p_promote, f.expected_rounds, "
+    "f.low_data"
 )
 _FORECAST_JOIN = "LEFT JOIN dan_forecast f USING (player_id)"
 """The promotion forecast (``dan_forecast``) next to each player's dan."""
+_LAST_ROUND = (
+    "last_round AS (SELECT l.player_id, arg_max(m.utc_offset_min, (l.started_at, l.seq)) AS utc_offset_min "
+    "FROM dan_ledger l LEFT JOIN matches m USING (match_id) GROUP BY l.player_id)"
+)
+"""The UTC offset of each player's latest dan round: the local time of ``last_played``."""
 
 
 def _players(con: duckdb.DuckDBPyConnection, wanted: Sequence[str]) -> list[str]:
@@ -356,11 +382,13 @@ def dan(
         limit = top if top is not None else (10 if close else 0)
         current = _query(
             con,
-            f"WITH {_ROSTER} SELECT {_DAN_COLUMNS} FROM dan_current d "
-            f"LEFT JOIN roster r USING (player_id) {_FORECAST_JOIN} WHERE {' AND '.join(conditions)} "
+            f"WITH {_ROSTER}, {_LAST_ROUND} SELECT {_DAN_COLUMNS} FROM dan_current d "
+            f"LEFT JOIN roster r USING (player_id) {_FORECAST_JOIN} LEFT JOIN last_round USING (player_id) "
+            f"WHERE {' AND '.join(conditions)} "
             f"ORDER BY {order}" + (" LIMIT ?" if limit else ""),
             [*params, *([limit] if limit else [])],
         )
+        current = _local_times(current, {"last_played": "last_played_offset"})
         ledger = _ledger(con, ids[0]) if len(ids) == 1 else None
     finally:
         con.close()
@@ -393,14 +421,16 @@ def dan(
 
 
 def _ledger(con: duckdb.DuckDBPyConnection, player: str) -> Rows:
-    """One player's dan ledger in time order."""
-    return _query(
+    """One player's dan ledger in time order, each round's start in its match's local time."""
+    ledger = _query(
         con,
-        "SELECT seq, event_id, round, started_at, opponent_dans, counted, round_points, "
-        "points_earned, dan_before, dan_after, total_after, window_no, window_rounds_used, "
-        "window_size, event FROM dan_ledger WHERE player_id = ? ORDER BY seq",
+        "SELECT l.seq, l.event_id, l.round, l.started_at, m.utc_offset_min, l.opponent_dans, l.counted, "
+        "l.round_points, l.points_earned, l.dan_before, l.dan_after, l.total_after, l.window_no, "
+        "l.window_rounds_used, l.window_size, l.event "
+        "FROM dan_ledger l LEFT JOIN matches m USING (match_id) WHERE l.player_id = ? ORDER BY l.seq",
         [player],
     )
+    return _local_times(ledger, {"started_at": "utc_offset_min"})
 
 
 # --- ratings ------------------------------------------------------------------------------------
@@ -436,15 +466,20 @@ def ratings(
                 raise _fail(_suggest(club, clubs, "club"))
         board = _query(
             con,
-            f"""WITH {_ROSTER}
+            f"""WITH {_ROSTER},
+            last_round AS (
+                SELECT h.player_id, arg_max(m.utc_offset_min, (h.started_at, h.match_id)) AS utc_offset_min
+                FROM rating_history h LEFT JOIN matches m USING (match_id) GROUP BY h.player_id
+            )
             SELECT row_number() OVER (ORDER BY t.rating DESC, t.mu DESC, t.player_id) AS rank,
                    t.player_id, r.name, r.club, t.rating, t.mu, t.sigma, t.provisional, t.rounds, t.deals,
-                   t.last_played
-            FROM ratings t LEFT JOIN roster r USING (player_id)
+                   t.last_played, last_round.utc_offset_min AS last_played_offset
+            FROM ratings t LEFT JOIN roster r USING (player_id) LEFT JOIN last_round USING (player_id)
             WHERE t.rounds >= ? AND (?::VARCHAR IS NULL OR lower(r.club) = lower(?))
             ORDER BY rank {"LIMIT ?" if top else ""}""",
             [min_rounds, club, club, *([top] if top else [])],
         )
+        board = _local_times(board, {"last_played": "last_played_offset"})
     finally:
         con.close()
     title = "ratings (display rating = mu − k·sigma)" + (f" · club {club}" if club else "")

@@ -36,6 +36,7 @@ import plotly.express as px
 import polars as pl
 from lens import newcombe_diff, no_data_figure, open_store, player_name, query, rate_bar, with_wilson
 
+from schemas.times import sql_time_label
 from schemas.vocabulary import sql_partner
 
 # %% tags=["parameters"]
@@ -64,13 +65,16 @@ print(f"player: {label} ({player_deals} deals)" if player else "no players in th
 # %% [markdown]
 # ## Matches
 #
-# Results from `player_matches` (one row per player per valid or partial match).
+# Results from `player_matches` (one row per player per valid or partial match); `started` is
+# the match's local time with its UTC offset, as the dashboards show it (`schemas/times.py`).
 
 # %%
-matches = query(con, """
-    SELECT match_id, rules, seat, partner_id, result, final_level, opp_final_level, levels_gained,
-           deals_played, deals_won, first_places, fourth_places, started_at
-    FROM player_matches WHERE player_id = ? ORDER BY started_at, match_id
+matches = query(con, f"""
+    SELECT pm.match_id, pm.rules, pm.seat, pm.partner_id, pm.result, pm.final_level, pm.opp_final_level,
+           pm.levels_gained, pm.deals_played, pm.deals_won, pm.first_places, pm.fourth_places,
+           {sql_time_label("pm.started_at", "m.utc_offset_min")} AS started
+    FROM player_matches pm LEFT JOIN matches m USING (match_id)
+    WHERE pm.player_id = ? ORDER BY pm.started_at, pm.match_id
 """, [player])
 matches
 

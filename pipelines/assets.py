@@ -117,7 +117,7 @@ def replayed_tables(
     yield MaterializeResult(asset_key="superseded", metadata={"rows": report.superseded})
 
 
-PATTERN_TABLES = ("player_patterns", "player_leads")
+PATTERN_TABLES = ("seat_patterns", "player_patterns", "player_leads")
 
 
 @multi_asset(
@@ -134,7 +134,8 @@ PATTERN_TABLES = ("player_patterns", "player_leads")
     can_subset=False,
 )
 def player_pattern_tables(store: StoreResource) -> Iterator[MaterializeResult]:
-    """Per-player play-pattern counts for the Player page (``pipelines.player_patterns``)."""
+    """Per-seat-deal and per-player play-pattern counts for the Player page
+    (``pipelines.player_patterns``)."""
     rows = write_player_patterns(store.store())
     for name, n in rows.items():
         yield MaterializeResult(asset_key=name, metadata={"rows": n})

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from distributed import Client, Future, LocalCluster
 
-from pipelines.pool import Runner, default_signals
+from pipelines.pool import Awaitable, Runner, default_signals, in_order
 
 R = TypeVar("R")
 
@@ -76,16 +76,13 @@ def dask_ordered_map(fn: Callable[..., R], workers: int, address: str | None) ->
     """
     with _client(workers, address) as client:
         in_flight = 2 * max(1, sum(client.nthreads().values()))
-        pending: deque[Future] = deque()
+        pending: deque[Awaitable[R]] = deque()
+
+        def submit(task: tuple[Any, ...]) -> Future:
+            return client.submit(fn, *client.scatter(list(task), hash=False), pure=False)
 
         def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
-            for task in tasks:
-                args = client.scatter(list(task), hash=False)
-                pending.append(client.submit(fn, *args, pure=False))
-                while len(pending) >= in_flight:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
+            return in_order(tasks, submit, in_flight, pending)
 
         try:
             yield run

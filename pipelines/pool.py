@@ -28,9 +28,10 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from multiprocessing.process import BaseProcess
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 Runner = Callable[[Iterable[tuple[Any, ...]]], Iterator[R]]
 
 
@@ -67,6 +68,31 @@ def stop_processes(processes: Iterable[BaseProcess], wait_s: float = STOP_WAIT_S
             process.join()
 
 
+class Awaitable(Protocol[R_co]):
+    """A submitted task: a ``concurrent.futures`` or a Dask future."""
+
+    def result(self) -> R_co: ...
+
+
+def in_order(
+    tasks: Iterable[tuple[Any, ...]],
+    submit: Callable[[tuple[Any, ...]], Awaitable[R]],
+    in_flight: int,
+    pending: deque[Awaitable[R]],
+) -> Iterator[R]:
+    """Submit each task in turn and yield the results in task order, never keeping more than
+    ``in_flight`` tasks submitted and not yet yielded.
+
+    ``pending`` holds those tasks, so a caller that is interrupted can cancel them.
+    """
+    for task in tasks:
+        pending.append(submit(task))
+        while len(pending) >= in_flight:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
 @contextmanager
 def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order.
@@ -86,14 +112,11 @@ def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
         max_tasks_per_child=TASKS_PER_WORKER,
     )
 
+    def submit(task: tuple[Any, ...]) -> Future[R]:
+        return pool.submit(fn, *task)
+
     def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
-        pending: deque[Future[R]] = deque()
-        for task in tasks:
-            pending.append(pool.submit(fn, *task))
-            while len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        return in_order(tasks, submit, 2 * workers, deque())
 
     try:
         yield run

@@ -42,19 +42,18 @@ def sequence_span(type_: str, rank: str) -> str:
     return "".join(r * copies for r in _NATURAL[start : start + length])
 
 
-def combo_name(type_: str, rank: str | None, size: int | None = None) -> str:
+def combo_name(type_: str, rank: str | None, size: int | None = None, label: str | None = None) -> str:
     """A reading as people say it: ``straight A2345``, ``pair 9``, ``bomb 7×5``, ``joker bomb``.
 
     Accepts the stored columns as they are (``combo_type``, ``combo_rank``, ``combo_size``);
-    a missing rank gives the type alone.
+    a missing rank gives the type alone. ``label`` names the type in another language (the
+    dashboards' ``顺子``); by default the type id itself, underscores as spaces.
     """
-    label = type_.replace("_", " ")
-    if type_ == "joker_bomb":
-        return "joker bomb"
-    if rank is None:
+    label = label or type_.replace("_", " ")
+    if type_ == "joker_bomb" or rank is None:
         return label
     if type_ == "bomb":
-        return f"bomb {rank}×{size}" if size else f"bomb {rank}"
+        return f"{label} {rank}×{size}" if size else f"{label} {rank}"
     if type_ in SEQUENCE_SHAPE:
         return f"{label} {sequence_span(type_, rank)}"
     return f"{label} {rank}"

@@ -176,6 +176,8 @@ class _Replayer:
                     ) from None
                 if self.m is not None:
                     self.m.last_time = t
+                    if self.m.first_time is None:
+                        self.m.first_time = t
             self.t = t
             handlers[ev["type"]](self, ev)
         if framing is not None:

@@ -134,6 +134,9 @@ class MatchState:
     extra_deal: bool = False
     last_round: bool = False
     """``match_start.event.last_round``: the event's last round (docs/event-extensions.md)."""
+    first_time: datetime | None = None
+    """The first ``t`` of the stream from ``match_start`` on: its offset is the match's local time
+    when ``match_start`` itself has no ``t``."""
     last_time: datetime | None = None
     partial: bool = False
     ended: bool = False

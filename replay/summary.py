@@ -85,7 +85,7 @@ def match_row(
         a_failures_EW=m.a_failures["EW"],
         a_failures_NS=m.a_failures["NS"],
         started_at=started,
-        utc_offset_min=offset_minutes(started),
+        utc_offset_min=offset_minutes(started or m.first_time),
         duration_s=(ended_at - started).total_seconds() if started and ended_at else None,
     )
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 8
+TABLES_VERSION = 9
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -305,6 +305,25 @@ INCOMPLETE_MATCHES = pa.schema(
                      "started_at and utc_offset_min: match_start's t, as in matches"},
 )
 
+SEAT_PATTERNS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("pass_beat", pa.int64(), nullable=False),
+        pa.field("able_to_beat", pa.int64(), nullable=False),
+        pa.field("overtakes", pa.int64(), nullable=False),
+        pa.field("facing_partner", pa.int64(), nullable=False),
+        pa.field("bombs", pa.int64(), nullable=False),
+        pa.field("bomb_opp_left_sum", pa.int64(), nullable=False),
+        pa.field("bomb_opp_left_n", pa.int64(), nullable=False),
+        pa.field("jie_feng", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "one row per seat per deal with at least one play or pass, sorted by match and deal: "
+                     "the play-pattern counts of that seat-deal (player_patterns sums them per player)"},
+)
+
 PLAYER_PATTERNS = pa.schema(
     [
         pa.field("player_id", pa.string()),
@@ -365,6 +384,7 @@ PLAYER_REVIEWS = pa.schema(
 
 SUMMARIES: dict[str, pa.Schema] = {
     "incomplete_matches": INCOMPLETE_MATCHES,
+    "seat_patterns": SEAT_PATTERNS,
     "player_patterns": PLAYER_PATTERNS,
     "player_leads": PLAYER_LEADS,
     "player_reviews": PLAYER_REVIEWS,

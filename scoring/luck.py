@@ -176,7 +176,10 @@ def luck_model_table(model: LuckModel, validation: Validation) -> pl.DataFrame:
 
 
 def player_luck(rows: pl.DataFrame, deal_hands: pl.DataFrame, model: LuckModel) -> pl.DataFrame:
-    """Per player: mean actual and expected result per deal, their difference with a 95 % interval."""
+    """Per player: mean actual and expected result per deal, their difference with a 95 % interval.
+
+    Each player's deals are summed in (match, deal) order, so the floats are the same whatever
+    order the input rows came in (a store's files, an executor's batches)."""
     if rows.height == 0:
         return frame([], PLAYER_LUCK)
     x, _ = _xy(rows)
@@ -187,7 +190,8 @@ def player_luck(rows: pl.DataFrame, deal_hands: pl.DataFrame, model: LuckModel) 
     per = (
         seats.join(scored, on=["match_id", "deal_no", "team"])
         .with_columns(residual=pl.col("result") - pl.col("expected"))
-        .group_by("player_id")
+        .sort("player_id", "match_id", "deal_no")
+        .group_by("player_id", maintain_order=True)
         .agg(
             deals=pl.len(),
             actual_mean=pl.col("result").mean(),

@@ -61,6 +61,15 @@ def test_replay_keeps_the_offset_of_match_start(t0: str | None, minutes: int | N
         assert row["started_at"] == datetime.fromisoformat(t0)
 
 
+def test_a_match_start_without_time_takes_the_offset_of_the_first_timed_event() -> None:
+    """events.md: ``t`` is optional on every event; a log stamping its deals but not its
+    ``match_start`` is still shown at the players' clock."""
+    events = _match("2026-06-18T23:30:00+08:00")
+    del events[0]["t"]
+    (row,) = replay_match(events).rows["matches"]
+    assert row["started_at"] is None and row["utc_offset_min"] == 480
+
+
 @pytest.mark.parametrize(
     ("minutes", "label"), [(480, "UTC+08:00"), (-300, "UTC-05:00"), (330, "UTC+05:30"), (0, "UTC+00:00"),
                            (None, "UTC+00:00"), (-570, "UTC-09:30")]

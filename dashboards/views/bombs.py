@@ -22,13 +22,13 @@ if roster.empty:
     st.stop()
 player = player_picker(roster, key="bm_player", all_option=True)
 filters, minimum = filter_bar("bm", player, roster)
-record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
+record = run(queries.coach_deal_record, player=player, filters=filters).iloc[0]
 seats = int(record["deals"])
 if seats == 0:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
 
-bombs = run(queries.coach_bombs, player=player, **filters)
+bombs = run(queries.coach_bombs, player=player, filters=filters)
 played = int(bombs["n"].sum())
 known = int(record["deals_known"])
 cols = st.columns(5)
@@ -44,7 +44,7 @@ cols[4].metric(
 
 left, right = st.columns(2)
 with left:
-    per_deal = run(queries.coach_bombs_per_deal, player=player, **filters)
+    per_deal = run(queries.coach_bombs_per_deal, player=player, filters=filters)
     show_figure(per_deal, charts.bombs_per_deal, "bombs_per_deal")
 with right:
     by_class = bombs.groupby(["bomb_class", "size"], as_index=False)["n"].sum()
@@ -55,7 +55,7 @@ with left:
     timing = bombs.dropna(subset=["opp_min_left"]).groupby("opp_min_left", as_index=False)["n"].sum()
     show_figure(timing, charts.bomb_timing, "bomb_timing")
 with right:
-    wins = run(queries.coach_win_by_bombs, player=player, **filters)
+    wins = run(queries.coach_win_by_bombs, player=player, filters=filters)
     wins = wins.assign(win_rate=wins["wins"] / wins["n"])
     show_figure(wins, charts.win_by_bombs, "win_by_bombs")
 shown = wins.assign(

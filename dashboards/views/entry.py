@@ -28,7 +28,7 @@ from dashboards.entry import (
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
-from dashboards.naming import end_reason_name, seat_name, stage_name
+from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
 from dashboards.ui import current_store, lang, run, show_table, tr
 from importers.jobs import file_name_problem
 from pipelines.tournament_data import LookupFailed
@@ -182,7 +182,10 @@ def _table(
         levels = f"{tr('entry_levels_now')}: E–W {derived.levels['EW']} : N–S {derived.levels['NS']}"
         if derived.refusal is not None:
             where = f" ({tr('choose_deal')} {derived.refusal.deal})" if derived.refusal.deal else ""
-            st.error(f"{tr('entry_refused')}{where}: `{derived.refusal.code}`: {derived.refusal.message}")
+            st.error(
+                f"{tr('entry_refused')}{where}: {error_name(derived.refusal.code, lang())}. "
+                f"{tr('error_message')}: {derived.refusal.message}"
+            )
         elif derived.over:
             side = {"EW": tr("team_EW"), "NS": tr("team_NS")}
             result = side.get(derived.winner or "", tr("draw"))

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, queries
-from dashboards.filters import filter_bar, is_filtered, rate_metric
+from dashboards.filters import filter_bar, rate_metric
 from dashboards.naming import combo_type_name
 from dashboards.patterns import low_sample_marks, pattern_table, rates_table
 from dashboards.ui import (
@@ -66,7 +66,7 @@ rate_metric(cols[4], tr("win_rate"), row["wins"] + 0.5 * row["draws"], row["roun
 if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
 
-record = run(queries.coach_deal_record, player=player, **filters).iloc[0]
+record = run(queries.coach_deal_record, player=player, filters=filters).iloc[0]
 deals = int(record["deals"])
 st.subheader(tr("deal_record"))
 if deals == 0:
@@ -82,7 +82,7 @@ else:
     )
 
 st.subheader(tr("match_list"))
-games = run(queries.coach_match_list, player=player, **filters)
+games = run(queries.coach_match_list, player=player, filters=filters)
 if games.empty:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
 else:
@@ -212,7 +212,7 @@ with right:
     st.subheader(tr("by_opponent"))
     show_table(run(queries.results_by_opponent, player=player), "by_opponent")
 
-positions = run(queries.coach_finish_positions, player=player, **filters)
+positions = run(queries.coach_finish_positions, player=player, filters=filters)
 position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)} | {"double_loss": tr("pos_double_loss")}
 st.subheader(tr("play_patterns"))
 left, right = st.columns(2)
@@ -254,9 +254,9 @@ with right:
             "lead_types",
         )
 
-if is_filtered(filters):
+if filters.is_set():
     stats = rates_table(
-        run(queries.coach_play_rates, player=player, **filters),
+        run(queries.coach_play_rates, player=player, filters=filters),
         run(queries.play_stats, player=None),
         run(queries.jie_feng_received, player=None),
     )

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.i18n import LABELS
-from dashboards.naming import end_reason_name, ruleset_name
+from dashboards.naming import end_reason_name, error_name, ruleset_name
 from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_quality"))
@@ -36,9 +36,11 @@ if codes.empty:
     st.success(tr("nothing_quarantined"), icon=":material/check_circle:")
 else:
     show_chart(charts.quarantine_codes(codes, lang()), "quarantine_codes")
-    code = choice("code", codes["code"].tolist(), "dq_code")
+    language = lang()
+    code = choice("code", codes["code"].tolist(), "dq_code", name=lambda c: error_name(c, language))
+    rows = run(queries.quarantine_rows, code=code)
     show_table(
-        run(queries.quarantine_rows, code=code),
+        rows.assign(code=[error_name(c, lang()) for c in rows["code"]]),
         "quarantine",
         column_config={"source_file": tr("source_file"), "match_id": tr("match_id"), "code": tr("code")},
     )
@@ -50,6 +52,7 @@ show_table(
         status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in problems["status"]],
         end_reason=[end_reason_name(r, lang()) for r in problems["end_reason"]],
         rules=[ruleset_name(r, lang()) for r in problems["rules"]],
+        error_code=[error_name(c, lang()) if isinstance(c, str) else c for c in problems["error_code"]],
     ),
     "problem_matches",
     column_config={"match_id": tr("match_id"), "rules": tr("ruleset")},

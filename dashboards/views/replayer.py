@@ -170,61 +170,28 @@ def step_label(s: Step) -> str:
 
 
 current = int(st.session_state.get(step_key, 0))
-buttons = st.columns(6)
-buttons[0].button(
-    tr("start"),
-    key="rp_first",
-    icon=":material/first_page:",
-    on_click=go_to,
-    args=(0,),
-    shortcut="Home",
-    disabled=current == 0,
+last = len(steps) - 1
+step_buttons = (
+    # label key, icon, widget key, target step, shortcut, disabled
+    ("start", "first_page", "rp_first", 0, "Home", current == 0),
+    ("previous_step", "chevron_left", "rp_prev", current - 1, "Left", current == 0),
+    ("next_step", "chevron_right", "rp_next", current + 1, "Right", current >= last),
+    ("next_trick", "skip_next", "rp_next_trick", next_trick(steps, current), "T", current >= last),
+    ("next_flagged", "flag", "rp_next_flagged", next_flagged(flagged, current), "F", not flagged),
+    ("next_mistake", "error", "rp_next_mistake", next_flagged(mistakes, current), "M", not mistakes),
 )
-buttons[1].button(
-    tr("previous_step"),
-    icon=":material/chevron_left:",
-    key="rp_prev",
-    on_click=go_to,
-    args=(current - 1,),
-    shortcut="Left",
-    disabled=current == 0,
-)
-buttons[2].button(
-    tr("next_step"),
-    icon=":material/chevron_right:",
-    key="rp_next",
-    on_click=go_to,
-    args=(current + 1,),
-    shortcut="Right",
-    disabled=current >= len(steps) - 1,
-)
-buttons[3].button(
-    tr("next_trick"),
-    icon=":material/skip_next:",
-    key="rp_next_trick",
-    on_click=go_to,
-    args=(next_trick(steps, current),),
-    shortcut="T",
-    disabled=current >= len(steps) - 1,
-)
-buttons[4].button(
-    tr("next_flagged"),
-    icon=":material/flag:",
-    key="rp_next_flagged",
-    on_click=go_to,
-    args=(next_flagged(flagged, current),),
-    shortcut="F",
-    disabled=not flagged,
-)
-buttons[5].button(
-    tr("next_mistake"),
-    icon=":material/error:",
-    key="rp_next_mistake",
-    on_click=go_to,
-    args=(next_flagged(mistakes, current),),
-    shortcut="M",
-    disabled=not mistakes,
-)
+for column, (label, icon, key, target, shortcut, disabled) in zip(
+    st.columns(len(step_buttons)), step_buttons, strict=True
+):
+    column.button(
+        tr(label),
+        key=key,
+        icon=f":material/{icon}:",
+        on_click=go_to,
+        args=(target,),
+        shortcut=shortcut,
+        disabled=disabled,
+    )
 st.session_state.setdefault(step_key, 0)
 step_no = int(
     st.select_slider(

@@ -21,7 +21,7 @@ if roster.empty:
     st.stop()
 player = player_picker(roster, key="tr_player", all_option=True)
 filters, minimum = filter_bar("tr", player, roster)
-kinds = run(queries.coach_tribute_kinds, player=player, **filters)
+kinds = run(queries.coach_tribute_kinds, player=player, filters=filters)
 if kinds.empty:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
@@ -45,10 +45,10 @@ left, right = st.columns(2)
 with left:
     show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
 with right:
-    cards = run(queries.coach_tribute_cards, player=player, **filters)
+    cards = run(queries.coach_tribute_cards, player=player, filters=filters)
     show_figure(cards, charts.tribute_cards, "tribute_cards")
 
-gain = run(queries.coach_level_gain, player=player, **filters)
+gain = run(queries.coach_level_gain, player=player, filters=filters)
 show_figure(gain, charts.level_gain, "level_gain")
 sides = gain.groupby("side")["n"].sum() if not gain.empty else None
 if sides is not None and any(low(int(n), minimum) for n in sides):

@@ -27,6 +27,7 @@ ALLOWED = frozenset(
         "Lens",
         "English",
         "CSV",
+        "JSON",
         "PDF",
         "XLSX",
         "UTC",
@@ -35,7 +36,7 @@ ALLOWED = frozenset(
         "run",
     }
 )
-"""ASCII words a Chinese page may show: the app's name, the language switch's "English", file
+"""ASCII words a Chinese page may show: the app's name, the language switch's "English", file and data
 types, the time zone, the BCTA association, and the ``gdan run`` command."""
 
 _TEXT_FIELDS = ("label", "body", "delta", "placeholder", "options")

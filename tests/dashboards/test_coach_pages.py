@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 from dash_app import APP
 from streamlit.testing.v1 import AppTest
+from test_coach_seats_speed import _OLD_PLAY_RATES
 
+from dashboards import queries
+from dashboards.patterns import rates_table
 from dashboards.table_html import MARK_ICONS
 from pipelines.annotations import read_notes
+from pipelines.warehouse import connect
 
 Open = Callable[[Path, str], AppTest]
 COACH_PAGES = ["player", "tributes", "bombs", "head_to_head", "replayer"]
@@ -88,6 +92,28 @@ def test_player_link_reopens_the_filtered_view(monkeypatch: pytest.MonkeyPatch, 
     assert at.selectbox(key="pl_seat").value == "E" and at.selectbox(key="pl_rules").value == "jiangsu"
     assert at.number_input(key="pl_min_n").value == 2
     assert {m.label: m.value for m in at.metric}["Deals in filter"] == "2"
+
+
+@pytest.mark.parametrize("filters", [{"seat": "N"}, {"level": "2"}, {"seat": "N", "level": "2"}])
+def test_filtered_play_patterns_show_the_counts_of_the_plays_scan(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, filters: dict[str, str]
+) -> None:
+    """The Player page's filtered play patterns (from ``seat_patterns``) show the numbers the
+    ``plays`` scan they replaced gives (``_OLD_PLAY_RATES``; issue 18 "Speed")."""
+    at = _open_link(monkeypatch, mini_store, "player", player="p2", min_n="1", **filters)
+    _no_exception(at)
+    shown = next(df.value for df in at.dataframe if "population_n" in df.value.columns)
+    con = connect(mini_store)
+    try:
+        seats, params = queries._seats("p2", queries.SeatFilters(**filters))
+        old = con.execute(_OLD_PLAY_RATES.format(seats=seats), params).df()
+        population = queries.play_stats(con, player=None), queries.jie_feng_received(con, player=None)
+        expected = rates_table(old, *population)
+    finally:
+        con.close()
+    assert old["able_to_beat"].iloc[0] > 0
+    for column in ("player_value", "player_n", "population_n"):
+        assert shown[column].tolist() == expected[column].tolist(), column
 
 
 def test_every_rate_shows_numerator_and_denominator(

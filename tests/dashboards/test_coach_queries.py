@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from dashboards import queries
+from dashboards.queries import SeatFilters
 from pipelines.warehouse import connect
 
 
@@ -41,12 +42,15 @@ def con(mini_store: Path) -> duckdb.DuckDBPyConnection:
 def test_every_filter_narrows_the_seat_deals(
     con: duckdb.DuckDBPyConnection, filters: dict[str, Any], deals: int
 ) -> None:
-    assert int(queries.coach_deal_record(con, player="p1", **filters)["deals"].iloc[0]) == deals
+    record = queries.coach_deal_record(con, player="p1", filters=SeatFilters(**filters))
+    assert int(record["deals"].iloc[0]) == deals
 
 
 def test_an_unknown_filter_is_an_error(con: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(TypeError, match="club"):
-        queries.coach_deal_record(con, player="p1", club="Red")
+        queries.coach_deal_record(con, player="p1", club="Red")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="club"):
+        SeatFilters(club="Red")  # type: ignore[call-arg]
 
 
 def test_deal_record_counts(con: duckdb.DuckDBPyConnection) -> None:
@@ -70,9 +74,10 @@ def test_finishing_positions_count_every_finished_deal(con: duckdb.DuckDBPyConne
 
 
 def test_finishing_positions_follow_the_filters(con: duckdb.DuckDBPyConnection) -> None:
-    positions = queries.coach_finish_positions(con, player="p1", rules="jiangsu").set_index("position")
+    positions = queries.coach_finish_positions(con, player="p1", filters=SeatFilters(rules="jiangsu"))
+    positions = positions.set_index("position")
     assert positions["player_n"].sum() == 2 and positions["population_n"].sum() == 8
-    with_partner = queries.coach_finish_positions(con, player="p1", partner="p2")
+    with_partner = queries.coach_finish_positions(con, player="p1", filters=SeatFilters(partner="p2"))
     assert with_partner["player_n"].sum() == 0 and with_partner["population_n"].sum() == 24
 
 
@@ -87,7 +92,7 @@ def test_match_list_newest_first_with_the_first_deal_to_replay(con: duckdb.DuckD
         "5 – 3",
     )
     assert (first["deal"], first["deals"], first["event_id"], first["round"]) == (1, 2, "ev1", 1)
-    assert queries.coach_match_list(con, player="p1", seat="N").empty
+    assert queries.coach_match_list(con, player="p1", filters=SeatFilters(seat="N")).empty
 
 
 def test_play_rates_recount_the_patterns(con: duckdb.DuckDBPyConnection) -> None:
@@ -98,16 +103,17 @@ def test_play_rates_recount_the_patterns(con: duckdb.DuckDBPyConnection) -> None
     patterns = queries.play_stats(con, player="p2").iloc[0]
     for column in ("pass_beat", "able_to_beat", "overtakes", "facing_partner", "bombs"):
         assert rates[column] == patterns[column], column
-    assert queries.coach_play_rates(con, player="p2", level="3").iloc[0]["deals"] == 0
+    assert queries.coach_play_rates(con, player="p2", filters=SeatFilters(level="3")).iloc[0]["deals"] == 0
 
 
 def test_tributes_follow_the_filters(con: duckdb.DuckDBPyConnection) -> None:
     kinds = dict(queries.coach_tribute_kinds(con, player=None).itertuples(index=False))
     assert kinds == {"single": 1, "double": 1, "anti": 1}
-    assert dict(queries.coach_tribute_kinds(con, player=None, rules="bcta").itertuples(index=False)) == {
+    bcta = queries.coach_tribute_kinds(con, player=None, filters=SeatFilters(rules="bcta"))
+    assert dict(bcta.itertuples(index=False)) == {
         "double": 1
     }
-    assert queries.coach_tribute_kinds(con, player="p1", seat="N").empty
+    assert queries.coach_tribute_kinds(con, player="p1", filters=SeatFilters(seat="N")).empty
     cards = queries.coach_tribute_cards(con, player="p3")  # W of m1 paid a single tribute
     assert cards["paid"].sum() == 1 and cards["returned"].sum() == 0
 
@@ -125,7 +131,7 @@ def test_bombs_follow_the_filters(con: duckdb.DuckDBPyConnection) -> None:
     bombs = queries.coach_bombs(con, player=None)
     assert bombs["n"].sum() == 18
     assert bombs.loc[bombs["bomb_class"] == "joker_bomb", "n"].sum() == 6
-    assert queries.coach_bombs(con, player=None, rules="jiangsu")["n"].sum() == 6
+    assert queries.coach_bombs(con, player=None, filters=SeatFilters(rules="jiangsu"))["n"].sum() == 6
     assert queries.coach_bombs(con, player="p1")["n"].sum() == 0  # E never bombs
     wins = queries.coach_win_by_bombs(con, player="p4").set_index(["kind", "bombs"])
     assert wins.loc[("held", 2), "n"] == 2 and wins.loc[("held", 2), "wins"] == 1
@@ -133,17 +139,16 @@ def test_bombs_follow_the_filters(con: duckdb.DuckDBPyConnection) -> None:
     assert per_deal["n"].sum() == 2
 
 
-@pytest.mark.parametrize(
-    "who", [{"player": None}, {"player": "p4"}, {"player": None, "seat": "S"}, {"player": "p2", "seat": "N"}]
-)
+@pytest.mark.parametrize(("player", "seat"), [(None, None), ("p4", None), (None, "S"), ("p2", "N")])
 def test_bombs_read_from_the_plays_alone_equal_the_joined_seats(
-    con: duckdb.DuckDBPyConnection, who: dict[str, str | None]
+    con: duckdb.DuckDBPyConnection, player: str | None, seat: str | None
 ) -> None:
     """Filtered by player and seat only, coach_bombs reads ``plays`` alone; a date filter keeping
     every deal takes the join with the seat-deals: both count the same bombs."""
     keys = ["bomb_class", "size", "opp_min_left", "on_partner"]
-    alone = queries.coach_bombs(con, **who).sort_values(keys, ignore_index=True)
-    joined = queries.coach_bombs(con, **who, end=date(2100, 1, 1)).sort_values(keys, ignore_index=True)
+    alone = queries.coach_bombs(con, player=player, filters=SeatFilters(seat=seat))
+    joined = queries.coach_bombs(con, player=player, filters=SeatFilters(seat=seat, end=date(2100, 1, 1)))
+    alone, joined = (df.sort_values(keys, ignore_index=True) for df in (alone, joined))
     assert alone["n"].sum() > 0
     pd.testing.assert_frame_equal(alone, joined)
 

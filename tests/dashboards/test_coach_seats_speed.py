@@ -1,12 +1,14 @@
 """The coach's queries over the slimmer ``seats`` CTE (``dashboards.queries._seats``: only the
 filters that are set, ``matches`` joined only when needed; issue 18 "Speed") give exactly the
 results of the CTE they replaced, which tested every filter on every seat-deal and always joined
-the match. The filters are those of the Player, Tributes and Bombs pages (dates in the match's
-local days, schemas/times.py; seats and partners as rules.md §1; levels §2)."""
+the match; and ``coach_play_rates`` over the pipeline's ``seat_patterns`` gives exactly the counts
+of the ``plays`` scan it replaced. The filters are those of the Player, Tributes and Bombs pages
+(dates in the match's local days, schemas/times.py; seats and partners as rules.md §1; levels §2)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,9 @@ import pandas as pd
 import pytest
 
 from dashboards import queries
+from dashboards.queries import SeatFilters
 from pipelines.warehouse import connect
+from schemas.vocabulary import sql_partner
 
 _OLD_SEATS = f"""
     seats AS (
@@ -50,9 +54,39 @@ _QUERIES: list[Callable[..., pd.DataFrame]] = [
 ]
 
 
-def _old_seats(params: dict[str, Any], *, partner_column: bool = False) -> tuple[str, dict[str, Any]]:
+_OLD_PLAY_RATES = f"""
+    WITH {{seats}},
+    p AS (
+        SELECT p.*,
+               last_value(CASE WHEN p.action = 'play' THEN p.seat END IGNORE NULLS) OVER win AS prev_seat,
+               last_value(CASE WHEN p.action = 'play' THEN p.went_out END IGNORE NULLS) OVER win AS prev_out
+        FROM plays p
+        SEMI JOIN (SELECT DISTINCT match_id, deal_no FROM seats) s USING (match_id, deal_no)
+        WINDOW win AS (PARTITION BY p.match_id, p.deal_no ORDER BY p.seq
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ),
+    a AS (
+        SELECT count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
+               count(*) FILTER (WHERE (action = 'pass' AND could_beat)
+                                OR (action = 'play' AND NOT is_lead)) AS able_to_beat,
+               count(*) FILTER (WHERE overtook_partner) AS overtakes,
+               count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("p.seat")}) AS facing_partner,
+               count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
+               count(*) FILTER (WHERE is_lead AND prev_out AND prev_seat = {sql_partner("p.seat")})
+                   AS jie_feng
+        FROM p SEMI JOIN seats s USING (match_id, deal_no, seat)
+    )
+    SELECT a.*, (SELECT count(*) FROM seats) AS deals FROM a
+"""
+"""``coach_play_rates`` before ``seat_patterns`` (main at 155a6d4): a scan of ``plays``, a
+``{seats}`` placeholder for the CTE."""
+
+
+def _old_seats(
+    player: str | None, filters: SeatFilters, *, partner_column: bool = False
+) -> tuple[str, dict[str, Any]]:
     del partner_column  # the old CTE always had the partner
-    return _OLD_SEATS, dict(params)
+    return _OLD_SEATS, {"player": player, **asdict(filters)}
 
 
 @pytest.fixture
@@ -107,22 +141,38 @@ def test_coach_query_equals_the_full_filter_cte(
 ) -> None:
     player_needed = query is queries.coach_match_list or query is queries.coach_finish_positions
     cases = _cases(con)
-    default_player = cases[-1]["player"]
-    new = []
-    for case in cases:
-        kwargs = {"player": default_player if player_needed else None, **case}
-        new.append(query(con.cursor(), **kwargs))
+    default_player = cases[-1]["player"] if player_needed else None
+    new = [query(con.cursor(), **_arguments(case, default_player)) for case in cases]
     monkeypatch.setattr(queries, "_seats", _old_seats)
     for case, got in zip(cases, new, strict=True):
-        kwargs = {"player": default_player if player_needed else None, **case}
-        pd.testing.assert_frame_equal(_sorted(got), _sorted(query(con.cursor(), **kwargs)), obj=str(case))
+        old = query(con.cursor(), **_arguments(case, default_player))
+        pd.testing.assert_frame_equal(_sorted(got), _sorted(old), obj=str(case))
     assert len({_sorted(df).to_json() for df in new}) > 1  # the filters change the result
+
+
+def _arguments(case: dict[str, Any], default_player: str | None) -> dict[str, Any]:
+    """A case of :func:`_cases` as a coach query's keyword arguments."""
+    filters = {k: v for k, v in case.items() if k != "player"}
+    return {"player": case.get("player", default_player), "filters": SeatFilters(**filters)}
+
+
+def test_play_rates_from_seat_patterns_equal_the_plays_scan(con: duckdb.DuckDBPyConnection) -> None:
+    """Every filter case: the sums of ``seat_patterns`` are the counts of :data:`_OLD_PLAY_RATES`."""
+    results = []
+    for case in _cases(con):
+        arguments = _arguments(case, None)
+        seats, params = queries._seats(arguments["player"], arguments["filters"])
+        old = con.execute(_OLD_PLAY_RATES.format(seats=seats), params).df()
+        got = queries.coach_play_rates(con.cursor(), **arguments)
+        pd.testing.assert_frame_equal(got, old, obj=str(case))
+        results.append(tuple(got.iloc[0]))
+    assert len(set(results)) > 3 and any(r[-1] and r[0] and r[-2] for r in results)  # counts, not zeros
 
 
 def test_unset_filters_are_left_out_of_the_sql() -> None:
     """No condition and no ``matches`` join for filters that are not set; their values are bound."""
-    cte, bound = queries._seats(queries._filters(None, None, None, None, "bcta", None, "E", None))
+    cte, bound = queries._seats(None, SeatFilters(rules="bcta", seat="E"))
     assert bound == {"rules": "bcta", "seat": "E"}
     assert "matches" not in cte and "$rules" in cte and "$seat" in cte and "$event" not in cte
-    cte, bound = queries._seats(queries._filters(None, *[None] * 7), partner_column=True)
+    cte, bound = queries._seats(None, SeatFilters(), partner_column=True)
     assert bound == {} and "JOIN matches" in cte and "partner_id" in cte and "WHERE TRUE" in cte

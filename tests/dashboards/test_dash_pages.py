@@ -443,3 +443,30 @@ def test_player_page_shows_review_accuracy_against_the_population(open_app: Open
     mistakes = dict(zip(table["metric"], table["population_value"], strict=True))
     assert mistakes["Mistakes losing 1 level"] == pytest.approx(20.0)
     assert mistakes["All mistakes"] == pytest.approx(40.0)
+
+
+def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
+    """The quarantine's error choice, its rows and the problem matches name each code in the
+    page's language (replay/errors.py ERROR_DOCS), not as the code id."""
+    from dash_app import APP
+
+    monkeypatch.setenv("GDAN_STORE", str(mini_store))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["lang"] = "zh"
+    at.run().switch_page("views/quality.py").run()
+    _no_exception(at)
+    choice = at.selectbox(key="dq_code")
+    assert "压不过上一手" in choice.options and "does_not_beat" not in choice.options
+    choice.set_value("does_not_beat").run()
+    assert list(at.dataframe[0].value["code"]) == ["压不过上一手"]
+    assert "压不过上一手" in set(at.dataframe[1].value["error_code"])
+
+
+def test_every_error_code_has_a_name_in_both_languages() -> None:
+    from dashboards.naming import error_name
+    from replay.errors import ErrorCode
+
+    for lang in ("en", "zh"):
+        names = [error_name(code.value, lang) for code in ErrorCode]
+        assert not {code.value for code in ErrorCode} & set(names), lang
+        assert len(set(names)) == len(names), lang

@@ -72,7 +72,7 @@ def test_refused_entry_shows_the_rule(open_app: Open, tmp_path: Path) -> None:
         at = _tap(at, match, "S", "double")
     _ok(at)
     (error,) = at.error
-    assert "match_already_over" in error.value and "Deal 6" in error.value
+    assert "match already over" in error.value and "Deal 6" in error.value  # the code in words
     assert at.button(key=f"en_{match}_submit").disabled
     at.button(key=f"en_{match}_undo").click()
     at = at.run()

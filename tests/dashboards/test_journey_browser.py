@@ -140,7 +140,7 @@ def test_journey_through_the_match_list_and_copied_addresses(mini_store: Path, t
 
 def _verbatim(store: Path) -> list[str]:
     """The rules engine's and the ingest's own words the Data quality page shows as details (their
-    codes are translated; the details are written once, in English)."""
+    codes are named in Chinese; the details are written once, in English)."""
     con = connect(store)
     rows = con.execute(
         "SELECT message FROM quarantine UNION SELECT error_message FROM matches "

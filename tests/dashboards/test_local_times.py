@@ -116,14 +116,17 @@ def test_a_date_filter_on_the_local_day_finds_the_match(
     """Both ends of the range are local days, included; the UTC day of the match, when it is
     another day, does not find it."""
     day = LOCAL_DAY[match_id]
-    found = set(queries.coach_match_list(con, player=PLAYER, start=day, end=day)["match_id"])
+    that_day = queries.SeatFilters(start=day, end=day)
+    found = set(queries.coach_match_list(con, player=PLAYER, filters=that_day)["match_id"])
     assert match_id in found
     assert found == {m for m, d in LOCAL_DAY.items() if d == day}
     utc_day = datetime.fromisoformat(MATCHES[match_id]).astimezone(UTC).date()
     if utc_day != day:
-        found = queries.coach_match_list(con, player=PLAYER, start=utc_day, end=utc_day)["match_id"]
+        found = queries.coach_match_list(
+            con, player=PLAYER, filters=queries.SeatFilters(start=utc_day, end=utc_day)
+        )["match_id"]
         assert match_id not in set(found)
-    record = queries.coach_deal_record(con, player=PLAYER, start=day, end=day).iloc[0]
+    record = queries.coach_deal_record(con, player=PLAYER, filters=that_day).iloc[0]
     assert record["deals"] == sum(d == day for d in LOCAL_DAY.values())  # one deal a match
 
 

@@ -21,6 +21,7 @@ from nbclient.exceptions import CellExecutionError
 from tiny_store import FOCUS_PLAYER, team_of
 
 from pipelines.store import Store
+from schemas.times import local_time, time_label
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -179,6 +180,17 @@ def test_coach_review_shows_the_players_results_against_their_cards(sim_store: P
     table = {r["player_id"]: r for r in rows(sim_store, "player_luck")}
     assert probe["luck"] == [table[probe["player"]]]
     assert probe["features"] == len(rows(sim_store, "luck_model")) > 0
+
+
+def test_coach_review_lists_matches_in_their_local_time(sim_store: Path) -> None:
+    """The match list shows each match's start in its own offset, as the dashboards do
+    (schemas/times.py; the sample is logged at UTC+08:00), not in UTC."""
+    listed = "{'ids': matches['match_id'].to_list(), 'started': matches['started'].to_list()}"
+    _, probe = run_notebook("coach_review", sim_store, probe=listed)
+    start = {m["match_id"]: (m["started_at"], m["utc_offset_min"]) for m in rows(sim_store, "matches")}
+    assert {start[m][1] for m in probe["ids"]} == {480}
+    assert probe["started"] == [time_label(local_time(*start[m])) for m in probe["ids"]]
+    assert all(label.endswith(" (UTC+08:00)") for label in probe["started"])
 
 
 def test_coach_review_lists_the_players_largest_losses(sim_store: Path) -> None:

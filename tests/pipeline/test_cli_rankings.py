@@ -1,6 +1,7 @@
 """`gdan standings`, `gdan dan` and `gdan ratings` on the simulated store (scoring.md §S5–§S7).
 
-Each command's output is checked against the scoring table it reads, queried directly.
+Each command's output is checked against the scoring table it reads, queried directly. Times are
+the local time of their match with its offset (schemas/times.py; the sample is logged at UTC+08:00).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from typer.testing import CliRunner, Result
 from gdan import app
 from gdan.rankings import _suggest, _tie_break_columns
 from pipelines.warehouse import connect
+from schemas.times import local_time, time_label
 
 runner = CliRunner()
 SWISS = "national-swiss-s11"
@@ -350,3 +353,49 @@ def test_dan_shows_the_promotion_forecast(sim_store: Path) -> None:
     assert "chance" in table and "rounds to next" in table
     if any(low for _, low in forecast.values()):
         assert "low data" in table
+
+
+# --- local times (schemas/times.py) ------------------------------------------------------------
+
+_LEDGER_TIMES = """
+    SELECT l.player_id, l.started_at, m.utc_offset_min
+    FROM dan_ledger l JOIN matches m USING (match_id) ORDER BY l.player_id, l.seq
+"""
+_RATED_LAST = """
+    SELECT r.player_id, r.last_played, arg_max(m.utc_offset_min, (h.started_at, h.match_id))
+    FROM ratings r JOIN rating_history h USING (player_id) JOIN matches m ON m.match_id = h.match_id
+    GROUP BY ALL
+"""
+
+
+def _local(instant: datetime, minutes: int) -> datetime:
+    shown = local_time(instant, minutes)
+    assert shown is not None
+    return shown
+
+
+def test_dan_prints_each_rounds_local_time_with_its_offset(sim_store: Path) -> None:
+    ledgers: dict[str, list[datetime]] = {}
+    for p, t, minutes in _sql(sim_store, _LEDGER_TIMES):
+        ledgers.setdefault(p, []).append(_local(t, minutes))
+    player = max(sorted(ledgers), key=lambda p: len(ledgers[p]))
+    expected = ledgers[player]
+    assert {str(t.utcoffset()) for t in expected} == {"8:00:00"}
+    ledger = _json(_gdan(sim_store, "dan", player, "-f", "json"))["ledger"]
+    assert [r["started_at"] for r in ledger] == [t.isoformat() for t in expected]
+    csv_ledger = _csv(_gdan(sim_store, "dan", player, "-f", "csv"))
+    assert [r["started_at"] for r in csv_ledger] == [str(t) for t in expected]
+    table = _gdan(sim_store, "dan", player).stdout
+    assert all(time_label(t) in table for t in expected)  # 2026-03-02 19:30 (UTC+08:00)
+    rows = _csv(_gdan(sim_store, "dan", "-f", "csv"))
+    assert {r["player_id"]: r["last_played"] for r in rows} == {
+        r["player_id"]: str(max(ledgers[r["player_id"]])) for r in rows
+    }
+
+
+def test_ratings_print_the_last_rounds_local_time_with_its_offset(sim_store: Path) -> None:
+    expected = {p: _local(t, m) for p, t, m in _sql(sim_store, _RATED_LAST)}
+    rows = _json(_gdan(sim_store, "ratings", "--top", "0", "-f", "json"))
+    assert {r["player_id"]: r["last_played"] for r in rows} == {p: t.isoformat() for p, t in expected.items()}
+    table = _gdan(sim_store, "ratings", "--top", "3").stdout
+    assert all(time_label(expected[r["player_id"]]) in table for r in rows[:3])

@@ -38,7 +38,7 @@ def test_summary_tables_follow_their_inputs() -> None:
     graph = defs.resolve_asset_graph()
     assert AssetKey("raw_events") in graph.get(AssetKey("incomplete_matches")).parent_keys
     inputs = {AssetKey(n) for n in ("plays", "deal_hands", "tributes")}
-    for name in ("player_patterns", "player_leads"):
+    for name in ("seat_patterns", "player_patterns", "player_leads"):
         assert graph.get(AssetKey(name)).parent_keys == inputs
     assert graph.get(AssetKey("players")).parent_keys == {AssetKey("raw_events"), AssetKey("matches")}
 

@@ -1,5 +1,6 @@
-"""``pipelines.player_patterns``: the per-player counts equal a plain-Python count of the same
-definitions on random plays (property), and unknown players keep the population sums whole."""
+"""``pipelines.player_patterns``: the per-seat-deal and per-player counts equal a plain-Python
+count of the same definitions on random plays (property), ``player_patterns`` is the sum of
+``seat_patterns``, and unknown players keep the population sums whole."""
 
 from __future__ import annotations
 
@@ -57,15 +58,14 @@ def _con(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
     return con
 
 
-def _expected(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
-              tributes: list[tuple[str, str, str]]) -> dict[str | None, Counter[str]]:
-    """The definitions of ``pipelines.player_patterns``, counted one row at a time."""
-    out: dict[str | None, Counter[str]] = {}
-    for _, seat in hands:
-        out.setdefault(PLAYER_OF[seat], Counter())["deals"] += 1
+def _per_seat_deal(plays: list[dict[str, Any]],
+                   hands: set[tuple[int, str]]) -> dict[tuple[int, str], Counter[str]]:
+    """The play-pattern definitions of ``pipelines.player_patterns``, one play at a time, per
+    seat-deal (deal_no, seat) with at least one action."""
+    out: dict[tuple[int, str], Counter[str]] = {}
     last_play: dict[int, dict[str, Any]] = {}
     for row in plays:
-        c = out.setdefault(row["player_id"], Counter())
+        c = out.setdefault((row["deal_no"], row["seat"]), Counter())
         is_play = row["action"] == "play"
         pass_beat = row["action"] == "pass" and row["could_beat"] is True
         c["pass_beat"] += pass_beat
@@ -79,11 +79,21 @@ def _expected(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
                 c["bomb_opp_left_n"] += 1
         prev = last_play.get(row["deal_no"])
         if (row["is_lead"] and prev is not None and prev["went_out"]
-                and prev["seat"] == PARTNER[row["seat"]]
-                and row["player_id"] is not None and (row["deal_no"], row["seat"]) in hands):
-            c["jie_feng"] += 1
+                and prev["seat"] == PARTNER[row["seat"]] and (row["deal_no"], row["seat"]) in hands):
+            c["jie_feng"] += 1  # rules.md §5.6
         if is_play:
             last_play[row["deal_no"]] = row
+    return out
+
+
+def _expected(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
+              tributes: list[tuple[str, str, str]]) -> dict[str | None, Counter[str]]:
+    """The definitions of ``pipelines.player_patterns``, counted one row at a time, per player."""
+    out: dict[str | None, Counter[str]] = {}
+    for _, seat in hands:
+        out.setdefault(PLAYER_OF[seat], Counter())["deals"] += 1
+    for (_, seat), counts in _per_seat_deal(plays, hands).items():
+        out.setdefault(PLAYER_OF[seat], Counter()).update(counts)
     for seat, rank, kind in tributes:
         if kind != "anti":
             c = out.setdefault(PLAYER_OF[seat], Counter())
@@ -105,6 +115,21 @@ def test_counts_follow_the_definitions(plays: list[dict[str, Any]], hands: set[t
         want = expected[row["player_id"]]
         counts = {k: v for k, v in row.items() if k != "player_id" and v}
         assert counts == {k: v for k, v in want.items() if v}
+
+
+@settings(max_examples=40, deadline=None)
+@given(play_rows, hand_deals)
+def test_seat_patterns_count_each_seat_deal(plays: list[dict[str, Any]], hands: set[tuple[int, str]]) -> None:
+    tables = compute(_con(plays, hands, []))
+    got = tables["seat_patterns"].to_pylist()
+    keys = [(r["deal_no"], r["seat"]) for r in got]
+    assert keys == sorted(keys), "sorted by match and deal"
+    expected = _per_seat_deal(plays, hands)
+    assert set(keys) == set(expected) and len(keys) == len(set(keys))
+    for row in got:
+        assert row["match_id"] == "m" and row["player_id"] == PLAYER_OF[row["seat"]]
+        counts = {k: v for k, v in row.items() if k not in {"match_id", "deal_no", "seat", "player_id"} and v}
+        assert counts == {k: v for k, v in expected[(row["deal_no"], row["seat"])].items() if v}
 
 
 @settings(max_examples=25, deadline=None)

@@ -126,62 +126,34 @@ def test_pair_knockout_gives_the_bracket_played(ko_store: Path, rnd: int) -> Non
         assert byes == []
 
 
+def _pair_final_8(store: Path, rnd: int, *extra: str) -> Result:
+    """``gdan pair`` for a top-4 knockout stage ``final-8`` seeded from the Swiss stage."""
+    return _gdan(
+        store,
+        "pair",
+        "--event",
+        EVENT,
+        "--system",
+        "knockout",
+        "--stage",
+        "final-8",
+        "--seeding-stage",
+        "swiss",
+        "--qualifiers",
+        "4",
+        "--round",
+        str(rnd),
+        *extra,
+    )
+
+
 def test_pair_knockout_round_one_before_it_is_played_and_errors(ko_store: Path) -> None:
     """Pairing a knockout not yet in the store: seeded from the named stage, top N."""
-    result = _gdan(
-        ko_store,
-        "pair",
-        "--event",
-        EVENT,
-        "--system",
-        "knockout",
-        "--stage",
-        "final-8",
-        "--seeding-stage",
-        "swiss",
-        "--qualifiers",
-        "4",
-        "--round",
-        "1",
-    )
+    result = _pair_final_8(ko_store, 1)
     assert result.exit_code == 0, result.output
     assert "knockout" in result.stdout
-    tables = _csv(
-        _gdan(
-            ko_store,
-            "pair",
-            "--event",
-            EVENT,
-            "--system",
-            "knockout",
-            "--stage",
-            "final-8",
-            "--seeding-stage",
-            "swiss",
-            "--qualifiers",
-            "4",
-            "--round",
-            "1",
-            "--format",
-            "csv",
-        )
-    )
+    tables = _csv(_pair_final_8(ko_store, 1, "--format", "csv"))
     assert [(r["ew_rank"], r["ns_rank"]) for r in tables] == [("1", "4"), ("2", "3")]
-    early = _gdan(
-        ko_store,
-        "pair",
-        "--event",
-        EVENT,
-        "--system",
-        "knockout",
-        "--stage",
-        "final-8",
-        "--seeding-stage",
-        "swiss",
-        "--qualifiers",
-        "4",
-        "--round",
-        "2",
-    )
+    early = _pair_final_8(ko_store, 2)
     assert early.exit_code == 1
     assert "has no winner yet" in " ".join(early.output.split())  # rich wraps the message

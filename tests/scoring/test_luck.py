@@ -149,3 +149,14 @@ def test_small_samples(deals: int) -> None:
     assert model.height == len(FEATURES)
     assert players.height == (4 if deals else 0)
     assert all(players["low_data"])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_tables_do_not_depend_on_the_order_of_the_input_rows(seed: int) -> None:
+    """Re-derived tables must be identical, bit for bit (architecture: delete the tables, rerun,
+    get the same result), whatever order the store or an executor hands the rows over in."""
+    dh, ds, tr = bomb_league(2000)
+    model, players = luck_tables(dh, ds, tr)
+    shuffled = luck_tables(*(t.sample(fraction=1.0, shuffle=True, seed=seed) for t in (dh, ds)), tr)
+    assert shuffled[0].equals(model)
+    assert shuffled[1].equals(players)
