@@ -286,7 +286,7 @@ class Store:
         named = self.reading().versions.get(name)
         if named is not None:
             return named
-        table = _open(self.table_path(name))
+        table = _latest(self.table_path(name))
         return None if table is None or self._is_uncommitted_append(table) else table.version()
 
     def snapshot(self, seq: int | None = None) -> Snapshot:
@@ -310,13 +310,13 @@ class Store:
 
     def input_of(self, name: str) -> int | None:
         """The step commit (seq) table ``name`` was last computed from (:meth:`inputs`), if recorded."""
-        table = _open(self.table_path(name))
+        table = _latest(self.table_path(name))
         value = table.metadata().configuration.get(INPUTS) if table is not None else None
         return None if value is None else int(value)
 
     def row_count(self, name: str) -> int:
         """Rows of table ``name`` at its latest version, from the Delta log (no data file read)."""
-        table = _open(self.table_path(name))
+        table = _latest(self.table_path(name))
         if table is None:
             return 0
         counts = pa.table(table.get_add_actions(flatten=True)).column("num_records").to_pylist()
@@ -413,7 +413,7 @@ class Store:
             properties[INPUTS] = str(self.pin.seq)
         path = self.table_path(name)
         with self.writer_lock():
-            current = _open(path)
+            current = _latest(path)
             config = current.metadata().configuration if current is not None else {}
             if all(config.get(k) == v for k, v in properties.items()):
                 return
@@ -453,7 +453,7 @@ class Store:
         named = self.reading().versions
         out = {}
         for name in ALL_TABLES:
-            table = _open(self.table_path(name)) if name in named else None
+            table = _latest(self.table_path(name)) if name in named else None
             if table is not None and table.version() > named[name]:
                 out[name] = table.version()
         return out
@@ -506,7 +506,7 @@ class Store:
         commits, the check memos, which :meth:`recover` leaves alone).
         """
         app = f"{APP}{txn}"
-        current = _open(path)
+        current = _latest(path)
         if current is not None and current.transaction_version(app) is not None:
             return current.version()
         try:
@@ -516,7 +516,7 @@ class Store:
                                                    custom_metadata={BATCH_KEY: txn} if step else None),
             )
         except Exception:
-            landed = _open(path)
+            landed = _latest(path)
             if landed is None or landed.transaction_version(app) is None:
                 raise
         return DeltaTable(_uri(path)).version()
@@ -532,7 +532,7 @@ class Store:
         """
         path = self.memory_path(name)
         if latest:
-            table = _open(path)
+            table = _latest(path)
         else:
             version = self.reading().versions.get(name)
             table = None if version is None else _at(path, version)
@@ -630,7 +630,7 @@ class Store:
             return []
         out = []
         for entry in sorted(self.tables_dir.iterdir()):
-            if entry.name not in ALL_TABLES or not entry.is_dir() or _open(entry) is None:
+            if entry.name not in ALL_TABLES or not entry.is_dir() or _latest(entry) is None:
                 out.extend(_walk(entry))
                 continue
             known = _logged_files(entry)
@@ -810,24 +810,39 @@ _NO_COMMIT = Commit(seq=-1, kind=STEP, batch=None, of_seq=-1, versions={}, count
 _commit_files: dict[str, tuple[Commit, ...]] = {}
 """Commit-log rows by file (a file never changes once written): each is read once per process."""
 _logs: dict[Path, tuple[DeltaTable, tuple[int, int]]] = {}
-"""The commit log's Delta table per store, kept open and brought up to date incrementally."""
+"""Each table read at its latest version, kept open and brought up to date incrementally."""
+_versions: dict[tuple[Path, int, tuple[int, int]], DeltaTable] = {}
+"""Tables opened at a version (:func:`_at`), at most :data:`_VERSIONS_KEPT` of them."""
+_VERSIONS_KEPT = 1024
 _memory: dict[Path, tuple[tuple[str, ...], pa.Table]] = {}
 """Per memory table: the files this process read and their rows (see :meth:`Store.read_memory`)."""
 _cache_lock = threading.Lock()
 
 
 def _commit_log(path: Path) -> DeltaTable | None:
-    """The commit log's Delta table at its latest version (None: no log yet).
+    """The commit log's Delta table at its latest version (None: no log yet; :func:`_latest`)."""
+    return _latest(path)
+
+
+def _identity(path: Path, version: int) -> tuple[int, int]:
+    """Which file is the Delta log entry of ``version`` at ``path`` (inode, mtime; -1s: none):
+    a table created anew at the same path has other entries, so nothing cached for it is reused."""
+    try:
+        entry = (path / DELTA_LOG / f"{version:020d}.json").stat()
+    except FileNotFoundError:
+        return (-1, -1)
+    return (entry.st_ino, entry.st_mtime_ns)
+
+
+def _latest(path: Path) -> DeltaTable | None:
+    """The Delta table at ``path`` at its latest version, for reading only (None: no table).
 
     Kept open per path and updated with the log entries added since (``update_incremental``),
-    so a step does not re-read the whole Delta log at each question; a table created anew at the
-    same path (its first log entry another file) is opened afresh.
+    so the many "which version" questions of a step do not re-read a table's whole Delta log; a
+    table created anew at the same path (its first log entry another file) is opened afresh.
+    Writers and maintenance open their own (:func:`_open`).
     """
-    try:
-        first = (path / DELTA_LOG / f"{0:020d}.json").stat()
-        identity = (first.st_ino, first.st_mtime_ns)
-    except FileNotFoundError:
-        identity = (-1, -1)
+    identity = _identity(path, 0)
     with _cache_lock:
         cached = _logs.get(path)
         if cached is not None and cached[1] == identity and identity[0] >= 0:
@@ -878,7 +893,21 @@ def _open(path: Path) -> DeltaTable | None:
 
 
 def _at(path: Path, version: int) -> DeltaTable:
-    return DeltaTable(_uri(path), version=version)
+    """The Delta table at ``path`` as of ``version``, for reading only.
+
+    A version never changes once written, so each is opened once per process (its log entry's
+    identity guards against a table created anew at the same path; :func:`_identity`).
+    """
+    key = (path, version, _identity(path, version))
+    with _cache_lock:
+        table = _versions.get(key)
+    if table is None:
+        table = DeltaTable(_uri(path), version=version)
+        with _cache_lock:
+            if len(_versions) >= _VERSIONS_KEPT:
+                _versions.clear()
+            _versions[key] = table
+    return table
 
 
 def _uri(path: Path) -> str:
@@ -909,7 +938,7 @@ def _logged_files(table_dir: Path) -> set[str]:
             action = orjson.loads(line)
             if "add" in action:
                 out.add(_unquote(action["add"]["path"]))
-    table = _open(table_dir)
+    table = _latest(table_dir)
     if table is not None:
         out |= {Path(_local(u)).relative_to(table_dir).as_posix() for u in table.file_uris()}
     return out

@@ -15,6 +15,7 @@ lists (:func:`view_statements`); the pipeline's own SQL steps use those statemen
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterable
@@ -54,10 +55,13 @@ def _literal(path: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _duckdb_types(schema: pa.Schema) -> list[str]:
+@functools.cache
+def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
+    """DuckDB's name of each column type of ``schema``: asked once per schema and process (a
+    connection costs tens of milliseconds, and every view statement needs the types)."""
     con = duckdb.connect()
     try:
-        return [str(t) for t in con.from_arrow(schema.empty_table()).types]
+        return tuple(str(t) for t in con.from_arrow(schema.empty_table()).types)
     finally:
         con.close()
 
