@@ -305,20 +305,29 @@ INCOMPLETE_MATCHES = pa.schema(
                      "started_at and utc_offset_min: match_start's t, as in matches"},
 )
 
+_PATTERN_COUNTS = [
+    pa.field(name, pa.int64(), nullable=False)
+    for name in (
+        "pass_beat",
+        "able_to_beat",
+        "overtakes",
+        "facing_partner",
+        "bombs",
+        "bomb_opp_left_sum",
+        "bomb_opp_left_n",
+        "jie_feng",
+    )
+]
+"""The play-pattern counts of a seat-deal (``seat_patterns``) and their sums per player
+(``player_patterns``): one list, so the two tables cannot drift apart."""
+
 SEAT_PATTERNS = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),
         pa.field("deal_no", pa.int32(), nullable=False),
         pa.field("seat", pa.string(), nullable=False),
         pa.field("player_id", pa.string()),
-        pa.field("pass_beat", pa.int64(), nullable=False),
-        pa.field("able_to_beat", pa.int64(), nullable=False),
-        pa.field("overtakes", pa.int64(), nullable=False),
-        pa.field("facing_partner", pa.int64(), nullable=False),
-        pa.field("bombs", pa.int64(), nullable=False),
-        pa.field("bomb_opp_left_sum", pa.int64(), nullable=False),
-        pa.field("bomb_opp_left_n", pa.int64(), nullable=False),
-        pa.field("jie_feng", pa.int64(), nullable=False),
+        *_PATTERN_COUNTS,
     ],
     metadata={"doc": "one row per seat per deal with at least one play or pass, sorted by match and deal: "
                      "the play-pattern counts of that seat-deal (player_patterns sums them per player)"},
@@ -328,14 +337,7 @@ PLAYER_PATTERNS = pa.schema(
     [
         pa.field("player_id", pa.string()),
         pa.field("deals", pa.int64(), nullable=False),
-        pa.field("pass_beat", pa.int64(), nullable=False),
-        pa.field("able_to_beat", pa.int64(), nullable=False),
-        pa.field("overtakes", pa.int64(), nullable=False),
-        pa.field("facing_partner", pa.int64(), nullable=False),
-        pa.field("bombs", pa.int64(), nullable=False),
-        pa.field("bomb_opp_left_sum", pa.int64(), nullable=False),
-        pa.field("bomb_opp_left_n", pa.int64(), nullable=False),
-        pa.field("jie_feng", pa.int64(), nullable=False),
+        *_PATTERN_COUNTS,
         pa.field("returns", pa.int64(), nullable=False),
         pa.field("return_rank_sum", pa.int64(), nullable=False),
         pa.field("return_rank_n", pa.int64(), nullable=False),
