@@ -64,9 +64,10 @@ def test_the_skip_rule_sees_a_stale_warehouse_file(tmp_path: Path) -> None:
 def test_a_failed_check_is_in_the_report_and_names_itself(tmp_path: Path) -> None:
     write_jsonl(Store(tmp_path).inbox / "a.jsonl", match_events("m1"))
     plan.run_plan(tmp_path, workers=1)
-    (Store(tmp_path).tables_dir / "matches" / "stray.parquet").write_bytes(b"not the store's")
+    stray = Store(tmp_path).table_path("matches") / "stray.parquet"
+    stray.write_bytes(b"not the store's")
     report = plan.run_plan(tmp_path, workers=1)
     assert not report.success
     (failed,) = report.failed
     assert failed.describe().startswith("raw_events:store_files_check ")
-    assert failed.metadata["files"] == "tables/matches/stray.parquet"
+    assert failed.metadata["files"] == stray.relative_to(tmp_path).as_posix()
