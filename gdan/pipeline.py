@@ -1,6 +1,6 @@
 """`gdan` commands of the store and pipeline: ingest, run, sql, dashboard, demo.
 
-Heavy imports (Dagster, DuckDB, the pipeline) happen inside the commands so that
+Heavy imports (DuckDB, the pipeline) happen inside the commands so that
 ``gdan --help`` stays fast.
 """
 
@@ -256,8 +256,8 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
-        # KeyboardInterrupt, or Dagster's DagsterExecutionInterruptedError for SIGINT/SIGTERM
-        # during a step: both BaseException, neither an error of the pipeline.
+        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler) during a step: a
+        # BaseException, not an error of the pipeline.
         console.print(
             "[yellow]interrupted:[/] the store keeps its last committed state; "
             "`gdan run` continues from there."

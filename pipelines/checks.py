@@ -1,6 +1,6 @@
 """The pipeline's data checks (issue 5 "Asset checks"), as SQL over the store's views.
 
-Each check returns ``(passed, metadata)``; the Dagster asset checks in ``pipelines.assets``
+Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
 changed since it last ran (its memos are a Delta table, ``<store>/state/check_memos``), so a rerun
 with nothing new does not rescan every deal.
