@@ -17,6 +17,8 @@ from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 from pipelines.assets import PIPELINE_ASSETS, PIPELINE_CHECKS
 from pipelines.pool import Executor
 from pipelines.resources import ExecutorResource, StoreResource
+from pipelines.steps import ingest_step, replay_step
+from pipelines.store import Store
 
 
 class PipelineFailedError(RuntimeError):
@@ -50,18 +52,23 @@ def run_pipeline(
     refresh: bool = False,
     executor: Executor | None = None,
     log_level: str = "WARNING",
+    reviews: bool = True,
 ) -> ExecuteInProcessResult:
     """Materialize every asset and run every asset check over the store at ``root``.
 
     The replay's batches of whole matches run on ``executor`` (default: the local process pool).
 
     Downstream assets are skipped when nothing new was committed since the last complete run,
-    unless ``refresh``.
+    unless ``refresh``. Without ``reviews`` the matches this run replays get no ``play_reviews``
+    rows (``replay_step``): ingest and replay run first, so the assets find them done.
 
     Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
     """
     on = executor or Executor()
     with _sigterm_kept():
+        if not reviews:
+            ingest_step(Store(root), workers=workers or None)
+            replay_step(Store(root), workers=workers or None, executor=on, reviews=False)
         result = materialize(
             [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
             resources={
