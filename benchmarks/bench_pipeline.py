@@ -58,12 +58,14 @@ def tree_rss(root_pid: int) -> int:
     return total
 
 
+MARK = "cpu-split: "
 CHILD = """
 import json, sys
+MARK = "cpu-split: "
 from pipelines.cpu import CPU_S
 from pipelines.runner import run_pipeline
 run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
-print(json.dumps(CPU_S))
+print(MARK + json.dumps(CPU_S))
 """
 """The child process of a timed run: the pipeline, then its workers' CPU split as JSON."""
 
@@ -93,7 +95,8 @@ def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, flo
         raise SystemExit(f"the pipeline run failed with exit code {process.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, peak, cpu, json.loads(out.splitlines()[-1])
+    split = next(line for line in out.splitlines() if line.startswith(MARK))
+    return wall, peak, cpu, json.loads(split.removeprefix(MARK))
 
 
 def report(label: str, run: tuple[float, int, float, dict[str, float]]) -> None:

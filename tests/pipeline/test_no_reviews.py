@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gdan import app
+from pipelines import cpu
 from pipelines.runner import run_pipeline
 from pipelines.store import Store
 from pipelines.warehouse import connect
@@ -73,3 +74,15 @@ def test_gdan_run_no_reviews(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert _count(tmp_path, "SELECT count(*) FROM matches") == 2
     assert _count(tmp_path, "SELECT count(*) FROM play_reviews") == 0
+
+
+def test_the_workers_cpu_is_counted_per_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pipelines.cpu.CPU_S`` splits a run's worker CPU (bench_pipeline.py reports it)."""
+    monkeypatch.setattr(cpu, "CPU_S", {})
+    _simulated(tmp_path, seed=11)
+    assert run_pipeline(tmp_path, workers=1, reviews=False).success
+    assert cpu.CPU_S["parse"] > 0 and cpu.CPU_S["replay"] > 0
+    assert cpu.CPU_S.get("reviews", 0.0) == 0.0
+    _simulated(tmp_path, seed=12)
+    assert run_pipeline(tmp_path, workers=1).success
+    assert cpu.CPU_S["reviews"] > 0
