@@ -158,7 +158,7 @@ class IngestReport:
             "malformed_rows": self.malformed,
             "blank_lines_skipped": self.blank_lines,
             "new_matches": self.new_matches,
-            "parse_cpu_s": round(self.parse_cpu_s, 3),
+            "parse_cpu_ms": round(self.parse_cpu_s * 1000),
             "problems": "\n".join(self.problems),
         }
 

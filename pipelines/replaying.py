@@ -105,8 +105,8 @@ class ReplayReport:
             "matches_incomplete": self.incomplete,
             "matches_retracted": self.retracted,
             "revisions_superseded": self.superseded,
-            "replay_cpu_s": round(self.replay_cpu_s, 3),
-            "review_cpu_s": round(self.review_cpu_s, 3),
+            "replay_cpu_ms": round(self.replay_cpu_s * 1000),
+            "review_cpu_ms": round(self.review_cpu_s * 1000),
             **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
         }
 
