@@ -58,24 +58,25 @@ def tree_rss(root_pid: int) -> int:
     return total
 
 
-MARK = "cpu-split: "
 CHILD = """
-import json, sys
-MARK = "cpu-split: "
+import json, pathlib, sys
 from pipelines.cpu import CPU_S
 from pipelines.runner import run_pipeline
 run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
-print(MARK + json.dumps(CPU_S))
+pathlib.Path(sys.argv[4]).write_text(json.dumps(CPU_S))
 """
-"""The child process of a timed run: the pipeline, then its workers' CPU split as JSON."""
+"""The child process of a timed run: the pipeline, then its workers' CPU split as JSON in a file
+(not on stdout: the pipeline's libraries may print there or leave without flushing it)."""
 
 
 def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, float, dict[str, float]]:
     """Wall seconds, peak tree RSS (bytes), CPU seconds and the workers' CPU split of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(workers), str(int(reviews))],
-                               stdout=subprocess.PIPE, text=True)
+    split_file = store.with_name("cpu-split.json")
+    split_file.unlink(missing_ok=True)
+    process = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(workers), str(int(reviews)),
+                                str(split_file)], stdout=subprocess.DEVNULL)
     peak = 0
     stop = threading.Event()
 
@@ -87,7 +88,7 @@ def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, flo
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    out, _ = process.communicate()
+    process.wait()
     wall = time.perf_counter() - start
     stop.set()
     sampler.join()
@@ -95,8 +96,8 @@ def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, flo
         raise SystemExit(f"the pipeline run failed with exit code {process.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    split = next(line for line in out.splitlines() if line.startswith(MARK))
-    return wall, peak, cpu, json.loads(split.removeprefix(MARK))
+    split = json.loads(split_file.read_text()) if split_file.exists() else {}
+    return wall, peak, cpu, split
 
 
 def report(label: str, run: tuple[float, int, float, dict[str, float]]) -> None:
