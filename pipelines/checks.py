@@ -102,11 +102,7 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
 
     108 cards, each of the 54 card codes exactly twice; and every deal of a ``valid`` match
     has its four hands (a deal with a missing hand makes the match ``partial``, events.md).
-
-    The cards are counted without keeping their order (``preserve_insertion_order``): at 100k
-    deals the ordered unnest of ~11 M cards ran out of the checks' DuckDB memory cap.
     """
-    con.execute("SET preserve_insertion_order = false")
     row = con.execute(
         """
         WITH full_deals AS (
