@@ -160,6 +160,14 @@ def run(
         str | None,
         typer.Option(help="Dask scheduler address for --executor dask, e.g. tcp://host:8786."),
     ] = None,
+    reviews: Annotated[
+        bool,
+        typer.Option(
+            "--reviews/--no-reviews",
+            help="Review the replayed deals with the exact endgame solver (play_reviews; about 8x "
+            "the replay's CPU). --no-reviews: this run's matches get no play_reviews rows.",
+        ),
+    ] = True,
     create: Annotated[
         bool,
         typer.Option(
@@ -195,7 +203,7 @@ def run(
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
-    quarantined = _run(store, workers, refresh, Executor(executor, address))
+    quarantined = _run(store, workers, refresh, Executor(executor, address), reviews)
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
 
@@ -219,7 +227,8 @@ def _quarantine_rows(store: Path) -> int:
     return Store(store).read_table("quarantine", columns=["code"]).num_rows
 
 
-def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None) -> int:
+def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None,
+         reviews: bool = True) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
 
     Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
@@ -242,7 +251,7 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
-            run_pipeline(store, workers=workers, refresh=refresh, executor=executor)
+            run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
     except PipelineFailedError as exc:
         _file_problems(store, committed_before)
         console.print(literal(str(exc), "red"))

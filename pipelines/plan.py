@@ -61,15 +61,16 @@ def ingest(store: Store, *, workers: int = 0) -> StepReport:
 
 
 def replay(store: Store, *, workers: int = 0, executor: Executor | None = None,
-           refresh: bool = False) -> StepReport:
+           refresh: bool = False, reviews: bool = True) -> StepReport:
     """Replay every complete, not yet replayed match into the derived tables (``replay_step``).
 
     The batches of whole matches run on ``executor`` (default: the local process pool). The
-    step also rewrites ``incomplete_matches`` and ``superseded``. Its report has no outputs when
+    step also rewrites ``incomplete_matches`` and ``superseded``; without ``reviews`` the matches
+    it replays get no ``play_reviews`` rows. Its report has no outputs when
     the downstream part is :func:`up_to_date` (and not ``refresh``): the downstream steps are
     then skipped.
     """
-    report = replay_step(store, workers=workers or None, executor=executor)
+    report = replay_step(store, workers=workers or None, executor=executor, reviews=reviews)
     if not refresh and up_to_date(store):
         return StepReport("replay")
     summary = report.as_metadata()
@@ -124,7 +125,7 @@ DOWNSTREAM_STEPS: tuple[Step, ...] = (
 
 
 def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
-             executor: Executor | None = None) -> RunReport:
+             executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
 
     A failing check does not stop the run (the report lists it); a step that raises does.
@@ -132,7 +133,8 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
     where = Path(root).absolute()
     run = RunReport()
     run.add(ingest(Store(where), workers=workers))
-    replayed = run.add(replay(Store(where), workers=workers, executor=executor, refresh=refresh))
+    replayed = run.add(replay(Store(where), workers=workers, executor=executor, refresh=refresh,
+                              reviews=reviews))
     if replayed.outputs:
         for step in DOWNSTREAM_STEPS:
             run.add(step.run(Store(where).pinned()))

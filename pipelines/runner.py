@@ -29,18 +29,20 @@ def run_pipeline(
     refresh: bool = False,
     executor: Executor | None = None,
     log_level: str = "WARNING",
+    reviews: bool = True,
 ) -> RunReport:
     """Run every step and every check over the store at ``root``; returns the run's report.
 
     The replay's batches of whole matches run on ``executor`` (default: the local process pool).
     Downstream steps are skipped when nothing new was committed since the last complete run,
-    unless ``refresh``. ``log_level`` is the level of this module's log of the steps run and
-    skipped.
+    unless ``refresh``. Without ``reviews`` the matches this run replays get no ``play_reviews``
+    rows (``replay_step``). ``log_level`` is the level of this module's log of the steps run
+    and skipped.
 
     Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
     """
     log.setLevel(log_level)
-    report = run_plan(root, workers=workers, refresh=refresh, executor=executor)
+    report = run_plan(root, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
     log.info("steps run: %s; skipped: %s", [s.name for s in report.steps], report.skipped)
     if report.failed:
         raise PipelineFailedError("asset checks failed: " + "; ".join(c.describe() for c in report.failed))

@@ -50,10 +50,14 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
 
 
 def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
-                workers: int | None = None, executor: Executor | None = None) -> ReplayReport:
+                workers: int | None = None, executor: Executor | None = None,
+                reviews: bool = True) -> ReplayReport:
     """Replay every complete, not yet replayed match into one batch of the derived tables.
 
     The batches of whole matches run on ``executor`` (default: the local process pool).
+    ``reviews``: also review their deals with the exact endgame solver (``play_reviews``); a run
+    without writes no ``play_reviews`` rows for the matches it replays (they are not reviewed
+    later either: the setting is the run's).
 
     Whether there is work is read from the last commit row (``pipelines.state.pending``), so
     with nothing pending the catalogue is not read.
@@ -72,7 +76,7 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
             batch_id = new_id()
             with track("replay events") as bar:
                 report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
-                                      executor=executor,
+                                      executor=executor, reviews=reviews,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
         pinned = store.pinned()

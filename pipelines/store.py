@@ -91,6 +91,9 @@ A step's question "what is committed" is answered from the Delta log's statistic
 log (each commit row is one appended file whose min/max give its seq, kind and batch) and one
 row file read; no step reads the whole log (:data:`READS` counts what is read)."""
 
+APPEND_ROWS = 65_536
+"""Rows per record batch when a staged batch is streamed into its Delta table."""
+
 READS: dict[str, int] = {}
 """Rows read from Parquet in this process, per commit-log or memory table name: how tests and
 benchmarks check that bookkeeping reads grow with new data, not with the store."""
@@ -491,7 +494,7 @@ class Store:
     def append(
         self,
         path: Path,
-        table: pa.Table,
+        table: pa.Table | pa.RecordBatchReader,
         txn: str,
         partition_by: list[str] | None = None,
         *,
@@ -778,24 +781,33 @@ class Store:
         self.append(self.memory_path(COMMITS), log, f"commit-{row.seq}", step=False)
 
     def _append_staged(self, name: str, batch_id: str, folder: Path) -> int:
-        """Append the staged Parquet files of one table of a batch, with their partition columns."""
-        schema = _schema(name)
-        parts = []
-        keys: list[str] = []
-        for file in sorted(folder.rglob("*.parquet")):
-            pairs = [p.split("=", 1) for p in file.relative_to(folder).parts[:-1]]
-            keys = [k for k, _ in pairs]
-            data = pq.read_table(file).select(schema.names).cast(schema)
-            for key, value in pairs:
-                data = data.append_column(key, pa.array([int(value)] * data.num_rows, pa.int32()))
-            parts.append(data)
-        partition_by = keys
-        if name in BATCHED:
-            parts = [p.append_column(BATCH, pa.array([batch_id] * p.num_rows, pa.string())) for p in parts]
-            partition_by = [BATCH, *keys]
-        if not parts:
+        """Append the staged Parquet files of one table of a batch, with their partition columns.
+
+        The files are streamed to Delta row group by row group (a ``RecordBatchReader``), so
+        memory holds a few row groups, not the batch's whole table (issue 17: the peak stays
+        bounded however large a batch is).
+        """
+        files = sorted(folder.rglob("*.parquet"))
+        if not files:
             return self.version(name) or 0
-        return self.append(self.table_path(name), pa.concat_tables(parts), batch_id, partition_by or None)
+        keys = [p.split("=", 1)[0] for p in files[0].relative_to(folder).parts[:-1]]
+        batched = name in BATCHED
+        partition_by = [BATCH, *keys] if batched else keys
+        schema = _schema(name)
+        out = pa.schema([*schema, *(pa.field(k, pa.int32()) for k in keys),
+                         *([pa.field(BATCH, pa.string())] if batched else [])])
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for file in files:
+                values = [int(p.split("=", 1)[1]) for p in file.relative_to(folder).parts[:-1]]
+                for batch in pq.ParquetFile(file).iter_batches(batch_size=APPEND_ROWS, columns=schema.names):
+                    columns = [*pa.Table.from_batches([batch]).cast(schema).columns,
+                               *(pa.array([v] * batch.num_rows, pa.int32()) for v in values),
+                               *([pa.array([batch_id] * batch.num_rows, pa.string())] if batched else [])]
+                    yield from pa.Table.from_arrays(columns, schema=out).to_batches()
+
+        reader = pa.RecordBatchReader.from_batches(out, batches())
+        return self.append(self.table_path(name), reader, batch_id, partition_by or None)
 
     @staticmethod
     def _is_uncommitted_append(table: DeltaTable) -> bool:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pipeline_helpers import match_events, write_jsonl
 
-from pipelines.ingest import MALFORMED_BUCKET, bucket_of, parse_line
+from pipelines.parsing import MALFORMED_BUCKET, bucket_of, parse_line
 from pipelines.state import load_state
 from pipelines.steps import ingest_step
 from pipelines.store import Store

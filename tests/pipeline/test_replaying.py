@@ -203,9 +203,9 @@ def test_process_pool_gives_the_same_tables(tmp_path: Path, monkeypatch: pytest.
 
 def test_slices_of_a_bucket_give_the_same_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bucket read in slices of whole matches (bounded memory) yields the same rows."""
-    from pipelines import ingest
+    from pipelines import parsing
 
-    monkeypatch.setattr(ingest, "N_BUCKETS", 1)
+    monkeypatch.setattr(parsing, "N_BUCKETS", 1)
     results = []
     for slice_events in (10**6, 6):
         monkeypatch.setattr(replaying, "SLICE_EVENTS", slice_events)
