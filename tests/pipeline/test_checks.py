@@ -58,10 +58,12 @@ def test_card_conservation_counts_the_same_in_slices(tmp_path: Path, monkeypatch
     """rules.md §1 on many deals: counted one slice of matches at a time (bounded memory), the
     check finds exactly the bad deals it finds counting all at once, examples included."""
     deals = {f"m{i:02d}": _swap("S2", "HR") if i % 7 == 3 else hands() for i in range(30)}
-    rows = [{"match_id": m, "deal_no": 1, "seat": s, "hand": h} for m, of in deals.items() for s, h in of.items()]
+    rows = [{"match_id": m, "deal_no": 1, "seat": s, "hand": h}
+            for m, of in deals.items() for s, h in of.items()]
     store = Store(tmp_path)
     store.write_table("deal_hands", pa.Table.from_pylist(rows, schema=DEAL_HANDS))
-    store.write_table("deals", pa.Table.from_pylist([{"match_id": m, "deal_no": 1} for m in deals], schema=DEALS))
+    store.write_table("deals", pa.Table.from_pylist([{"match_id": m, "deal_no": 1} for m in deals],
+                                                    schema=DEALS))
     store.write_table("matches", pa.Table.from_pylist([{"match_id": m, "status": "valid"} for m in deals],
                                                       schema=MATCHES))
     whole = checks.card_conservation(committed(tmp_path))
