@@ -121,14 +121,16 @@ def scale(base: Path, out: Path, deals: int) -> int:
     from pipelines.state import StoreState, save_state
     from pipelines.store import Store, new_id
 
-    snapshot = Store(base).snapshot()
+    base_store = Store(base)
+    snapshot = base_store.snapshot()
+    files_of = {name: base_store.data_files(name, v) for name, v in snapshot.versions.items()}
     target = Store(out)
     batch = new_id()
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
 
     def source(name: str) -> str:
-        files = ", ".join("'" + f.as_posix().replace("'", "''") + "'" for f in snapshot.files[name])
+        files = ", ".join("'" + f.replace("'", "''") + "'" for f in files_of[name])
         return f"read_parquet([{files}], union_by_name = true)"
 
     counted = con.execute(f"SELECT count(*) FROM {source('deals')}").fetchone()
@@ -138,7 +140,7 @@ def scale(base: Path, out: Path, deals: int) -> int:
     with Progress() as bar:
         task = bar.add_task(f"replicating {base_deals} deals x {copies}", total=len(ALL_TABLES))
         for name in ALL_TABLES:
-            if name in snapshot.files:
+            if files_of.get(name):
                 present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source(name)}").fetchall()}
                 dst = target.stage_file(batch, name).as_posix().replace("'", "''")
                 con.execute(
@@ -146,8 +148,7 @@ def scale(base: Path, out: Path, deals: int) -> int:
                     f"TO '{dst}' (FORMAT parquet, ROW_GROUP_SIZE 122880)"
                 )
             bar.advance(task)
-    target.publish_batch(batch)
-    save_state(target.state_dir, StoreState(committed=[batch]))
+    save_state(target, StoreState(), batch, target.publish_batch(batch))
     target.publish(target.snapshot())
     return copies
 

@@ -1,18 +1,26 @@
-"""Benchmark of the pipeline (issue 5): N deals end to end, peak memory, and a rerun with nothing new.
+"""Benchmark of the pipeline (issues 5, 17): N deals end to end, peak memory, the CPU split, a
+rerun with nothing new and a run adding ``--add`` deals.
 
-Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``)
-into a fresh store's inbox, then times ``gdan run`` (ingest -> replay in a process pool ->
-scoring -> warehouse) as a subprocess while sampling the resident memory of its whole process
-tree (``/proc``) every 0.2 s, then times a second ``gdan run`` with nothing new. Targets:
-100,000 deals in <= 10 min on 2 cores, peak memory <= 2 GiB, rerun <= 10 s. Also prints the
-CPU seconds of the run (process tree), which is steadier than wall time on a shared machine.
+Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``;
+``--input DIR`` reuses a folder simulated before, as this script or ``gdan simulate`` wrote it)
+into a fresh store's inbox, then times a whole pipeline run (``run_pipeline``: ingest -> replay
+in a process pool -> scoring -> warehouse) in a child process while sampling the resident memory
+of its whole process tree (``/proc``) every 0.2 s, then a second run with nothing new, then
+(``--add N``) a run after N more simulated deals arrived. For each run it prints wall time, the
+CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
+as the workers measured it (``pipelines.cpu``): parse (ingest), ``replay_batch`` and the
+endgame reviews; "replay's own" is parse + ``replay_batch``. ``--no-reviews`` runs without the
+reviews (``gdan run --no-reviews``). Issue 17's targets for 100k deals: pipeline CPU <= 2x the
+replay's own, peak <= 1.5 GiB, rerun <= 3 s, the added run proportional to the new data.
 
-Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--deals 100000] [--dir /tmp/gdan-bench]``.
+Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--deals 100000] [--dir /tmp/gdan-bench]
+[--input DIR] [--no-reviews] [--add 1000]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -50,13 +58,25 @@ def tree_rss(root_pid: int) -> int:
     return total
 
 
-def timed_run(store: Path, workers: int) -> tuple[float, int, float]:
-    """Wall seconds, peak tree RSS (bytes) and CPU seconds of one ``gdan run``."""
+CHILD = """
+import json, pathlib, sys
+from pipelines.cpu import CPU_S
+from pipelines.runner import run_pipeline
+run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
+pathlib.Path(sys.argv[4]).write_text(json.dumps(CPU_S))
+"""
+"""The child process of a timed run: the pipeline, then its workers' CPU split as JSON in a file
+(not on stdout: the pipeline's libraries may print there or leave without flushing it)."""
+
+
+def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, float, dict[str, float]]:
+    """Wall seconds, peak tree RSS (bytes), CPU seconds and the workers' CPU split of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    gdan = Path(sys.executable).with_name("gdan")
     start = time.perf_counter()
-    process = subprocess.Popen([str(gdan), "run", "--store", str(store), "--workers", str(workers)],
-                               stdout=subprocess.DEVNULL)
+    split_file = store.with_name("cpu-split.json")
+    split_file.unlink(missing_ok=True)
+    process = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(workers), str(int(reviews)),
+                                str(split_file)], stdout=subprocess.DEVNULL)
     peak = 0
     stop = threading.Event()
 
@@ -68,15 +88,39 @@ def timed_run(store: Path, workers: int) -> tuple[float, int, float]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    code = process.wait()
+    process.wait()
     wall = time.perf_counter() - start
     stop.set()
     sampler.join()
-    if code:
-        raise SystemExit(f"gdan run failed with exit code {code}")
+    if process.returncode:
+        raise SystemExit(f"the pipeline run failed with exit code {process.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, peak, cpu
+    split = json.loads(split_file.read_text()) if split_file.exists() else {}
+    return wall, peak, cpu, split
+
+
+def report(label: str, run: tuple[float, int, float, dict[str, float]]) -> None:
+    """One line per run: wall, CPU, peak, and the CPU split with the pipeline/replay ratio."""
+    wall, peak, cpu, split = run
+    parse, replay, reviews = (split.get(k, 0.0) for k in ("parse", "replay", "reviews"))
+    own = parse + replay
+    ratio = f"{cpu / own:5.2f}x" if own else "  n/a"
+    rest = cpu - own - reviews
+    print(f"{label:<10}: {wall:7.1f} s wall, {cpu:7.1f} CPU-s, peak RSS {peak / 2**20:6.0f} MiB | "
+          f"parse {parse:6.1f} + replay_batch {replay:6.1f} = replay's own {own:6.1f} CPU-s "
+          f"(pipeline {ratio}), reviews {reviews:7.1f}, the rest {rest:6.1f}")
+
+
+def simulate(out: Path, deals: int, workers: int, seed: int) -> None:
+    """About ``deals`` deals of independent 10-deal matches into ``out``."""
+    from simulator import simulate_to_dir
+
+    start = time.perf_counter()
+    summary = simulate_to_dir(out, kind="matches", matches=max(1, deals // (DEALS_PER_MATCH - 1)),
+                              players=64, format=f"deals:{DEALS_PER_MATCH}", seed=seed, workers=workers)
+    print(f"simulated {summary.matches} matches, {summary.deals} deals, {summary.events} events "
+          f"in {time.perf_counter() - start:.0f} s")
 
 
 def main() -> None:
@@ -86,30 +130,30 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="simulation/pipeline processes")
     parser.add_argument("--keep", action="store_true", help="reuse simulated input already in --dir")
+    parser.add_argument("--input", type=Path, help="simulated input to use (not simulated again)")
+    parser.add_argument("--no-reviews", dest="reviews", action="store_false",
+                        help="run without the endgame reviews (gdan run --no-reviews)")
+    parser.add_argument("--add", type=int, default=0, help="then time a run adding about N deals")
     args = parser.parse_args()
 
-    from simulator import simulate_to_dir
-
-    inbox_copy = args.dir / "input"
-    if not (args.keep and inbox_copy.exists()):
+    inbox_copy = args.input or args.dir / "input"
+    if args.input is None and not (args.keep and inbox_copy.exists()):
         shutil.rmtree(args.dir, ignore_errors=True)
-        start = time.perf_counter()
-        matches = max(1, args.deals // (DEALS_PER_MATCH - 1))
-        summary = simulate_to_dir(inbox_copy, kind="matches", matches=matches, players=64,
-                                  format=f"deals:{DEALS_PER_MATCH}", seed=7, workers=args.workers)
-        print(f"simulated {summary.matches} matches, {summary.deals} deals, {summary.events} events "
-              f"in {time.perf_counter() - start:.0f} s")
+        simulate(inbox_copy, args.deals, args.workers, seed=7)
     store = args.dir / "store"
     shutil.rmtree(store, ignore_errors=True)
     shutil.copytree(inbox_copy, store / "inbox")
     size = sum(p.stat().st_size for p in (store / "inbox").rglob("*") if p.is_file())
     print(f"input: {size / 2**20:.0f} MiB")
 
-    wall, peak, cpu = timed_run(store, args.workers)
-    print(f"first run : {wall:7.1f} s wall, {cpu:7.1f} CPU-s, peak RSS {peak / 2**20:7.0f} MiB "
-          "(process tree)")
-    wall2, peak2, cpu2 = timed_run(store, args.workers)
-    print(f"rerun     : {wall2:7.1f} s wall, {cpu2:7.1f} CPU-s, peak RSS {peak2 / 2**20:7.0f} MiB")
+    report("first run", timed_run(store, args.workers, args.reviews))
+    report("rerun", timed_run(store, args.workers, args.reviews))
+    if args.add:
+        added = args.dir / "added"
+        shutil.rmtree(added, ignore_errors=True)
+        simulate(added, args.add, args.workers, seed=8)
+        shutil.copytree(added, store / "inbox" / "added")
+        report(f"+{args.add} deals", timed_run(store, args.workers, args.reviews))
     query = [str(Path(sys.executable).with_name("gdan")), "sql", "SELECT count(*) FROM deals",
              "--store", str(store), "--format", "csv"]
     deals = subprocess.run(query, capture_output=True, text=True, check=True)

@@ -31,9 +31,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 def stop_on_signals() -> None:
     """Make Ctrl-C (SIGINT) and ``kill`` (SIGTERM) stop every command, whatever the parent ignored.
 
-    A background job (``make test &``, ``nohup``) starts with SIGINT ignored, and Dagster then
-    copies that disposition to SIGTERM while it runs, so without this a `gdan run` or `gdan demo`
-    in the background could not be stopped with ``kill``. Both signals raise KeyboardInterrupt.
+    A background job (``make test &``, ``nohup``) starts with SIGINT ignored, and ``kill`` would
+    end a command without its clean-up: both signals raise KeyboardInterrupt, so a `gdan run` or
+    `gdan demo` stops its workers and servers and says why, in the foreground or not.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)

@@ -1,6 +1,6 @@
 """`gdan` commands of the store and pipeline: ingest, run, sql, dashboard, demo.
 
-Heavy imports (Dagster, DuckDB, the pipeline) happen inside the commands so that
+Heavy imports (DuckDB, the pipeline) happen inside the commands so that
 ``gdan --help`` stays fast.
 """
 
@@ -37,6 +37,8 @@ DEFAULT_STORE = Path("data")
 
 EXIT_FAILED = 1
 """A step failed, an asset check failed, or the store / query is wrong."""
+EXIT_STORE_PATH = 2
+"""The store's path cannot hold Delta tables (``pipelines.store.StorePathError``)."""
 EXIT_QUARANTINED = 3
 """``gdan run`` committed, but this run quarantined input (invalid matches, malformed lines)."""
 EXIT_INTERRUPTED = 130
@@ -69,12 +71,15 @@ def require_tables(store: Path) -> None:
         raise typer.Exit(EXIT_FAILED)
 
 
-def read_connection(store: Path) -> duckdb.DuckDBPyConnection:
-    """The in-memory view connection over an existing store (:func:`require_tables`)."""
+def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyConnection:
+    """The in-memory view connection over an existing store (:func:`require_tables`).
+
+    ``as_of``: the number of an older run to read instead of the last one.
+    """
     from pipelines.warehouse import connect
 
     require_tables(store)
-    return connect(store)
+    return connect(store, as_of=as_of)
 
 
 def _progress() -> Progress:
@@ -155,6 +160,14 @@ def run(
         str | None,
         typer.Option(help="Dask scheduler address for --executor dask, e.g. tcp://host:8786."),
     ] = None,
+    reviews: Annotated[
+        bool,
+        typer.Option(
+            "--reviews/--no-reviews",
+            help="Review the replayed deals with the exact endgame solver (play_reviews; about 8x "
+            "the replay's CPU). --no-reviews: this run's matches get no play_reviews rows.",
+        ),
+    ] = True,
     create: Annotated[
         bool,
         typer.Option(
@@ -186,12 +199,25 @@ def run(
             )
         )
         raise typer.Exit(EXIT_FAILED)
+    _require_table_path(store)
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
-    quarantined = _run(store, workers, refresh, Executor(executor, address))
+    quarantined = _run(store, workers, refresh, Executor(executor, address), reviews)
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
+
+
+def _require_table_path(store: Path) -> None:
+    """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
+    its path), before any step starts: the store's first table read would raise it mid-run."""
+    from pipelines.store import Store, StorePathError
+
+    try:
+        Store(store).check_table_path()
+    except StorePathError as exc:
+        console.print(literal(f"error: {exc}", "red"), soft_wrap=True)
+        raise typer.Exit(EXIT_STORE_PATH) from None
 
 
 def _quarantine_rows(store: Path) -> int:
@@ -201,7 +227,8 @@ def _quarantine_rows(store: Path) -> int:
     return Store(store).read_table("quarantine", columns=["code"]).num_rows
 
 
-def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None) -> int:
+def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None,
+         reviews: bool = True) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
 
     Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
@@ -210,7 +237,6 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     from pipelines import store as store_module
     from pipelines.progress import show_with
     from pipelines.runner import PipelineFailedError, run_pipeline
-    from pipelines.state import load_state
     from pipelines.store import Store
 
     def waiting(pid: int | None) -> None:
@@ -221,11 +247,11 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
         )
 
     before = _quarantine_rows(store)
-    committed_before = set(load_state(Store(store).state_dir).committed)
+    committed_before = set(Store(store).committed_batches())
     store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
-            run_pipeline(store, workers=workers, refresh=refresh, executor=executor)
+            run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
     except PipelineFailedError as exc:
         _file_problems(store, committed_before)
         console.print(literal(str(exc), "red"))
@@ -239,8 +265,8 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
-        # KeyboardInterrupt, or Dagster's DagsterExecutionInterruptedError for SIGINT/SIGTERM
-        # during a step: both BaseException, neither an error of the pipeline.
+        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler) during a step: a
+        # BaseException, not an error of the pipeline.
         console.print(
             "[yellow]interrupted:[/] the store keeps its last committed state; "
             "`gdan run` continues from there."
@@ -282,10 +308,10 @@ def _file_problems(store: Path, before: set[str]) -> None:
 
 def _summary(store: Path) -> None:
     """Matches and raw rows by status after the run, as a table on stderr."""
-    from pipelines.state import load_state
+    from pipelines.state import summary_counts
     from pipelines.store import Store
 
-    counts = load_state(Store(store).state_dir).counts()
+    counts = summary_counts(Store(store))
     rows: list[tuple[str, int | None, int]] = [
         (status, counts.get(f"matches_{status}", 0), counts.get(f"rows_{status}", 0))
         for status in ("valid", "partial", "results_only", "invalid", "incomplete")
@@ -312,8 +338,13 @@ def sql(
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.table,
     limit: Annotated[int, typer.Option(help="Rows shown in table format (0 = all).", min=0)] = 100,
+    as_of: Annotated[
+        int | None,
+        typer.Option("--as-of", metavar="RUN", help="Read the snapshot of an older run (its number; "
+                     "an unknown number lists the runs kept) instead of the last one.", min=0),
+    ] = None,
 ) -> None:
-    """Query the store read-only (in-memory DuckDB views over the Parquet tables).
+    """Query the store read-only (in-memory DuckDB views over the Delta tables of the last run).
 
     Only SELECT (and EXPLAIN of one) is accepted, and the query can read nothing but the
     store's tables: writes, COPY … TO, EXPORT, ATTACH, INSTALL/LOAD, settings and reading other
@@ -328,7 +359,13 @@ def sql(
     except RefusedQueryError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    con = read_connection(store)
+    from pipelines.warehouse import UnknownRunError
+
+    try:
+        con = read_connection(store, as_of)
+    except UnknownRunError as exc:
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from exc
     try:
         lock_down(con, store)
         result = con.execute(query)
@@ -463,7 +500,31 @@ def demo(
         _dashboard(store, port)
 
 
+def maintain(
+    store: StoreOption = DEFAULT_STORE,
+    retention_days: Annotated[
+        float, typer.Option(help="Keep the files older versions need for this many days "
+                            "(runs older than that can no longer be read with --as-of).", min=0)
+    ] = 7,
+) -> None:
+    """Compact the tables' small files and vacuum old versions; print the store's bytes before/after.
+
+    Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
+    correct: it only saves space and speeds up reads.
+    """
+    from pipelines.store import Store
+
+    require_tables(store)
+    report = Store(store).maintain(retention_days)
+    emit(
+        Rows(["measure", "value"], sorted(report.items())),
+        title=f"maintained {store}",
+        cell=lambda _column, value: str(value),
+        out=console,
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the `gdan` app."""
-    for command in (ingest, run, sql, dashboard, demo):
+    for command in (ingest, run, sql, maintain, dashboard, demo):
         app.command()(command)

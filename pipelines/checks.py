@@ -1,22 +1,23 @@
 """The pipeline's data checks (issue 5 "Asset checks"), as SQL over the store's views.
 
-Each check returns ``(passed, metadata)``; the Dagster asset checks in ``pipelines.assets``
+Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
-changed since it last ran, so a rerun with nothing new does not rescan every deal.
+changed since it last ran (its memos are a Delta table, ``<store>/state/check_memos``), so a rerun
+with nothing new does not rescan every deal.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipelines.state import INCOMPLETE, StoreState
-from pipelines.store import Store
+from pipelines.store import Store, new_id
 
 CheckResult = tuple[bool, dict[str, int | str]]
 
@@ -96,63 +97,85 @@ def unique_match_ids(con: duckdb.DuckDBPyConnection) -> CheckResult:
     return extra == 0, {"duplicate_rows": extra, "examples": ", ".join(m for m, _ in dupes)}
 
 
+DEALS_PER_SLICE = 10_000
+"""Deals whose cards :func:`card_conservation` counts in one query: bounded memory at any size
+(the whole 100k-deal store at once, ~11 M cards, ran out of the checks' DuckDB memory cap)."""
+
+
 def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     """Every deal with all four hands known was dealt exactly two full decks (rules.md §1).
 
     108 cards, each of the 54 card codes exactly twice; and every deal of a ``valid`` match
     has its four hands (a deal with a missing hand makes the match ``partial``, events.md).
+    The cards are counted in slices of matches (by a hash of the match id) of about
+    :data:`DEALS_PER_SLICE` deals each.
     """
-    row = con.execute(
+    dealt = con.execute("SELECT count(*) FROM (SELECT DISTINCT match_id, deal_no FROM deal_hands)").fetchone()
+    slices = 1 + (int(dealt[0]) if dealt else 0) // DEALS_PER_SLICE
+    checked = bad = 0
+    examples: list[str] = []
+    for part in range(slices):
+        row = con.execute(
+            """
+            WITH full_deals AS (
+                SELECT match_id, deal_no FROM deal_hands WHERE hash(match_id) % $slices = $part
+                GROUP BY match_id, deal_no HAVING count(hand) = 4),
+            cards AS (
+                SELECT match_id, deal_no, unnest(hand) AS card
+                FROM deal_hands JOIN full_deals USING (match_id, deal_no)),
+            per_card AS (
+                SELECT match_id, deal_no, card, count(*) AS c FROM cards GROUP BY ALL),
+            bad AS (
+                SELECT match_id, deal_no FROM per_card GROUP BY match_id, deal_no
+                HAVING count(*) <> 54 OR min(c) <> 2 OR max(c) <> 2)
+            SELECT (SELECT count(*) FROM full_deals), (SELECT count(*) FROM bad),
+                   (SELECT list(match_id || '#' || deal_no) FROM (SELECT * FROM bad ORDER BY ALL LIMIT 5))
+            """,
+            {"slices": slices, "part": part},
+        ).fetchone()
+        assert row is not None
+        checked += int(row[0])
+        bad += int(row[1])
+        examples.extend(row[2] or [])
+    missing = con.execute(
         """
-        WITH full_deals AS (
-            SELECT match_id, deal_no FROM deal_hands
-            GROUP BY match_id, deal_no HAVING count(hand) = 4),
-        cards AS (
-            SELECT match_id, deal_no, unnest(hand) AS card
-            FROM deal_hands JOIN full_deals USING (match_id, deal_no)),
-        per_card AS (
-            SELECT match_id, deal_no, card, count(*) AS c FROM cards GROUP BY ALL),
-        bad AS (
-            SELECT match_id, deal_no FROM per_card GROUP BY match_id, deal_no
-            HAVING count(*) <> 54 OR min(c) <> 2 OR max(c) <> 2),
-        valid_deals AS (
-            SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
-            WHERE m.status = 'valid')
-        SELECT
-            (SELECT count(*) FROM full_deals),
-            (SELECT count(*) FROM bad),
-            (SELECT count(*) FROM valid_deals v ANTI JOIN full_deals f USING (match_id, deal_no)),
-            (SELECT string_agg(match_id || '#' || deal_no, ', ') FROM (SELECT * FROM bad LIMIT 5))
+        SELECT count(*) FROM (SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
+                              WHERE m.status = 'valid') v
+        ANTI JOIN (SELECT match_id, deal_no FROM deal_hands GROUP BY ALL HAVING count(hand) = 4) f
+        USING (match_id, deal_no)
         """
     ).fetchone()
-    assert row is not None
-    checked, bad, valid_without_hands, examples = row
+    valid_without_hands = int(missing[0]) if missing else 0
     meta: dict[str, int | str] = {
-        "deals_checked": int(checked),
-        "deals_not_two_decks": int(bad),
-        "valid_deals_without_four_hands": int(valid_without_hands),
-        "examples": examples or "",
+        "deals_checked": checked,
+        "deals_not_two_decks": bad,
+        "valid_deals_without_four_hands": valid_without_hands,
+        "examples": ", ".join(sorted(examples)[:5]),
     }
     return bad == 0 and valid_without_hands == 0, meta
 
 
-def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
-    """``compute()``, or its saved result when ``tables`` and the committed batches are unchanged.
+MEMOS = pa.schema(
+    [("name", pa.string()), ("key", pa.string()), ("passed", pa.bool_()), ("metadata", pa.string())]
+)
+"""The check memos (memory table ``check_memos``): one row per check computed; a check's last row counts."""
 
-    The key hashes the list of committed batches (as the store reads them) and the exact files
-    of each table: batch and version files are never rewritten, so an equal key means equal data.
+
+def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
+    """``compute()``, or its saved result when the Delta versions of ``tables`` are unchanged.
+
+    The key hashes the version of each table as the store reads it: a Delta version is never
+    rewritten, so an equal key means equal data. A computed result is appended to the memos.
     """
-    batches = store.reading()
-    files = [[str(f) for f in store.files(t, batches)] for t in tables]
-    key = hashlib.sha256(orjson.dumps([list(batches), files])).hexdigest()
-    path = store.state_dir / "checks.json"
-    saved = orjson.loads(path.read_bytes()) if path.exists() else {}
-    entry = saved.get(name)
-    if entry is not None and entry["key"] == key:
-        return bool(entry["passed"]), {**entry["metadata"], "cached": "tables unchanged since the last check"}
+    versions = [[t, store.version(t)] for t in tables]
+    key = hashlib.sha256(orjson.dumps([str(store.root), versions])).hexdigest()
+    memos = store.read_memory("check_memos", MEMOS, latest=True).filter(pc.field("name") == name).to_pylist()
+    if memos and memos[-1]["key"] == key:
+        entry = memos[-1]
+        cached = {**orjson.loads(entry["metadata"]), "cached": "tables unchanged since the last check"}
+        return bool(entry["passed"]), cached
     passed, meta = compute()
-    saved[name] = {"key": key, "passed": passed, "metadata": meta}
-    tmp = path.with_name(f".checks-{os.getpid()}.json")
-    tmp.write_bytes(orjson.dumps(saved))
-    os.replace(tmp, path)
+    row = {"name": name, "key": key, "passed": passed, "metadata": orjson.dumps(meta).decode()}
+    memo = pa.Table.from_pylist([row], schema=MEMOS)
+    store.append(store.memory_path("check_memos"), memo, f"check-{new_id()}", step=False)
     return passed, meta

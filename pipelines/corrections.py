@@ -7,11 +7,11 @@ other parts of the job:
 
 - :func:`retract_matches` removes every row of the given matches from the tables the replay step
   appends to, before the new revision's rows are staged, so a match is in them once. Only the
-  files holding rows of those matches are rewritten, each table's as one new version
-  (``Store.delete_rows``: readers of the published snapshot keep the previous one). A crash
-  after it and before the replay step commits leaves the state asking for the retraction again,
-  which then removes nothing, and the replay completes; readers never see the gap (they read the
-  last published snapshot).
+  files holding rows of those matches are rewritten, each table's as one new Delta version
+  (``Store.delete_rows``: readers of the published run keep the previous one), which the replay
+  step's commit names. A crash after it and before that commit rolls the deletion back
+  (``Store.recover``) and leaves the state asking for the retraction again, and the next replay
+  completes it; readers never see the gap (they read the last published run).
 - :func:`write_superseded` recomputes the ``superseded`` table: one row per lower revision of a
   match, from its raw rows, which are never removed.
 """
@@ -33,8 +33,7 @@ def retract_matches(store: Store, match_ids: list[str], tables: list[str]) -> di
     """Remove the rows of ``match_ids`` from ``tables`` (``Store.delete_rows``); rows removed per table."""
     if not match_ids:
         return {}
-    where = pc.field("match_id").isin(pa.array(match_ids, pa.string()))
-    removed = {name: store.delete_rows(name, where) for name in tables}
+    removed = {name: store.delete_rows(name, "match_id", match_ids) for name in tables}
     return {name: n for name, n in removed.items() if n}
 
 
@@ -84,7 +83,7 @@ def write_superseded(store: Store) -> int:
     rows of corrected matches are read.
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
+        state = load_state(store)
         corrected = {m: i for m, i in state.matches.items() if i.superseded}
         table = superseded_table(store, corrected)
         store.write_table("superseded", table)

@@ -18,6 +18,8 @@ task keeps running on this run's behalf and no worker process outlives ``gdan``.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -45,23 +47,49 @@ def _restore_signals(dask_worker: object) -> None:
 
 
 @contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Run the block with SIGINT and SIGTERM held back, then act on one that came meanwhile.
+
+    A local cluster interrupted while it starts leaves workers that are not running yet, which
+    neither its ``close`` nor distributed's exit hook can stop (an ``AssertionError`` at exit);
+    started whole, it is closed as usual when the held signal then interrupts the run.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        del frame
+        received.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+    if received:
+        signal.raise_signal(received[0])
+
+
+@contextmanager
 def _client(workers: int, address: str | None) -> Iterator[Client]:
     with ExitStack() as stack:
         if address is None:
-            with warnings.catch_warnings():
+            with _interrupts_deferred(), warnings.catch_warnings():
                 # Without a dashboard the scheduler still serves health checks over HTTP, on
                 # port 8787 or, when another cluster has it, on a free one: said as a warning.
                 warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-                cluster = LocalCluster(
+                cluster = stack.enter_context(LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
                     silence_logs=logging.ERROR,
-                )
-            stack.enter_context(cluster)
-            client = stack.enter_context(Client(cluster, timeout=CONNECT_TIMEOUT_S))
-            client.run(_restore_signals)
+                ))
+                client = stack.enter_context(Client(cluster, timeout=CONNECT_TIMEOUT_S))
+                client.run(_restore_signals)
         else:
             client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT_S))
         yield client

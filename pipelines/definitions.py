@@ -1,5 +1,8 @@
 """The Dagster code location: ``dagster dev -m pipelines.definitions`` (or ``dagster dev`` here).
 
+A UI over the run plan (``pipelines.plan``): every step is an asset (or multi-asset) whose body
+calls the step, every store check an asset check, so the graph shows what ``gdan run`` does and
+the ``pipeline`` job runs the same code. ``gdan run`` does not go through Dagster.
 Resources come from the environment: the store is ``$GDAN_STORE`` or ``./data``.
 """
 

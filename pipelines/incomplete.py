@@ -94,7 +94,7 @@ def write_incomplete(store: Store) -> int:
     Holds the writer lock, so the table matches the state committed at that moment.
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
+        state = load_state(store)
         held = {m: i for m, i in state.matches.items() if i.status == INCOMPLETE}
         table = incomplete_table(store, held)
         store.write_table("incomplete_matches", table)

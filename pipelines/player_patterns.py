@@ -39,7 +39,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines.store import Store
-from pipelines.warehouse import view_statements
+from pipelines.warehouse import create_views
 from schemas.tables import PLAYER_LEADS, PLAYER_PATTERNS, SEAT_PATTERNS
 from schemas.vocabulary import sql_partner, sql_rank, sql_rank_value
 
@@ -155,9 +155,7 @@ def write_player_patterns(store: Store | str | Path) -> dict[str, int]:
     con = duckdb.connect(":memory:", config={"memory_limit": MEMORY})
     try:
         con.execute("SET enable_progress_bar = false")
-        statements = view_statements(the_store.snapshot())
-        for name in INPUTS:
-            con.execute(statements[name])
+        create_views(con, the_store, the_store.snapshot(), INPUTS)
         tables = compute(con)
     finally:
         con.close()

@@ -1,6 +1,6 @@
-"""Progress reporting from inside assets, shown by ``gdan run`` as rich progress bars.
+"""Progress reporting from inside the steps, shown by ``gdan run`` as rich progress bars.
 
-Assets run in the ``gdan`` process (in-process executor), so a module-level reporter is
+The steps run in the ``gdan`` process (``pipelines.plan``), so a module-level reporter is
 enough: :func:`track` is a no-op unless :func:`show_with` installed a rich ``Progress``.
 """
 

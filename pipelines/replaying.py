@@ -37,16 +37,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.corrections import retract_matches
-from pipelines.ingest import MALFORMED_BUCKET
+from pipelines.cpu import add_cpu
+from pipelines.parsing import MALFORMED_BUCKET
 from pipelines.pool import Executor
+from pipelines.replay_task import ReplayFn, ReviewFn, replay_task
 from pipelines.state import MatchInfo, StoreState
 from pipelines.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 
-ReplayFn = Callable[[pa.Table], dict[str, pa.Table]]
-ReviewFn = Callable[[pa.Table, dict[str, pa.Table]], pa.Table]
-"""Events of a chunk and their replayed tables -> ``play_reviews`` rows."""
+REPLAY_CPU, REVIEW_CPU = "replay", "reviews"
+"""Stages of :data:`pipelines.cpu.CPU_S` this step counts: ``replay_batch`` and the reviews."""
 WRITTEN: dict[str, pa.Schema] = {**DERIVED, **REVIEWED}
 """Every table the replay step appends to."""
 CHUNK_EVENTS = 20_000
@@ -82,6 +83,10 @@ class ReplayReport:
     rows_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRITTEN, 0))
     statuses: dict[str, int] = field(default_factory=dict)
     missing_from_replay: list[str] = field(default_factory=list)
+    replay_cpu_s: float = 0.0
+    """CPU seconds the workers spent in ``replay_batch``, summed over the chunks."""
+    review_cpu_s: float = 0.0
+    """CPU seconds the workers spent reviewing the chunks (0 for a run without reviews)."""
     retracted: int = 0
     """Matches whose replayed lower revision was removed for a higher one (corrections)."""
     superseded: int = 0
@@ -100,6 +105,8 @@ class ReplayReport:
             "matches_incomplete": self.incomplete,
             "matches_retracted": self.retracted,
             "revisions_superseded": self.superseded,
+            "replay_cpu_ms": round(self.replay_cpu_s * 1000),
+            "review_cpu_ms": round(self.review_cpu_s * 1000),
             **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
         }
 
@@ -138,17 +145,20 @@ def replay_ready(
     replay_fn: ReplayFn | None = None,
     workers: int | None = None,
     executor: Executor | None = None,
+    reviews: bool = True,
     on_total: Callable[[int], None] | None = None,
     advance: Callable[[int], None] | None = None,
 ) -> ReplayReport:
     """Replay every ready match into staged batch ``batch_id`` and update ``state``.
 
-    The chunks run on ``executor`` (default: the local process pool). The caller publishes the
+    The chunks run on ``executor`` (default: the local process pool). Without ``reviews`` the
+    chunks are not reviewed: no ``play_reviews`` rows for these matches (the exact review costs
+    about 8× the replay, docs/performance.md). The caller publishes the
     batch and saves ``state`` (the commit). ``on_total`` gets the
     number of events to replay, ``advance`` the events done per finished chunk.
     """
     fn = replay_fn or default_replay_fn()
-    review = default_review_fn()
+    review = default_review_fn() if reviews else None
     workers = workers or os.cpu_count() or 1
     report = ReplayReport(batch_id)
     writers = _TableWriters(store, batch_id, report)
@@ -166,8 +176,12 @@ def replay_ready(
         chunks = ((fn, review, ids, table)
                   for ids, table in _ready_chunks(store, ready, late, writers, report))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
-        with (executor or Executor()).ordered_map(_replay_task, pool_size) as run:
-            for match_ids, rows, out in run(chunks):
+        with (executor or Executor()).ordered_map(replay_task, pool_size) as run:
+            for match_ids, rows, out, (replay_s, review_s) in run(chunks):
+                report.replay_cpu_s += replay_s
+                report.review_cpu_s += review_s
+                add_cpu(REPLAY_CPU, replay_s)
+                add_cpu(REVIEW_CPU, review_s)
                 if "matches" in out:
                     out["matches"] = _with_revisions(out["matches"], state)
                 for name in WRITTEN:
@@ -377,14 +391,6 @@ def _handle_late(
         report.late_rows += len(quarantined)
         info.batches.extend(b for b in info.late_batches if b not in info.batches)
         info.late_batches = []
-
-
-def _replay_task(fn: ReplayFn, review: ReviewFn, ids: list[str], table: pa.Table
-                 ) -> tuple[list[str], int, dict[str, pa.Table]]:
-    """One worker task: replay a chunk of whole matches, then review it (module level, so it can
-    be pickled)."""
-    out = fn(table)
-    return ids, table.num_rows, {**out, "play_reviews": review(table, out)}
 
 
 def _record_statuses(

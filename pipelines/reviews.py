@@ -10,25 +10,29 @@ default window (decisions with at most ``MAX_CARDS_LEFT`` cards in all hands, ``
 position): the rows are the longest tail of the deal the budget solves.
 
 ``write_player_reviews`` then sums the rows per player with DuckDB (like ``pipelines.player_patterns``):
-decisions reviewed, and mistakes by loss of 1, 2 and ≥ 3 levels.
+decisions reviewed, and mistakes by loss of 1, 2 and ≥ 3 levels. It imports DuckDB and the store
+when called: every replay worker imports this module for ``review_chunk``, and those imports
+would add about 70 MiB to each worker (issue 17's peak memory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import orjson
 import pyarrow as pa
 
-from pipelines.store import Store
-from pipelines.warehouse import view_statements
 from replay.review import review_deal
 from replay.solver import Action, Budget
 from schemas.tables import PLAY_REVIEWS, PLAYER_REVIEWS
 from schemas.vocabulary import SEATS
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipelines.store import Store
 
 MAX_CARDS_LEFT = 12
 """Review window: decisions with at most this many cards in all four hands (docs/performance.md)."""
@@ -144,11 +148,16 @@ def compute_player_reviews(con: duckdb.DuckDBPyConnection) -> pa.Table:
 
 def write_player_reviews(store: Store | str | Path) -> int:
     """Recompute ``player_reviews`` from ``play_reviews`` and replace it; returns its row count."""
+    import duckdb
+
+    from pipelines.store import Store
+    from pipelines.warehouse import create_views
+
     the_store = store if isinstance(store, Store) else Store(store)
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET enable_progress_bar = false")
-        con.execute(view_statements(the_store.snapshot())["play_reviews"])
+        create_views(con, the_store, the_store.snapshot(), ["play_reviews"])
         table = compute_player_reviews(con)
     finally:
         con.close()

@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines.store import Store
-from pipelines.warehouse import view_statements
+from pipelines.warehouse import create_views
 from schemas.tables import PLAYERS
 
 INPUTS = ("raw_events", "matches")
@@ -79,9 +79,7 @@ def write_roster(store: Store | str | Path) -> int:
     con = duckdb.connect(":memory:", config={"memory_limit": MEMORY})
     try:
         con.execute("SET enable_progress_bar = false")
-        statements = view_statements(the_store.snapshot())
-        for name in INPUTS:
-            con.execute(statements[name])
+        create_views(con, the_store, the_store.snapshot(), INPUTS)
         table = compute(con)
     finally:
         con.close()

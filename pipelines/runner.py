@@ -1,46 +1,25 @@
-"""Run the whole pipeline in-process (``gdan run``, ``gdan demo``, tests): Dagster ``materialize``.
+"""Run the whole pipeline in-process (``gdan run``, ``gdan demo``, tests): the run plan, no Dagster.
 
-Uses an ephemeral Dagster instance (no run history on disk) and quiet Dagster logging; the
-stages report progress through ``pipelines.progress``.
+The steps are called directly (``pipelines.plan``), so a run pays no Dagster instance start-up
+or event bookkeeping, Ctrl-C and SIGTERM reach the steps as plain Python exceptions, and the
+stages report progress through ``pipelines.progress``. ``dagster dev`` shows the same steps as
+assets (``pipelines.definitions``).
 """
 
 from __future__ import annotations
 
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import logging
 from pathlib import Path
 
-from dagster import DagsterInstance, ExecuteInProcessResult, materialize
-
-from pipelines.assets import PIPELINE_ASSETS, PIPELINE_CHECKS
+from pipelines.plan import run_plan
 from pipelines.pool import Executor
-from pipelines.resources import ExecutorResource, StoreResource
+from pipelines.step_reports import RunReport
+
+log = logging.getLogger(__name__)
 
 
 class PipelineFailedError(RuntimeError):
-    """A step raised or an asset check failed."""
-
-
-@contextmanager
-def _sigterm_kept() -> Iterator[None]:
-    """Give SIGTERM back the disposition it had before Dagster ran.
-
-    Dagster's interrupt handling (``dagster._utils.interrupts``) sets SIGTERM to whatever SIGINT
-    has when it leaves, so in a process that ignores SIGINT (a background job, ``nohup``) SIGTERM
-    stays ignored after a run: the process, and every worker it spawns later, could no longer
-    be stopped with ``kill``.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        yield
-    finally:
-        if before is not None:
-            signal.signal(signal.SIGTERM, before)
+    """A check did not pass (a step that raises raises its own error)."""
 
 
 def run_pipeline(
@@ -50,34 +29,21 @@ def run_pipeline(
     refresh: bool = False,
     executor: Executor | None = None,
     log_level: str = "WARNING",
-) -> ExecuteInProcessResult:
-    """Materialize every asset and run every asset check over the store at ``root``.
+    reviews: bool = True,
+) -> RunReport:
+    """Run every step and every check over the store at ``root``; returns the run's report.
 
     The replay's batches of whole matches run on ``executor`` (default: the local process pool).
-
-    Downstream assets are skipped when nothing new was committed since the last complete run,
-    unless ``refresh``.
+    Downstream steps are skipped when nothing new was committed since the last complete run,
+    unless ``refresh``. Without ``reviews`` the matches this run replays get no ``play_reviews``
+    rows (``replay_step``). ``log_level`` is the level of this module's log of the steps run
+    and skipped.
 
     Raises :class:`PipelineFailedError` naming the failed checks when a check does not pass.
     """
-    on = executor or Executor()
-    with _sigterm_kept():
-        result = materialize(
-            [*PIPELINE_ASSETS, *PIPELINE_CHECKS],
-            resources={
-                "store": StoreResource(
-                    root=str(Path(root).absolute()), replay_workers=workers, refresh=refresh
-                ),
-                "executor": ExecutorResource(kind=on.kind.value, address=on.address or ""),
-            },
-            instance=DagsterInstance.ephemeral(),
-            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-        )
-    failed = [
-        f"{e.asset_check_key.asset_key.to_user_string()}:{e.asset_check_key.name} {e.metadata}"
-        for e in result.get_asset_check_evaluations()
-        if not e.passed
-    ]
-    if failed:
-        raise PipelineFailedError("asset checks failed: " + "; ".join(failed))
-    return result
+    log.setLevel(log_level)
+    report = run_plan(root, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
+    log.info("steps run: %s; skipped: %s", [s.name for s in report.steps], report.skipped)
+    if report.failed:
+        raise PipelineFailedError("asset checks failed: " + "; ".join(c.describe() for c in report.failed))
+    return report

@@ -1,24 +1,43 @@
 """Ingest bookkeeping: which files were read, which batches are committed, where each match stands.
 
-One JSON file, ``<store>/state/state.json``, replaced atomically (temp file + fsync + rename).
-Saving it is the commit point of a run: a batch folder whose id is not in ``committed`` is
-debris of a crash and is removed by ``Store.recover``.
+The pipeline's memory is three Delta tables under ``<store>/state/`` (``Store.memory_path``),
+appended to by each step with only what the step changed, so a run's bookkeeping writes
+O(new data), never the whole store:
+
+- ``file_log``: the ingested-file log, one row per read of an inbox file (never changed later);
+- ``file_fingerprints``: per inbox path its size, mtime and sha256 (skips re-hashing unchanged files);
+- ``match_catalogue``: the per-match catalogue, a row each time a match's standing changes.
+
+(Their names differ from every table of ``schemas.ALL_TABLES``: a commit row names both kinds.)
+
+A path's or a match's latest row (highest ``commit``) is its current value. The committed
+batches, the two counters (``unquarantined``, ``malformed_rows``) and the summary counts
+(matches and rows by status, matches pending replay) are the commit log's (``Store.commit``);
+saving the state appends the changed rows and then writes the step's commit row, the step's
+commit point. Memory tables are read at the versions the last commit names, so rows a crashed
+step appended are never read, and ``Store.recover`` rolls them back.
+
+The catalogue is read only when a step first looks at a match (:class:`Catalogue`): a step
+with nothing to do (no new file, nothing pending: the commit row's ``pending`` count) and the
+run's summary never read it, so a rerun with nothing new reads no catalogue row.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
-import orjson
+import polars as pl
+import pyarrow as pa
 
 from pipelines.lines import Resume
+from pipelines.store import Store, new_id
 
-STATE_VERSION = 1
 INCOMPLETE = "incomplete"
 """Status of a match whose match_end has not arrived; a replayed match has its ``matches.status``."""
+PENDING = "pending"
+"""Summary count of the matches the replay step has work for (ready, late rows, to retract)."""
 
 
 @dataclass(slots=True)
@@ -76,6 +95,51 @@ class MatchInfo:
         """Complete (its ``match_end`` arrived) and not replayed yet."""
         return self.status == INCOMPLETE and self.has_end
 
+    @property
+    def pending(self) -> bool:
+        """Whether the replay step has work for this match: replay it, quarantine late rows, retract."""
+        return self.ready or bool(self.late_batches) or self.retract
+
+
+class Catalogue(MutableMapping[str, MatchInfo]):
+    """The per-match catalogue as a mapping, read from its memory table on first use.
+
+    ``load`` returns the match rows; until something asks for a match nothing is read, and an
+    unread catalogue has nothing to save (:func:`save_state`).
+    """
+
+    def __init__(self, load: Callable[[], dict[str, MatchInfo]]) -> None:
+        self._load: Callable[[], dict[str, MatchInfo]] | None = load
+        self._data: dict[str, MatchInfo] = {}
+
+    @property
+    def loaded(self) -> bool:
+        return self._load is None
+
+    def _rows(self) -> dict[str, MatchInfo]:
+        if self._load is not None:
+            load, self._load = self._load, None
+            self._data = load()
+        return self._data
+
+    def __getitem__(self, key: str) -> MatchInfo:
+        return self._rows()[key]
+
+    def __setitem__(self, key: str, value: MatchInfo) -> None:
+        self._rows()[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._rows()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def __repr__(self) -> str:
+        return f"Catalogue({self._rows()!r})" if self.loaded else "Catalogue(<not read>)"
+
 
 @dataclass(slots=True)
 class FileRecord:
@@ -126,10 +190,12 @@ class StoreState:
     is read order, so the last record of a name is its latest read)."""
     fingerprints: dict[str, list[Any]] = field(default_factory=dict)
     """Inbox path -> [size, mtime_ns, sha256]: skips re-hashing unchanged files on a rerun."""
-    matches: dict[str, MatchInfo] = field(default_factory=dict)
+    matches: MutableMapping[str, MatchInfo] = field(default_factory=dict)
     unquarantined: list[str] = field(default_factory=list)
     """Raw-event batches whose malformed lines are not in ``quarantine`` yet."""
     malformed_rows: int = 0
+    saved: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the memory tables hold (as loaded or last saved): :func:`save_state` appends only changes."""
 
     @property
     def committed_set(self) -> set[str]:
@@ -137,45 +203,202 @@ class StoreState:
 
     def counts(self) -> dict[str, int]:
         """Matches by status, and raw rows by the status of their match (``malformed`` apart)."""
-        out: dict[str, int] = {}
-        for info in self.matches.values():
-            out[f"matches_{info.status}"] = out.get(f"matches_{info.status}", 0) + 1
-            out[f"rows_{info.status}"] = out.get(f"rows_{info.status}", 0) + info.rows
+        out = self.catalogue_counts()
+        out.pop(PENDING)
         out["rows_malformed"] = self.malformed_rows
         return out
 
+    def catalogue_counts(self) -> dict[str, int]:
+        """Matches and rows by status and the :data:`PENDING` matches: the commit row's ``counts``."""
+        out: dict[str, int] = {PENDING: 0}
+        for info in self.matches.values():
+            out[f"matches_{info.status}"] = out.get(f"matches_{info.status}", 0) + 1
+            out[f"rows_{info.status}"] = out.get(f"rows_{info.status}", 0) + info.rows
+            out[PENDING] += info.pending
+        return out
 
-def state_file(state_dir: Path) -> Path:
-    return state_dir / "state.json"
+
+FILES = pa.schema(
+    [
+        ("commit", pa.int64()),
+        ("hash", pa.string()),
+        ("name", pa.string()),
+        ("batch", pa.string()),
+        ("rows", pa.int64()),
+        ("first_line", pa.int64()),
+        ("lines", pa.int64()),
+        ("offset", pa.int64()),
+        ("prefix", pa.string()),
+        ("terminated", pa.bool_()),
+        ("pending", pa.int64()),
+        ("problem", pa.string()),
+        ("message", pa.string()),
+        ("revisions", pa.list_(pa.struct([("match_id", pa.string()), ("revision", pa.int64())]))),
+    ]
+)
+FINGERPRINTS = pa.schema(
+    [("commit", pa.int64()), ("path", pa.string()), ("size", pa.int64()), ("mtime_ns", pa.int64()),
+     ("sha256", pa.string())]
+)
+MATCHES = pa.schema(
+    [
+        ("commit", pa.int64()),
+        ("match_id", pa.string()),
+        ("bucket", pa.int64()),
+        ("status", pa.string()),
+        ("rows", pa.int64()),
+        ("has_end", pa.bool_()),
+        ("batches", pa.list_(pa.string())),
+        ("late_batches", pa.list_(pa.string())),
+        ("duplicates", pa.int64()),
+        ("late_rows", pa.int64()),
+        ("revision", pa.int64()),
+        ("superseded", pa.list_(pa.int64())),
+        ("retract", pa.bool_()),
+    ]
+)
+MEMORY = {"file_log": FILES, "file_fingerprints": FINGERPRINTS, "match_catalogue": MATCHES}
+"""The memory tables under ``<store>/state/`` and their schemas."""
 
 
-def load_state(state_dir: Path) -> StoreState:
-    """The saved state, or an empty one for a new store."""
-    path = state_file(state_dir)
-    if not path.exists():
-        return StoreState()
-    raw = orjson.loads(path.read_bytes())
-    if raw.get("version") != STATE_VERSION:
-        raise ValueError(f"{path}: state version {raw.get('version')!r}, expected {STATE_VERSION}")
-    return StoreState(
-        committed=raw["committed"],
-        files={h: FileRecord(**r) for h, r in raw["files"].items()},
-        fingerprints=raw["fingerprints"],
-        matches={m: MatchInfo(**i) for m, i in raw["matches"].items()},
-        unquarantined=raw["unquarantined"],
-        malformed_rows=raw["malformed_rows"],
+def _latest(table: pa.Table, key: str) -> list[dict[str, Any]]:
+    """Rows of ``table``, the latest (highest ``commit``) per ``key``, in first-seen order."""
+    if table.num_rows == 0:
+        return []
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    order = frame.with_row_index("_i").group_by(key).agg(pl.col("_i").first()).rename({"_i": "_first"})
+    latest = frame.with_row_index("_i").sort("commit", "_i").group_by(key).last()
+    return latest.join(order, on=key).sort("_first").drop("_i", "_first", "commit").to_dicts()
+
+
+def load_state(store: Store) -> StoreState:
+    """The state as of the store's commit (see ``Store.reading``); empty for a new store."""
+    commit = store.reading()
+    files = {
+        r.pop("hash"): FileRecord(**{**r, "revisions": _revisions(r["revisions"])})
+        for r in _latest(store.read_memory("file_log", FILES), "hash")
+    }
+    fingerprints = {
+        r["path"]: [r["size"], r["mtime_ns"], r["sha256"]]
+        for r in _latest(store.read_memory("file_fingerprints", FINGERPRINTS), "path")
+    }
+    state = StoreState(
+        committed=_committed_until(store, commit.seq),
+        files=files,
+        fingerprints=fingerprints,
+        unquarantined=list(commit.unquarantined),
+        malformed_rows=commit.malformed_rows,
     )
 
+    def catalogue() -> dict[str, MatchInfo]:
+        rows = _latest(store.read_memory("match_catalogue", MATCHES), "match_id")
+        matches = {r.pop("match_id"): MatchInfo(**r) for r in rows}
+        state.saved["match_catalogue"] = {m: astuple(i) for m, i in matches.items()}
+        return matches
 
-def save_state(state_dir: Path, state: StoreState) -> None:
-    """Write the state atomically: a reader or a crash sees the old or the new file, whole."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    data = {"version": STATE_VERSION, **asdict(state)}
-    path = state_file(state_dir)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(orjson.dumps(data))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    state.matches = Catalogue(catalogue)
+    state.saved = _image(state)
+    return state
+
+
+def pending(store: Store) -> bool:
+    """Whether the replay step has work, by the commit row alone when it records its counts:
+    matches pending (:data:`PENDING`) or raw batches whose malformed lines are not quarantined."""
+    commit = store.reading()
+    if commit.unquarantined:
+        return True
+    if commit.counts is not None:
+        return commit.counts.get(PENDING, 0) > 0
+    return any(i.pending for i in load_state(store).matches.values())
+
+
+def summary_counts(store: Store) -> dict[str, int]:
+    """:meth:`StoreState.counts` as of the store's commit, from its row when it records them."""
+    commit = store.reading()
+    if commit.counts is None:
+        return load_state(store).counts()
+    out = {k: v for k, v in commit.counts.items() if k != PENDING}
+    out["rows_malformed"] = commit.malformed_rows
+    return out
+
+
+def save_state(store: Store, state: StoreState, batch: str | None = None,
+               versions: dict[str, int] | None = None) -> None:
+    """Append what changed since the state was loaded, then commit the step (``Store.commit``).
+
+    ``batch`` is the step's append batch (None: it only changed the memory) and ``versions``
+    the versions its tables were appended at. A crash before the commit row leaves the last
+    commit as it was: the next step's ``Store.recover`` rolls the appended rows back.
+    """
+    with store.writer_lock():
+        commit = store.next_seq()
+        image = _image(state)
+        token = new_id()
+        written = dict(versions or {})
+        for name, rows in _changes(state.saved, image).items():
+            if rows:
+                table = pa.Table.from_pylist([{**r, "commit": commit} for r in rows], schema=MEMORY[name])
+                written[name] = store.append(store.memory_path(name), table, f"{name}-{token}")
+        if batch is not None:
+            state.committed.append(batch)
+        counts = _catalogue_counts(state)
+        store.commit(batch, written, unquarantined=state.unquarantined, malformed_rows=state.malformed_rows,
+                     counts=counts)
+        state.saved = image
+
+
+def _catalogue_counts(state: StoreState) -> dict[str, int] | None:
+    """The commit row's counts; None (unchanged) when the step never read the catalogue."""
+    if isinstance(state.matches, Catalogue) and not state.matches.loaded:
+        return None
+    return state.catalogue_counts()
+
+
+def _image(state: StoreState) -> dict[str, Any]:
+    """The memory tables' current rows by key, as comparable tuples (an unread catalogue: as loaded)."""
+    unread = isinstance(state.matches, Catalogue) and not state.matches.loaded
+    return {
+        "file_log": {h: astuple(r) for h, r in state.files.items()},
+        "file_fingerprints": {p: tuple(v) for p, v in state.fingerprints.items()},
+        "match_catalogue": (state.saved.get("match_catalogue", {}) if unread
+                            else {m: astuple(i) for m, i in state.matches.items()}),
+    }
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The rows to append per memory table: keys new in ``after`` or with another value."""
+    old = {name: before.get(name, {}) for name in MEMORY}
+    record_fields = [f.name for f in fields(FileRecord)]
+    info_fields = [f.name for f in fields(MatchInfo)]
+    return {
+        "file_log": [
+            _file_row(h, dict(zip(record_fields, v, strict=True)))
+            for h, v in after["file_log"].items() if old["file_log"].get(h) != v
+        ],
+        "file_fingerprints": [
+            {"path": p, "size": v[0], "mtime_ns": v[1], "sha256": v[2]}
+            for p, v in after["file_fingerprints"].items() if old["file_fingerprints"].get(p) != v
+        ],
+        "match_catalogue": [
+            {"match_id": m, **dict(zip(info_fields, v, strict=True))}
+            for m, v in after["match_catalogue"].items() if old["match_catalogue"].get(m) != v
+        ],
+    }
+
+
+def _revisions(pairs: list[dict[str, Any]] | None) -> dict[str, int]:
+    """A ``file_log`` row's ``revisions`` list of pairs as the mapping ``FileRecord`` holds."""
+    return {p["match_id"]: p["revision"] for p in pairs or ()}
+
+
+def _file_row(digest: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A ``file_log`` row of one read (its ``revisions`` mapping as a list of pairs)."""
+    pairs = [{"match_id": m, "revision": r} for m, r in sorted(record["revisions"].items())]
+    return {"hash": digest, **record, "revisions": pairs}
+
+
+def _committed_until(store: Store, seq: int) -> list[str]:
+    """The batches committed up to step commit ``seq`` (from the commit log's statistics)."""
+    return list(store.committed_batches(until=seq))
 

@@ -1,14 +1,15 @@
 """The pipeline's writing steps, each one transaction on the store: lock, recover, stage, commit.
 
-Every step takes the store's writer lock, first undoes any debris of a crashed run
-(``Store.recover``), stages its output as one append batch, then publishes the batch and saves
-the state (the commit point). A step with nothing to do writes nothing, so a rerun with no new
-input changes nothing.
+Every step takes the store's writer lock, first rolls back any debris of a crashed run
+(``Store.recover``), stages its output as one append batch, then appends the batch to its Delta
+tables and saves the state, whose commit-log row is the commit point. A step with nothing to do
+writes nothing, so a rerun with no new input changes nothing.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
@@ -16,14 +17,16 @@ from pipelines.ingest import IngestReport, ingest_inbox
 from pipelines.pool import Executor
 from pipelines.progress import track
 from pipelines.replaying import ReplayFn, ReplayReport, replay_ready
-from pipelines.state import StoreState, load_state, save_state
+from pipelines.state import StoreState, load_state, pending, save_state
 from pipelines.store import Store, new_id
 
 
 def _commit(store: Store, state: StoreState, batch_id: str) -> None:
-    if store.publish_batch(batch_id):
-        state.committed.append(batch_id)
-    save_state(store.state_dir, state)
+    """Append the staged batch, then save the state: its commit row names every version written
+    (the appends, and the deletions of a correction's retraction)."""
+    appended = store.publish_batch(batch_id)
+    versions = {**store.unnamed_versions(), **appended}
+    save_state(store, state, batch_id if appended else None, versions)
 
 
 def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
@@ -32,8 +35,8 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
     ``workers``: parsing processes (default: one per CPU core).
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
-        store.recover(state.committed_set)
+        store.recover()
+        state = load_state(store)
         fingerprints = {k: list(v) for k, v in state.fingerprints.items()}
         batch_id = new_id()
         with track("ingest files") as bar:
@@ -47,29 +50,45 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
 
 
 def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
-                workers: int | None = None, executor: Executor | None = None) -> ReplayReport:
+                workers: int | None = None, executor: Executor | None = None,
+                reviews: bool = True) -> ReplayReport:
     """Replay every complete, not yet replayed match into one batch of the derived tables.
 
     The batches of whole matches run on ``executor`` (default: the local process pool).
+    ``reviews``: also review their deals with the exact endgame solver (``play_reviews``); a run
+    without writes no ``play_reviews`` rows for the matches it replays (they are not reviewed
+    later either: the setting is the run's).
+
+    Whether there is work is read from the last commit row (``pipelines.state.pending``), so
+    with nothing pending the catalogue is not read.
 
     Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
-    (``pipelines.corrections``), also when there was nothing to replay: ingest may have added
-    pieces of matches that are still incomplete, or a revision that does not win.
+    (``pipelines.corrections``) when a step committed since they were last written, also when
+    there was nothing to replay: ingest may have added pieces of matches that are still
+    incomplete, or a revision that does not win.
     """
     with store.writer_lock():
-        state = load_state(store.state_dir)
-        store.recover(state.committed_set)
-        pending = any(i.ready or i.late_batches or i.retract for i in state.matches.values())
-        if not pending and not state.unquarantined:
+        store.recover()
+        if not pending(store):
             report = ReplayReport(batch_id="")
         else:
+            state = load_state(store)
             batch_id = new_id()
             with track("replay events") as bar:
                 report = replay_ready(store, state, batch_id, replay_fn=replay_fn, workers=workers,
-                                      executor=executor,
+                                      executor=executor, reviews=reviews,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
-        report.incomplete = write_incomplete(store)
-        report.superseded = write_superseded(store)
+        pinned = store.pinned()
+        report.incomplete = _rewritten(pinned, "incomplete_matches", write_incomplete)
+        report.superseded = _rewritten(pinned, "superseded", write_superseded)
         return report
+
+
+def _rewritten(store: Store, name: str, write: Callable[[Store], int]) -> int:
+    """Rows of table ``name`` after ``write`` recomputed it, unless it was already computed from
+    the commit ``store`` is pinned to (``Store.inputs``: nothing committed since, nothing to do)."""
+    if store.input_of(name) == store.reading().seq:
+        return store.row_count(name)
+    return write(store)
 

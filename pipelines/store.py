@@ -1,28 +1,29 @@
-"""The store on disk: Parquet tables under ``<root>/tables/``, written atomically, read by exact file lists.
+"""The store on disk: Delta Lake tables under ``<root>/tables/``, one commit log naming their versions.
 
 Layout (see README "Store layout"); this module is the only one that spells it::
 
-    <root>/inbox/                 files waiting to be ingested (kept after ingest)
-    <root>/tables/<name>          symlink -> tables/.versions/<name>-<id>/ (the live version)
-    <root>/tables/.versions/<name>-<id>/.files        the version's own Parquet files (manifest)
-    <root>/tables/.versions/<name>-<id>/batch=<id>/   one folder per append batch, with its .files
-    <root>/staging/<id>/<name>/   an append batch being written (invisible to readers)
-    <root>/state/                 ingest bookkeeping (``pipelines.state``), the writer lock, and:
-    <root>/state/snapshot.json    the published snapshot: exact files per table of the last whole run
-    <root>/state/inputs.json      per derived table, the committed batches its last writer read
-    <root>/state/warehouse.json   what the last warehouse build ran, and the catalog it produced
-    <root>/.warehouse-<pid>.duckdb  the warehouse file being rebuilt (removed by :meth:`Store.recover`)
-    <root>/annotations/           coaches' notes and tags on deals (``pipelines.annotations``)
+    <root>/inbox/                  files waiting to be ingested (kept after ingest)
+    <root>/tables/<name>/          one Delta table per table of ``schemas.ALL_TABLES`` (_delta_log/, Parquet)
+    <root>/tables/raw_events/batch=<id>/bucket=<n>/   raw events, partitioned by batch and hash bucket
+    <root>/staging/<id>/<name>/    an append batch being written (invisible to readers)
+    <root>/state/commits/          the commit log (a Delta table): one row per committed step or run
+    <root>/state/<memory>/         the pipeline's memory, Delta tables (``pipelines.state``, ``.checks``)
+    <root>/state/.lock             the writer lock
+    <root>/state/warehouse.json    what the last warehouse build ran, and the catalog it produced
+    <root>/.warehouse-<pid>.duckdb the warehouse file being rebuilt (removed by :meth:`Store.recover`)
+    <root>/annotations/            coaches' notes and tags on deals (``pipelines.annotations``)
 
-Why this shape: nothing is found by globbing. Every version and batch folder carries a manifest
-of the files the store wrote into it, and a table's committed content is the live version's
-manifest plus the manifests of the batches that ``state.json`` records as committed. So a batch
-published but not committed (a crash at the commit point), or a file dropped into a table
-folder by someone else, is never read; :meth:`Store.foreign_files` reports the latter. A full
-replace writes a new version folder and swaps the symlink with one ``rename(2)``. Readers of the
-store (``pipelines.warehouse.connect``) do not even read the committed state: they read the
-snapshot the pipeline publishes at the end of each whole run (:meth:`Store.publish`), so they
-never see a run half done. Batches not recorded as committed are removed by :meth:`Store.recover`.
+Why this shape: every table is a Delta table (delta-rs, ``deltalake``): appends and full replaces
+are atomic per table, the schema is enforced by the table, old versions stay readable (time
+travel), and any Delta reader (DuckDB over Arrow, Polars, Spark) can open it. A step appends its
+batch to several tables, one Delta commit each, so the step's commit point is one row of the
+commit log naming the version of every append table and memory table (:meth:`Store.commit`).
+Nothing reads past the versions the last commit names: a version appended by a step that crashed
+before its commit row is rolled back by :meth:`Store.recover` (``DeltaTable.restore``), and a
+batch retried after a failed commit is not appended twice (its id is a Delta app transaction).
+Readers (``pipelines.warehouse.connect``) read the versions of the last *run* record, which the
+pipeline writes at the end of each whole run (:meth:`Store.publish`), so a join never sees half a
+batch; an older run stays readable (``gdan sql --as-of``) until ``gdan maintain`` vacuums it.
 """
 
 from __future__ import annotations
@@ -33,34 +34,80 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
+from deltalake.exceptions import TableNotFoundError
 
 from schemas.catalog import ALL_TABLES
 
-VERSIONS = ".versions"
-BATCH_PREFIX = "batch="
-MANIFEST = ".files"
-"""In every version and batch folder: the Parquet files the store wrote there (JSON list)."""
-FINGERPRINT = ".fingerprint"
-"""A version folder's content hash."""
-SNAPSHOT = "snapshot.json"
-INPUTS = "inputs.json"
+DELTA_LOG = "_delta_log"
+BATCH = "batch"
+"""The partition column carrying the batch id, in tables read by batch (:data:`BATCHED`)."""
+BATCHED = frozenset({"raw_events"})
+"""Append tables read batch by batch (the replay gathers a match's rows from the batches holding it)."""
+COMMITS = "commits"
+APP = "gdan-batch-"
+"""Prefix of the Delta app transaction id of an append batch (the batch id follows)."""
+FINGERPRINT = "gdan.fingerprint"
+"""Table property of a full-replace table: the content hash of its last write."""
+INPUTS = "gdan.inputs"
+"""Table property of a derived table: the commit (seq) its writer read."""
 WAREHOUSE_TMP = ".warehouse-"
-PART = "part-0.parquet"
+BATCH_KEY = "gdan.batch"
+"""Commit metadata of an append: its batch (or memory transaction) id."""
+STEP, RUN = "step", "run"
+
+COMMIT_SCHEMA = pa.schema(
+    [
+        ("seq", pa.int64()),
+        ("kind", pa.string()),
+        ("batch", pa.string()),
+        ("of_seq", pa.int64()),
+        ("at", pa.timestamp("us", tz="UTC")),
+        ("versions", pa.list_(pa.struct([("table", pa.string()), ("version", pa.int64())]))),
+        ("unquarantined", pa.list_(pa.string())),
+        ("malformed_rows", pa.int64()),
+        ("counts", pa.list_(pa.struct([("name", pa.string()), ("value", pa.int64())]))),
+    ]
+)
+"""The commit log. ``step``: one step's commit (``batch``: its append batch, null when it only
+changed the memory; ``versions``: every append and memory table). ``run``: what readers see
+(``of_seq``: the step commit it is a snapshot of; ``versions``: every table with data).
+``unquarantined`` and ``malformed_rows`` carry the ingest state's two counters, ``counts`` its
+summary (matches and rows by status, matches pending replay: ``pipelines.state``), so a step with
+nothing to do and ``gdan run``'s summary read one commit row, not the per-match catalogue.
+
+A step's question "what is committed" is answered from the Delta log's statistics of the commit
+log (each commit row is one appended file whose min/max give its seq, kind and batch) and one
+row file read; no step reads the whole log (:data:`READS` counts what is read)."""
+
+APPEND_ROWS = 65_536
+"""Rows per record batch when a staged batch is streamed into its Delta table."""
+
+READS: dict[str, int] = {}
+"""Rows read from Parquet in this process, per commit-log or memory table name: how tests and
+benchmarks check that bookkeeping reads grow with new data, not with the store."""
 
 
 def new_id() -> str:
-    """A fresh, sortable-enough id for a batch or a table version."""
+    """A fresh id for a batch."""
     return uuid.uuid4().hex[:16]
+
+
+class StorePathError(ValueError):
+    """A store path delta-rs cannot open: it panics on ``[`` or ``]`` anywhere in a table's path
+    (it builds an object-store URL whose host holds the path), plain, percent-encoded or through
+    a symlink (it resolves links)."""
 
 
 class UnknownTableError(KeyError):
@@ -68,35 +115,63 @@ class UnknownTableError(KeyError):
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The exact Parquet files of every table as of a list of committed batches.
+class Commit:
+    """One row of the commit log (see :data:`COMMIT_SCHEMA`)."""
 
-    ``batches`` are the committed append batches it includes (in commit order); ``files`` maps
-    each table with data to its files (absolute paths). Tables without files are absent.
+    seq: int
+    kind: str
+    batch: str | None
+    of_seq: int
+    versions: Mapping[str, int]
+    unquarantined: tuple[str, ...] = ()
+    malformed_rows: int = 0
+    counts: Mapping[str, int] | None = None
+    """The state's summary counts as of this commit (None: not recorded, e.g. an older row)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One commit-log row as the Delta log's file statistics give it (no data file read)."""
+
+    seq: int
+    kind: str
+    batch: str | None
+    file: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The Delta version of every table with data, as of the step commit ``seq`` (-1: none).
+
+    ``run`` is the run record's seq when the snapshot was published (None: not published).
     """
 
-    batches: tuple[str, ...]
-    files: Mapping[str, tuple[Path, ...]]
+    seq: int
+    versions: Mapping[str, int]
+    run: int | None = None
+
+
+EMPTY = Snapshot(seq=-1, versions={})
 
 
 class Store:
-    """A store folder: inbox, Parquet tables and ingest state.
+    """A store folder: inbox, Delta tables, the pipeline's memory and the commit log.
 
     Only one writer runs at a time (:meth:`writer_lock`); any number of readers may read
-    while it writes. A store made by :meth:`pinned` reads append tables as of the batches
-    committed when it was made, and records them as the inputs of every table it writes.
+    while it writes. A store made by :meth:`pinned` reads append tables as of the commit
+    that was the last when it was made, and records it as the input of every table it writes.
     """
 
-    def __init__(self, root: str | Path, *, pin: Sequence[str] | None = None) -> None:
+    def __init__(self, root: str | Path, *, pin: Commit | None = None) -> None:
         self.root = Path(root).absolute()
-        self.pin = tuple(pin) if pin is not None else None
+        self.pin = pin
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
 
     def pinned(self) -> Store:
-        """This store, reading as of the batches committed now (see :meth:`inputs`)."""
-        return Store(self.root, pin=self.committed_batches())
+        """This store, reading as of the step committed last (see :meth:`inputs`)."""
+        return Store(self.root, pin=self.last_commit() or _NO_COMMIT)
 
     # -- paths ---------------------------------------------------------------------------
     @property
@@ -137,94 +212,184 @@ class Store:
         return self.root / f"{WAREHOUSE_TMP}{os.getpid()}.duckdb"
 
     def table_path(self, name: str) -> Path:
-        """The folder (a symlink to the live version) holding table ``name``."""
+        """The Delta table folder of table ``name``."""
         _schema(name)
         return self.tables_dir / name
 
-    # -- committed content ---------------------------------------------------------------
-    def committed_batches(self) -> tuple[str, ...]:
-        """The append batches ``state.json`` records as committed, in commit order."""
-        from pipelines.state import load_state
+    def check_table_path(self) -> None:
+        """Raise :class:`StorePathError` when delta-rs could not open tables under this store."""
+        _uri(self.tables_dir)
 
-        return tuple(load_state(self.state_dir).committed)
+    def memory_path(self, name: str) -> Path:
+        """The Delta table folder of the pipeline's memory table ``name`` (``pipelines.state``)."""
+        return self.state_dir / name
 
-    def reading(self) -> tuple[str, ...]:
-        """The committed batches this store reads: its pin, else those committed now."""
-        return self.pin if self.pin is not None else self.committed_batches()
+    # -- the commit log ------------------------------------------------------------------
+    def commits(self) -> list[Commit]:
+        """Every row of the commit log, in commit order (reads the whole log: listings only)."""
+        return [self._at_entry(e) for e in self._entries()]
 
-    def files(self, name: str, batches: Iterable[str] | None = None) -> list[Path]:
-        """The Parquet files of table ``name``: its live version's and those of ``batches``.
+    def last_commit(self) -> Commit | None:
+        """The last step commit (None before any); reads one row of the commit log."""
+        entry = next((e for e in reversed(self._entries()) if e.kind == STEP), None)
+        return None if entry is None else self._at_entry(entry)
 
-        ``batches`` defaults to the pin, else the batches committed now. Only files listed in
-        the store's manifests count, so nothing written by anyone else is read.
+    def committed_batches(self, until: int | None = None) -> tuple[str, ...]:
+        """The append batches committed so far (up to commit ``until``), in commit order.
+
+        From the commit log's statistics: no row is read.
         """
-        return self._listing(name, self._batches(batches))[1]
+        return tuple(e.batch for e in self._entries()
+                     if e.kind == STEP and e.batch and (until is None or e.seq <= until))
 
-    def batch_files(
-        self, name: str, batches: Iterable[str], partition: Mapping[str, object] | None = None
-    ) -> list[Path]:
-        """The files of the given append batches of table ``name``, optionally of one partition.
+    def reading(self) -> Commit:
+        """The step commit this store reads: its pin, else the last one."""
+        if self.pin is not None:
+            return self.pin
+        return self.last_commit() or _NO_COMMIT
 
-        ``partition`` (e.g. ``{"bucket": 3}``) keeps the files under those partition folders.
+    def commit(
+        self,
+        batch: str | None,
+        versions: Mapping[str, int],
+        *,
+        unquarantined: Sequence[str] = (),
+        malformed_rows: int = 0,
+        counts: Mapping[str, int] | None = None,
+    ) -> Commit:
+        """Append the commit row of one step (its commit point); returns it.
+
+        ``versions`` are the versions the step wrote; those of the previous commit it does not
+        name are carried over, so every row names every append and memory table. ``counts``
+        (None: unchanged) are the state's summary counts, carried over likewise.
         """
-        version = self._version_of(name)
-        if version is None:
-            return []
-        parts = [f"{k}={v}" for k, v in (partition or {}).items()]
-        out: list[Path] = []
-        for batch in batches:
-            folder = version / f"{BATCH_PREFIX}{batch}"
-            if folder.is_dir():
-                out.extend(
-                    folder / f for f in _manifest(folder) if all(p in f.split("/")[:-1] for p in parts)
-                )
-        return out
+        with self.writer_lock():
+            last = self.last_commit()
+            merged = {**(last.versions if last else {}), **versions}
+            row = Commit(
+                seq=self.next_seq(),
+                kind=STEP,
+                batch=batch,
+                of_seq=-1,
+                versions=merged,
+                unquarantined=tuple(unquarantined),
+                malformed_rows=malformed_rows,
+                counts=counts if counts is not None else (last.counts if last else None),
+            )
+            self._log(row)
+            return row
 
-    def snapshot(self, batches: Iterable[str] | None = None) -> Snapshot:
-        """The exact files of every table as of ``batches`` (default: the pin, else committed now)."""
-        wanted = self._batches(batches)
-        files = {name: tuple(found) for name in ALL_TABLES if (found := self.files(name, wanted))}
-        return Snapshot(batches=wanted, files=files)
+    # -- versions and snapshots ----------------------------------------------------------
+    def version(self, name: str) -> int | None:
+        """The version of table ``name`` this store reads (None: no table yet).
+
+        An append table is read at the version the store's commit names; a full-replace table
+        (not named by step commits) at its latest version.
+        """
+        named = self.reading().versions.get(name)
+        if named is not None:
+            return named
+        table = _latest(self.table_path(name))
+        return None if table is None or self._is_uncommitted_append(table) else table.version()
+
+    def snapshot(self, seq: int | None = None) -> Snapshot:
+        """Every table's version as of the step commit ``seq`` (default: the one this store reads).
+
+        Append tables at that commit's versions, full-replace tables at their latest version.
+        """
+        commit = self.reading() if seq is None else self._step(seq)
+        reader = Store(self.root, pin=commit)
+        versions = {name: v for name in ALL_TABLES if (v := reader.version(name)) is not None}
+        return Snapshot(seq=commit.seq, versions=versions)
 
     def has_data(self, name: str) -> bool:
-        """Whether table ``name`` has at least one committed Parquet file."""
-        return bool(self.files(name))
+        """Whether table ``name`` has at least one row file at the version this store reads."""
+        version = self.version(name)
+        return bool(self.data_files(name, version)) if version is not None else False
 
-    def inputs(self) -> dict[str, list[str]]:
-        """Per table written by a pinned store: the committed batches its writer had read."""
-        return _read_json(self.state_dir / INPUTS) or {}
+    def inputs(self) -> dict[str, int]:
+        """Per table written by a pinned store: the step commit (seq) its writer read."""
+        return {name: seq for name in ALL_TABLES if (seq := self.input_of(name)) is not None}
+
+    def input_of(self, name: str) -> int | None:
+        """The step commit (seq) table ``name`` was last computed from (:meth:`inputs`), if recorded."""
+        table = _latest(self.table_path(name))
+        value = table.metadata().configuration.get(INPUTS) if table is not None else None
+        return None if value is None else int(value)
+
+    def row_count(self, name: str) -> int:
+        """Rows of table ``name`` at its latest version, from the Delta log (no data file read)."""
+        table = _latest(self.table_path(name))
+        if table is None:
+            return 0
+        counts = pa.table(table.get_add_actions(flatten=True)).column("num_records").to_pylist()
+        return sum(n or 0 for n in counts)
 
     # -- reading -------------------------------------------------------------------------
+    def dataset(self, name: str, version: int | None = None) -> ds.Dataset | None:
+        """The Arrow dataset of table ``name`` at ``version`` (default :meth:`version`); None: no table.
+
+        Over exactly the version's Parquet files, read by pyarrow's own file system with the
+        partition columns from the paths (not delta-rs's ``to_pyarrow_dataset``, whose file
+        system handler could abort the process at exit).
+        """
+        version = self.version(name) if version is None else version
+        if version is None:
+            return None
+        path = self.table_path(name)
+        table = _at(path, version)
+        schema = _schema(name)
+        keys = list(table.metadata().partition_columns)
+        fields = [
+            schema.field(k) if k in schema.names else pa.field(k, pa.string() if k == BATCH else pa.int32())
+            for k in keys
+        ]
+        full = pa.schema([*schema, *(f for f in fields if f.name not in schema.names)])
+        files = [_local(u) for u in table.file_uris()]
+        partitioning = ds.partitioning(pa.schema(fields), flavor="hive") if keys else None
+        return ds.dataset(files, schema=full, format="parquet", partitioning=partitioning,
+                          partition_base_dir=str(path))
+
+    def data_files(self, name: str, version: int | None = None) -> list[str]:
+        """The absolute paths of the Parquet files of table ``name`` at ``version`` (:meth:`version`)."""
+        version = self.version(name) if version is None else version
+        if version is None:
+            return []
+        return [_local(u) for u in _at(self.table_path(name), version).file_uris()]
+
     def read_table(
         self,
         name: str,
         columns: list[str] | None = None,
         where: ds.Expression | None = None,
     ) -> pa.Table:
-        """All committed rows of table ``name`` (see :meth:`files`), typed by its schema.
+        """All rows of table ``name`` at the version this store reads, typed by its schema.
 
-        Partition folders that are not schema columns (``batch``, ``bucket``) are dropped.
-        A table with no files yet is a typed empty table.
+        Partition columns that are not schema columns (``batch``, ``bucket``) are dropped.
+        A table with no rows yet is a typed empty table.
         """
         schema = _schema(name)
         wanted = columns or schema.names
         out_schema = pa.schema([schema.field(c) for c in wanted])
-        batches = self.reading()
-        while True:
-            version, files = self._listing(name, batches)
-            if version is None or not files:
-                return out_schema.empty_table()
-            try:
-                dataset = ds.dataset(
-                    [str(f) for f in files],
-                    format="parquet",
-                    partitioning="hive",
-                    partition_base_dir=str(version),
-                )
-                return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
-            except FileNotFoundError:
-                if version.exists():
-                    raise
+        dataset = self.dataset(name)
+        if dataset is None:
+            return out_schema.empty_table()
+        return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
+
+    def batch_files(
+        self, name: str, batches: Sequence[str], partition: Mapping[str, object] | None = None
+    ) -> list[Path]:
+        """The Parquet files of the given committed batches of table ``name`` (one of :data:`BATCHED`).
+
+        ``partition`` (e.g. ``{"bucket": 3}``) keeps the files of that partition.
+        """
+        version = self.version(name)
+        if version is None or not batches:
+            return []
+        filters: list[tuple[str, str, Any]] = [(k, "=", str(v)) for k, v in (partition or {}).items()]
+        filters.append((BATCH, "in", list(batches)))
+        uris = _at(self.table_path(name), version).file_uris(file_pruning_predicate=filters)
+        return [Path(_local(u)) for u in uris]
 
     def read_files(
         self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
@@ -236,80 +401,71 @@ class Store:
 
     # -- full replace --------------------------------------------------------------------
     def write_table(self, name: str, table: pa.Table, partition_by: list[str] | None = None) -> None:
-        """Replace table ``name`` by ``table`` atomically (new version folder + symlink swap).
+        """Replace table ``name`` by ``table`` (one Delta overwrite commit).
 
         ``table`` is cast to the table's schema first, so a wrong column fails here, before
-        anything on disk changes. ``partition_by`` columns become hive folders. Writing the
+        anything on disk changes. ``partition_by`` columns become partitions. Writing the
         same content again (same rows in the same order) changes nothing on disk, so assets
         that recompute a table on every run keep a rerun with no new input a no-op. A pinned
-        store records its pin as the table's inputs. Holds the writer lock while it writes.
+        store records its pin as the table's input (:meth:`inputs`). Holds the writer lock.
         """
         schema = _schema(name)
         data = table.select(schema.names).cast(schema)
-        digest = _fingerprint(data, partition_by)
-        link = self.table_path(name)
+        properties = {FINGERPRINT: _fingerprint(data, partition_by)}
+        if self.pin is not None:
+            properties[INPUTS] = str(self.pin.seq)
+        path = self.table_path(name)
         with self.writer_lock():
-            if not (link.exists() and _read_text(link / FINGERPRINT) == digest):
-                version = self._new_version_dir(name)
-                (version / FINGERPRINT).write_text(digest)
-                if partition_by:
-                    pq.write_to_dataset(
-                        data, version, partition_cols=partition_by, basename_template="part-{i}.parquet"
-                    )
-                else:
-                    pq.write_table(data, version / PART)
-                _write_manifest(version)
-                self._swap(name, version)
-            if self.pin is not None:
-                self._record_inputs(name, list(self.pin))
+            current = _latest(path)
+            config = current.metadata().configuration if current is not None else {}
+            if all(config.get(k) == v for k, v in properties.items()):
+                return
+            if current is None or config.get(FINGERPRINT) != properties[FINGERPRINT]:
+                write_deltalake(
+                    _uri(path), data, mode="overwrite", partition_by=partition_by,
+                    schema_mode="overwrite" if current is not None else None,
+                )
+            DeltaTable(_uri(path)).alter.set_table_properties(properties, raise_if_not_exists=False)
 
     # -- removing rows (corrections) -------------------------------------------------------
-    def delete_rows(self, name: str, where: ds.Expression) -> int:
-        """Remove the committed rows of table ``name`` that match ``where``; returns how many.
+    def delete_rows(self, name: str, column: str, values: Sequence[str]) -> int:
+        """Remove the committed rows of table ``name`` whose ``column`` is one of ``values``.
 
-        The table gets a new version (one symlink swap, as :meth:`write_table`; readers of the
-        published snapshot keep the old one): each committed file without such rows is carried
-        over as a hard link, each file with some is rewritten without them, so the cost follows
-        the files touched, not the table. Nothing changes when no row matches. Holds the writer lock.
+        Returns how many. One Delta ``DELETE`` commit (a new version; readers of the published
+        run keep the old one): only the files holding such rows are rewritten, the others stay
+        as they are, so the cost follows the files touched, not the table. Nothing changes when
+        no row matches. The new version is named by the step's commit (:meth:`unnamed_versions`);
+        a crash before it is rolled back by :meth:`recover`. Holds the writer lock.
         """
         _schema(name)
-        keep = ~where | where.is_null()
+        if not values:
+            return 0
+        listed = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
         with self.writer_lock():
-            live = self._version_of(name)
-            if live is None:
+            table = _open(self.table_path(name))
+            if table is None:
                 return 0
-            folders = [live] + [
-                live / f"{BATCH_PREFIX}{b}" for b in self.reading() if (live / f"{BATCH_PREFIX}{b}").is_dir()
-            ]
-            hits = {
-                folder / f: n
-                for folder in folders
-                for f in _manifest(folder)
-                if (n := ds.dataset(str(folder / f), format="parquet").count_rows(filter=where))
-            }
-            if not hits:
-                return 0
-            version = self._new_version_dir(name)
-            for folder in folders:
-                target = version / folder.relative_to(live)
-                for f in _manifest(folder):
-                    (target / f).parent.mkdir(parents=True, exist_ok=True)
-                    if folder / f in hits:
-                        kept = ds.dataset(str(folder / f), format="parquet").to_table(filter=keep)
-                        pq.write_table(kept, target / f, compression="zstd")
-                    else:
-                        os.link(folder / f, target / f)
-                if folder != live:
-                    (target / MANIFEST).write_bytes((folder / MANIFEST).read_bytes())
-            _write_manifest(version)
-            self._swap(name, version)
-            return sum(hits.values())
+            metrics = table.delete(f'"{column}" IN ({listed})')
+            return int(metrics.get("num_deleted_rows", 0))
+
+    def unnamed_versions(self) -> dict[str, int]:
+        """Tables named by the last step commit whose latest Delta version is past the one named.
+
+        A step's :meth:`delete_rows` leaves such versions; its commit names them with its appends.
+        """
+        named = self.reading().versions
+        out = {}
+        for name in ALL_TABLES:
+            table = _latest(self.table_path(name)) if name in named else None
+            if table is not None and table.version() > named[name]:
+                out[name] = table.version()
+        return out
 
     # -- append batches ------------------------------------------------------------------
     def stage_file(self, batch_id: str, name: str, partition: Mapping[str, object] | None = None) -> Path:
         """The Parquet file of append batch ``batch_id`` of table ``name`` (in one partition).
 
-        Its folder is created; the file is the caller's to write. It is published with the
+        Its folder is created; the file is the caller's to write. It is appended with the
         batch by :meth:`publish_batch`.
         """
         _schema(name)
@@ -317,25 +473,86 @@ class Store:
         for key, value in (partition or {}).items():
             folder = folder / f"{key}={value}"
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / PART
+        return folder / "part-0.parquet"
 
-    def publish_batch(self, batch_id: str) -> list[str]:
-        """Move every staged table of ``batch_id`` into its live table; returns the table names.
+    def publish_batch(self, batch_id: str) -> dict[str, int]:
+        """Append every staged table of ``batch_id`` to its Delta table; returns the new versions.
 
-        Each batch folder gets its manifest, then moves with one ``rename(2)``. Readers see the
-        batch only once the caller has recorded it as committed in the state; until then
-        :meth:`recover` would undo it.
+        One Delta commit per table, carrying the app transaction ``gdan-batch-<id>``: a table
+        that already holds this batch (a retry after a commit whose answer was lost) is not
+        appended again. Readers and the next steps see the batch only once :meth:`commit`
+        names these versions; until then :meth:`recover` would roll them back.
         """
         staged = self.staging_dir / batch_id
         names = sorted(p.name for p in staged.iterdir()) if staged.exists() else []
+        versions = {}
         for name in names:
-            _write_manifest(staged / name)
-            target = self._live_dir(name) / f"{BATCH_PREFIX}{batch_id}"
-            if target.exists():
-                shutil.rmtree(target)
-            os.rename(staged / name, target)
+            versions[name] = self._append_staged(name, batch_id, staged / name)
         self.discard_batch(batch_id)
-        return names
+        return versions
+
+    def append(
+        self,
+        path: Path,
+        table: pa.Table | pa.RecordBatchReader,
+        txn: str,
+        partition_by: list[str] | None = None,
+        *,
+        step: bool = True,
+    ) -> int:
+        """Append ``table`` to the Delta table at ``path`` once per ``txn``; returns its version.
+
+        ``txn`` is recorded as the commit's Delta app transaction: an append already recorded is
+        not repeated, and a failed write whose commit did land (a lost answer) counts as done.
+        Used for the memory tables (``pipelines.state``) as for the batches. ``step``: the append
+        is part of a step, whose commit row will name the version (False: memory outside step
+        commits, the check memos, which :meth:`recover` leaves alone).
+        """
+        app = f"{APP}{txn}"
+        current = _latest(path)
+        if current is not None and current.transaction_version(app) is not None:
+            return current.version()
+        try:
+            write_deltalake(
+                _uri(path), table, mode="append", partition_by=partition_by,
+                commit_properties=CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
+                                                   custom_metadata={BATCH_KEY: txn} if step else None),
+            )
+        except Exception:
+            landed = _latest(path)
+            if landed is None or landed.transaction_version(app) is None:
+                raise
+        return DeltaTable(_uri(path)).version()
+
+    def read_memory(self, name: str, schema: pa.Schema, *, latest: bool = False) -> pa.Table:
+        """Memory table ``name`` at the version the store's commit names, or its ``latest``.
+
+        A typed empty table when there is none. ``latest`` is for memory outside step commits
+        (the check memos), which a crash cannot leave half written (one append each).
+        Memory tables are append-only between rollbacks, so this process keeps what it read and
+        reads only the files a later version added (a version without some file read before, a
+        rollback, is read whole).
+        """
+        path = self.memory_path(name)
+        if latest:
+            table = _latest(path)
+        else:
+            version = self.reading().versions.get(name)
+            table = None if version is None else _at(path, version)
+        if table is None:
+            return schema.empty_table()
+        files = [_local(u) for u in table.file_uris()]
+        with _cache_lock:
+            known, rows = _memory.get(path, ((), schema.empty_table()))
+        if not set(known) <= set(files) or not rows.schema.equals(schema):
+            known, rows = (), schema.empty_table()
+        new = [f for f in files if f not in set(known)]
+        parts = [pq.read_table(f).select(schema.names).cast(schema) for f in new]
+        data = pa.concat_tables([rows, *parts]) if parts else rows
+        READS[name] = READS.get(name, 0) + data.num_rows - rows.num_rows
+        with _cache_lock:
+            _memory[path] = ((*known, *new), data)
+        return data
 
     def discard_batch(self, batch_id: str) -> None:
         """Drop a staged batch that will not be published (nothing to commit)."""
@@ -343,91 +560,144 @@ class Store:
         if self.staging_dir.exists() and not any(self.staging_dir.iterdir()):
             self.staging_dir.rmdir()
 
-    def batch_ids(self, name: str) -> set[str]:
-        """The append batches present in table ``name`` (committed or not)."""
-        path = self.table_path(name)
-        if not path.exists():
-            return set()
-        return {p.name[len(BATCH_PREFIX) :] for p in path.iterdir() if p.name.startswith(BATCH_PREFIX)}
+    def recover(self) -> list[str]:
+        """Undo a crashed step: drop staging and temp files, roll back versions no commit names.
 
-    def recover(self, committed: set[str]) -> list[tuple[str, str]]:
-        """Undo a crashed run: drop staging, every batch folder not in ``committed``, temp files.
-
-        Temp files are a half-built warehouse file and a symlink not yet renamed into place.
-        Returns the removed batches as (table, batch id).
+        A table (or memory table) whose latest version is past the last commit's is restored
+        to that version's content (a new version, which a commit row then names, so the next
+        recovery finds nothing to do); one the last commit does not name at all, created by the
+        crashed step, is removed. Returns the tables rolled back or removed.
         """
         if self.staging_dir.exists():
             shutil.rmtree(self.staging_dir)
         for tmp in self.root.glob(f"{WAREHOUSE_TMP}*"):
             tmp.unlink(missing_ok=True)
-        if self.tables_dir.exists():
-            for tmp in self.tables_dir.glob(".link-*"):
-                tmp.unlink(missing_ok=True)
-        removed = []
-        for name in ALL_TABLES:
-            for batch in sorted(self.batch_ids(name) - committed):
-                shutil.rmtree(self.table_path(name) / f"{BATCH_PREFIX}{batch}")
-                removed.append((name, batch))
-        return removed
+        last = self.last_commit() or _NO_COMMIT
+        named = last.versions
+        out = []
+        restored = {}
+        candidates = [(n, self.table_path(n)) for n in ALL_TABLES]
+        memory = sorted(self.state_dir.glob("*"))
+        candidates += [(p.name, p) for p in memory if p.name != COMMITS and p.is_dir()]
+        for name, path in candidates:
+            table = _open(path)
+            if table is None:
+                continue
+            version = named.get(name)
+            if version is not None and table.version() > version:
+                table.restore(version)
+                restored[name] = DeltaTable(_uri(path)).version()
+                out.append(name)
+            elif version is None and self._is_uncommitted_append(table):
+                shutil.rmtree(path)
+                out.append(name)
+        if restored:
+            self.commit(None, restored, unquarantined=last.unquarantined, malformed_rows=last.malformed_rows)
+        return sorted(out)
 
     # -- the readers' snapshot -----------------------------------------------------------
     def publish(self, snapshot: Snapshot) -> bool:
-        """Make ``snapshot`` what readers see, in one atomic file replace; False when unchanged.
-
-        Version folders it references are kept by later full replaces until a second later
-        snapshot is published, so a reader that opened this one keeps reading for a run.
-        """
+        """Make ``snapshot`` what readers see: one run row in the commit log; False when unchanged."""
         with self.writer_lock():
-            path = self.state_dir / SNAPSHOT
-            old = _read_json(path) or {}
-            tables = {
-                name: [f.relative_to(self.root).as_posix() for f in files]
-                for name, files in snapshot.files.items()
-            }
-            if old.get("batches") == list(snapshot.batches) and old.get("tables") == tables:
+            entry = next((e for e in reversed(self._entries()) if e.kind == RUN), None)
+            last = None if entry is None else self._at_entry(entry)
+            same = last is not None and dict(last.versions) == dict(snapshot.versions)
+            if same and last is not None and last.of_seq == snapshot.seq:
                 return False
-            retain = sorted(_version_names(old.get("tables", {})))
-            _write_json(path, {"batches": list(snapshot.batches), "tables": tables, "retain": retain})
+            row = Commit(
+                seq=self.next_seq(), kind=RUN, batch=None, of_seq=snapshot.seq,
+                versions=dict(snapshot.versions),
+            )
+            self._log(row)
             return True
 
-    def published(self) -> Snapshot | None:
-        """The snapshot readers see (the last whole run's), or None when none was published."""
-        raw = _read_json(self.state_dir / SNAPSHOT)
-        if raw is None:
-            return None
-        files = {name: tuple(self.root / f for f in paths) for name, paths in raw["tables"].items()}
-        return Snapshot(batches=tuple(raw["batches"]), files=files)
+    def runs(self) -> list[Snapshot]:
+        """Every published run, oldest first (``run`` = its number for ``gdan sql --as-of``)."""
+        return [self._run(e) for e in self._entries() if e.kind == RUN]
+
+    def published(self, run: int | None = None) -> Snapshot | None:
+        """The snapshot of run ``run`` (default: the last published), None when there is none.
+
+        Reads that one run record of the commit log.
+        """
+        runs = (e for e in reversed(self._entries()) if e.kind == RUN and (run is None or e.seq == run))
+        entry = next(runs, None)
+        return None if entry is None else self._run(entry)
 
     def foreign_files(self) -> list[Path]:
-        """Files under ``tables/`` that the store did not write, sorted.
+        """Files under ``tables/`` that no table's Delta log ever added, sorted.
 
-        A file in a live version folder is named through its table's folder (:meth:`table_path`).
+        Such a file is never read (Delta readers read the files the log names); it is reported.
         """
         if not self.tables_dir.exists():
             return []
-        live = {v: n for n in ALL_TABLES if (v := self._version_of(n)) is not None}
-        versions = self.tables_dir / VERSIONS
         out = []
         for entry in sorted(self.tables_dir.iterdir()):
-            if entry.name == VERSIONS and entry.is_dir() and not entry.is_symlink():
+            if entry.name not in ALL_TABLES or not entry.is_dir() or _latest(entry) is None:
+                out.extend(_walk(entry))
                 continue
-            if entry.is_symlink() and entry.name in ALL_TABLES:
-                continue
-            out.extend(_walk(entry))
-        for version in sorted(versions.iterdir()) if versions.is_dir() else []:
-            if not version.is_dir() or version.is_symlink():
-                out.append(version)
-                continue
-            known = {version / f for f in _manifest(version)} | {version / MANIFEST, version / FINGERPRINT}
-            for batch in version.iterdir():
-                if batch.name.startswith(BATCH_PREFIX) and batch.is_dir():
-                    known |= {batch / f for f in _manifest(batch)} | {batch / MANIFEST}
-            out.extend(f for f in _walk(version) if f not in known)
-        named = []
-        for path in out:
-            holder = next((v for v in live if path.is_relative_to(v)), None)
-            named.append(self.table_path(live[holder]) / path.relative_to(holder) if holder else path)
-        return sorted(named)
+            known = _logged_files(entry)
+            for f in _walk(entry):
+                relative = f.relative_to(entry)
+                if DELTA_LOG not in relative.parts and relative.as_posix() not in known:
+                    out.append(f)
+        return sorted(out)
+
+    # -- maintenance ---------------------------------------------------------------------
+    def maintain(self, retention_days: float = 7) -> dict[str, int]:
+        """Compact small files and vacuum files unreferenced for ``retention_days``; bytes before/after.
+
+        Compaction rewrites small files of each partition into larger ones (a new Delta version
+        with the same rows, so nothing a reader sees changes); vacuum deletes the files that
+        no version younger than the retention needs. The pipeline never needs it to be correct.
+        Runs of which a table version was vacuumed can no longer be read with ``--as-of``.
+        """
+        with self.writer_lock():
+            self.recover()
+            before = _size(self.tables_dir) + _size(self.state_dir)
+            compacted, vacuumed = 0, 0
+            rewritten: dict[str, int] = {}
+            paths = {n: self.table_path(n) for n in ALL_TABLES}
+            paths |= {p.name: p for p in sorted(self.state_dir.glob("*")) if p.is_dir() and p.name != COMMITS}
+            for name, path in paths.items():
+                table = _open(path)
+                if table is None:
+                    continue
+                removed = int(table.optimize.compact().get("numFilesRemoved", 0))
+                if removed:
+                    compacted += removed
+                    rewritten[name] = DeltaTable(_uri(path)).version()
+            self._adopt(rewritten)
+            for path in [*paths.values(), self.memory_path(COMMITS)]:
+                if _open(path) is not None:
+                    vacuumed += len(
+                        DeltaTable(_uri(path)).vacuum(
+                            retention_hours=int(retention_days * 24), dry_run=False,
+                            enforce_retention_duration=False,
+                        )
+                    )
+            after = _size(self.tables_dir) + _size(self.state_dir)
+        return {"bytes_before": before, "bytes_after": after, "files_compacted": compacted,
+                "files_vacuumed": vacuumed}
+
+    def _adopt(self, rewritten: Mapping[str, int]) -> None:
+        """Name the compacted versions (same rows) in a new step commit and run record.
+
+        So the next step does not roll the compaction back, and readers of the last run read
+        the compacted files (vacuum may then delete the ones they replace).
+        """
+        last = self.last_commit()
+        named = {n: v for n, v in rewritten.items() if last is not None and n in last.versions}
+        commit = last
+        if last is not None and named:
+            commit = self.commit(
+                None, named, unquarantined=last.unquarantined, malformed_rows=last.malformed_rows
+            )
+        run = self.published()
+        if run is not None and commit is not None:
+            versions = {**run.versions, **{n: v for n, v in rewritten.items() if n in run.versions}}
+            of_seq = commit.seq if last is not None and run.seq == last.seq else run.seq
+            self.publish(Snapshot(seq=of_seq, versions=versions))
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -455,75 +725,241 @@ class Store:
                 _lock_depth[self.root] = depth
 
     # -- internals -----------------------------------------------------------------------
-    def _batches(self, batches: Iterable[str] | None) -> tuple[str, ...]:
-        return tuple(batches) if batches is not None else self.reading()
+    def _step(self, seq: int) -> Commit:
+        if seq < 0:
+            return _NO_COMMIT
+        return self._at_entry(next(e for e in self._entries() if e.seq == seq and e.kind == STEP))
 
-    def _version_of(self, name: str) -> Path | None:
-        """The live version folder of ``name`` (through the root as given), None when there is none."""
-        link = self.table_path(name)
-        if not link.is_symlink() or not link.exists():
-            return None
-        return self.tables_dir / os.readlink(link)
+    def _run(self, entry: _Entry) -> Snapshot:
+        row = self._at_entry(entry)
+        return Snapshot(seq=row.of_seq, versions=row.versions, run=row.seq)
 
-    def _listing(self, name: str, batches: tuple[str, ...]) -> tuple[Path | None, list[Path]]:
-        """The live version of ``name`` and its files as of ``batches`` (see :meth:`files`).
+    def next_seq(self) -> int:
+        """The seq the next commit-log row gets (from the log's statistics)."""
+        entries = self._entries()
+        return entries[-1].seq + 1 if entries else 0
 
-        A version replaced twice while it is listed is deleted under the reader's feet: the
-        listing then starts again from the new live version.
+    def _entries(self) -> list[_Entry]:
+        """The commit log's rows by seq, as the Delta log's statistics of its files give them.
+
+        Every commit row is appended alone, so each file's min and max give its seq, kind and
+        batch without reading it; a file of several rows (compacted by hand) is read.
         """
-        while True:
-            version = self._version_of(name)
-            if version is None:
-                return None, []
-            try:
-                out = [version / f for f in _manifest(version)]
-                present = {p.name for p in version.iterdir() if p.name.startswith(BATCH_PREFIX)}
-                for batch in batches:
-                    folder = f"{BATCH_PREFIX}{batch}"
-                    if folder in present:
-                        out.extend(version / folder / f for f in _manifest(version / folder))
-            except FileNotFoundError:
-                continue
-            if version.exists():
-                return version, out
+        table = _commit_log(self.memory_path(COMMITS))
+        if table is None:
+            return []
+        columns = ("path", "num_records", "min.seq", "max.seq", "min.kind", "max.kind", "min.batch")
+        actions = pa.table(table.get_add_actions(flatten=True))
+        listed = actions.select([c for c in columns if c in actions.column_names]).to_pydict()
+        out = []
+        base = self.memory_path(COMMITS)
+        for i, file in enumerate(listed["path"]):
+            path = str(base / _unquote(file))
+            first, last = listed["min.seq"][i], listed["max.seq"][i]
+            kind = listed["min.kind"][i]
+            if listed["num_records"][i] == 1 and first == last and kind == listed["max.kind"][i]:
+                out.append(_Entry(first, kind, listed["min.batch"][i], path))
+            else:
+                out.extend(_Entry(c.seq, c.kind, c.batch, path) for c in _commit_rows(path))
+        return sorted(out, key=lambda e: e.seq)
 
-    def _record_inputs(self, name: str, batches: list[str]) -> None:
-        path = self.state_dir / INPUTS
-        inputs = _read_json(path) or {}
-        if inputs.get(name) != batches:
-            _write_json(path, {**inputs, name: batches})
+    @staticmethod
+    def _at_entry(entry: _Entry) -> Commit:
+        return next(c for c in _commit_rows(entry.file) if c.seq == entry.seq)
 
-    def _new_version_dir(self, name: str) -> Path:
-        path = self.tables_dir / VERSIONS / f"{name}-{new_id()}"
-        path.mkdir(parents=True)
-        return path
+    def _log(self, row: Commit) -> None:
+        versions = [{"table": t, "version": v} for t, v in sorted(row.versions.items())]
+        record = {
+            "seq": row.seq, "kind": row.kind, "batch": row.batch, "of_seq": row.of_seq,
+            "at": datetime.now(UTC), "versions": versions, "unquarantined": list(row.unquarantined),
+            "malformed_rows": row.malformed_rows,
+            "counts": None if row.counts is None else [
+                {"name": k, "value": v} for k, v in sorted(row.counts.items())
+            ],
+        }
+        log = pa.Table.from_pylist([record], schema=COMMIT_SCHEMA)
+        self.append(self.memory_path(COMMITS), log, f"commit-{row.seq}", step=False)
 
-    def _live_dir(self, name: str) -> Path:
-        """The live version folder of ``name``, creating an empty version when there is none."""
-        live = self._version_of(name)
-        if live is None:
-            live = self._new_version_dir(name)
-            _write_manifest(live)
-            self._swap(name, live)
-        return live
+    def _append_staged(self, name: str, batch_id: str, folder: Path) -> int:
+        """Append the staged Parquet files of one table of a batch, with their partition columns.
 
-    def _swap(self, name: str, version: Path) -> None:
-        """Point ``tables/<name>`` at ``version`` in one rename; delete versions nobody may read.
-
-        Kept: the previous version (for readers that listed its files just before the swap) and
-        the versions of the published snapshot and of the one before it.
+        The files are streamed to Delta row group by row group (a ``RecordBatchReader``), so
+        memory holds a few row groups, not the batch's whole table (issue 17: the peak stays
+        bounded however large a batch is).
         """
-        link = self.table_path(name)
-        previous = self._version_of(name)
-        tmp_link = self.tables_dir / f".link-{name}-{new_id()}"
-        os.symlink(os.path.relpath(version, self.tables_dir), tmp_link)
-        os.replace(tmp_link, link)
-        snapshot = _read_json(self.state_dir / SNAPSHOT) or {}
-        retained = _version_names(snapshot.get("tables", {})) | set(snapshot.get("retain", []))
-        keep = {version.name, previous.name if previous else None} | retained
-        for old in (self.tables_dir / VERSIONS).glob(f"{name}-*"):
-            if old.name not in keep:
-                shutil.rmtree(old, ignore_errors=True)
+        files = sorted(folder.rglob("*.parquet"))
+        if not files:
+            return self.version(name) or 0
+        keys = [p.split("=", 1)[0] for p in files[0].relative_to(folder).parts[:-1]]
+        batched = name in BATCHED
+        partition_by = [BATCH, *keys] if batched else keys
+        schema = _schema(name)
+        out = pa.schema([*schema, *(pa.field(k, pa.int32()) for k in keys),
+                         *([pa.field(BATCH, pa.string())] if batched else [])])
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for file in files:
+                values = [int(p.split("=", 1)[1]) for p in file.relative_to(folder).parts[:-1]]
+                for batch in pq.ParquetFile(file).iter_batches(batch_size=APPEND_ROWS, columns=schema.names):
+                    columns = [*pa.Table.from_batches([batch]).cast(schema).columns,
+                               *(pa.array([v] * batch.num_rows, pa.int32()) for v in values),
+                               *([pa.array([batch_id] * batch.num_rows, pa.string())] if batched else [])]
+                    yield from pa.Table.from_arrays(columns, schema=out).to_batches()
+
+        reader = pa.RecordBatchReader.from_batches(out, batches())
+        return self.append(self.table_path(name), reader, batch_id, partition_by or None)
+
+    @staticmethod
+    def _is_uncommitted_append(table: DeltaTable) -> bool:
+        """Whether ``table``, which no step commit names, was appended to by a step (which then
+        crashed before its commit row): its latest commit carries a batch id."""
+        history = table.history(1)
+        return bool(history) and history[0].get(BATCH_KEY) is not None
+
+
+_NO_COMMIT = Commit(seq=-1, kind=STEP, batch=None, of_seq=-1, versions={}, counts={})
+
+_commit_files: dict[str, tuple[Commit, ...]] = {}
+"""Commit-log rows by file (a file never changes once written): each is read once per process."""
+_logs: dict[Path, tuple[DeltaTable, tuple[int, int]]] = {}
+"""Each table read at its latest version, kept open and brought up to date incrementally."""
+_versions: dict[tuple[Path, int, tuple[int, int]], DeltaTable] = {}
+"""Tables opened at a version (:func:`_at`), at most :data:`_VERSIONS_KEPT` of them."""
+_VERSIONS_KEPT = 1024
+_memory: dict[Path, tuple[tuple[str, ...], pa.Table]] = {}
+"""Per memory table: the files this process read and their rows (see :meth:`Store.read_memory`)."""
+_cache_lock = threading.Lock()
+
+
+def _commit_log(path: Path) -> DeltaTable | None:
+    """The commit log's Delta table at its latest version (None: no log yet; :func:`_latest`)."""
+    return _latest(path)
+
+
+def _identity(path: Path, version: int) -> tuple[int, int]:
+    """Which file is the Delta log entry of ``version`` at ``path`` (inode, mtime; -1s: none):
+    a table created anew at the same path has other entries, so nothing cached for it is reused."""
+    try:
+        entry = (path / DELTA_LOG / f"{version:020d}.json").stat()
+    except FileNotFoundError:
+        return (-1, -1)
+    return (entry.st_ino, entry.st_mtime_ns)
+
+
+def _latest(path: Path) -> DeltaTable | None:
+    """The Delta table at ``path`` at its latest version, for reading only (None: no table).
+
+    Kept open per path and updated with the log entries added since (``update_incremental``),
+    so the many "which version" questions of a step do not re-read a table's whole Delta log; a
+    table created anew at the same path (its first log entry another file) is opened afresh.
+    Writers and maintenance open their own (:func:`_open`).
+    """
+    identity = _identity(path, 0)
+    with _cache_lock:
+        cached = _logs.get(path)
+        if cached is not None and cached[1] == identity and identity[0] >= 0:
+            cached[0].update_incremental()
+            return cached[0]
+        table = _open(path)
+        if table is None:
+            _logs.pop(path, None)
+        else:
+            _logs[path] = (table, identity)
+        return table
+
+
+def _commit_rows(file: str) -> tuple[Commit, ...]:
+    """The commit rows of one file of the commit log (read once per process, counted in READS)."""
+    with _cache_lock:
+        cached = _commit_files.get(file)
+    if cached is not None:
+        return cached
+    data = pq.read_table(file)
+    READS[COMMITS] = READS.get(COMMITS, 0) + data.num_rows
+    rows = tuple(_commit(r) for r in data.to_pylist())
+    with _cache_lock:
+        _commit_files[file] = rows
+    return rows
+
+
+def _commit(r: Mapping[str, Any]) -> Commit:
+    counts = r.get("counts")
+    return Commit(
+        seq=r["seq"],
+        kind=r["kind"],
+        batch=r["batch"],
+        of_seq=r["of_seq"],
+        versions={v["table"]: v["version"] for v in r["versions"]},
+        unquarantined=tuple(r["unquarantined"] or ()),
+        malformed_rows=r["malformed_rows"] or 0,
+        counts=None if counts is None else {c["name"]: c["value"] for c in counts},
+    )
+
+
+def _open(path: Path) -> DeltaTable | None:
+    """The Delta table at ``path`` (latest version), None when there is none."""
+    try:
+        return DeltaTable(_uri(path))
+    except TableNotFoundError:
+        return None
+
+
+def _at(path: Path, version: int) -> DeltaTable:
+    """The Delta table at ``path`` as of ``version``, for reading only.
+
+    A version never changes once written, so each is opened once per process (its log entry's
+    identity guards against a table created anew at the same path; :func:`_identity`).
+    """
+    key = (path, version, _identity(path, version))
+    with _cache_lock:
+        table = _versions.get(key)
+    if table is None:
+        table = DeltaTable(_uri(path), version=version)
+        with _cache_lock:
+            if len(_versions) >= _VERSIONS_KEPT:
+                _versions.clear()
+            _versions[key] = table
+    return table
+
+
+def _uri(path: Path) -> str:
+    """The ``file://`` URL delta-rs is given for the table folder ``path`` (:class:`StorePathError`
+    for a path it cannot open; the inbox of such a store still takes files)."""
+    if {"[", "]"} & set(str(path)):
+        raise StorePathError(
+            f"store path {path.parent}: a path with '[' or ']' cannot hold Delta tables "
+            "(delta-rs refuses it); rename the folder or choose another --store"
+        )
+    return path.as_uri()
+
+
+def _local(uri: str) -> str:
+    """A local path from a Delta file URI (delta-rs gives ``file://`` URIs or plain paths)."""
+    return _unquote(uri.removeprefix("file://"))
+
+
+def _logged_files(table_dir: Path) -> set[str]:
+    """Every data file (relative path) that a commit of the Delta table at ``table_dir`` added.
+
+    The commit files hold every add; the current version's files are added too, should old
+    commit files have been cleaned up after a checkpoint.
+    """
+    out = set()
+    for entry in sorted((table_dir / DELTA_LOG).glob("*.json")):
+        for line in entry.read_bytes().splitlines():
+            action = orjson.loads(line)
+            if "add" in action:
+                out.add(_unquote(action["add"]["path"]))
+    table = _latest(table_dir)
+    if table is not None:
+        out |= {Path(_local(u)).relative_to(table_dir).as_posix() for u in table.file_uris()}
+    return out
+
+
+def _unquote(path: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(path)
 
 
 lock_wait_notices: list[Callable[[int | None], None]] = []
@@ -557,32 +993,6 @@ def _thread_lock(root: Path) -> threading.RLock:
         return _thread_locks.setdefault(root, threading.RLock())
 
 
-def _write_manifest(folder: Path) -> None:
-    """Record the Parquet files now under ``folder`` (outside batch folders) as its content."""
-    files = sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*.parquet")
-        if not any(part.startswith(BATCH_PREFIX) for part in p.relative_to(folder).parts)
-    )
-    (folder / MANIFEST).write_bytes(orjson.dumps(files))
-
-
-def _manifest(folder: Path) -> list[str]:
-    """The files a folder's manifest lists (none when it has no manifest: not the store's)."""
-    try:
-        return list(orjson.loads((folder / MANIFEST).read_bytes()))
-    except FileNotFoundError:
-        return []
-
-
-def _version_names(tables: Mapping[str, list[str]]) -> set[str]:
-    """The version folder names that the snapshot's file paths (``tables/.versions/<v>/…``) go through."""
-    prefix = f"tables/{VERSIONS}/"
-    return {
-        p[len(prefix) :].split("/", 1)[0] for paths in tables.values() for p in paths if p.startswith(prefix)
-    }
-
-
 def _walk(path: Path) -> list[Path]:
     """Every file (or symlink) at or under ``path``."""
     if path.is_symlink() or not path.is_dir():
@@ -590,22 +1000,8 @@ def _walk(path: Path) -> list[Path]:
     return [p for p in path.rglob("*") if p.is_symlink() or not p.is_dir()]
 
 
-def _read_json(path: Path) -> dict | None:
-    try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None
-
-
-def _write_json(path: Path, data: object) -> None:
-    """Replace ``path`` by ``data`` atomically (temp file + fsync + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}-{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(orjson.dumps(data))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in _walk(path) if p.is_file()) if path.exists() else 0
 
 
 def _fingerprint(data: pa.Table, partition_by: list[str] | None) -> str:
@@ -616,13 +1012,6 @@ def _fingerprint(data: pa.Table, partition_by: list[str] | None) -> str:
     digest = hashlib.sha256(sink.getvalue())
     digest.update(repr(partition_by).encode())
     return digest.hexdigest()
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text()
-    except OSError:
-        return None
 
 
 def _schema(name: str) -> pa.Schema:

@@ -1,25 +1,31 @@
-"""Read access to the store: an in-memory DuckDB with one view per table, over exact file lists.
+"""Read access to the store: an in-memory DuckDB with one view per table, at one run's Delta versions.
 
-The store's system of record is Parquet (``pipelines.store``). Readers (dashboards, notebooks,
-``gdan sql``) never open the pipeline's DuckDB file: they call :func:`connect`, which builds views
-over the files of the snapshot the pipeline published at the end of its last whole run, so
-reading never conflicts with a running pipeline and never sees a run half done. The views list
-their files one by one (no glob), so an uncommitted batch or a file someone else dropped into a
-table folder is not read. A connection keeps the snapshot it was opened on; reconnect to see a
-later run.
+The store's system of record is Delta Lake (``pipelines.store``). Readers (dashboards, notebooks,
+``gdan sql``) never open the pipeline's DuckDB file: they call :func:`connect`, which creates a
+view per table over the exact Parquet files of its Delta version in the run the pipeline
+published last (or in an older run: ``as_of``), so reading never conflicts with a running
+pipeline and a join never sees half a batch. A version names its exact Parquet files, so a file
+someone else dropped into a table folder is not read. A connection keeps the versions it was
+opened on; reconnect to see a later run. (DuckDB's own delta extension downloads at run time,
+so the store does not use it.)
+
+``warehouse.duckdb``, for SQL tools that want a file, holds views over the same versions' file
+lists (:func:`view_statements`); the pipeline's own SQL steps use those statements too.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
 import orjson
 import pyarrow as pa
 
-from pipelines.store import Snapshot, Store
+from pipelines.store import EMPTY, Snapshot, Store
 from schemas.catalog import ALL_TABLES
 
 DEFAULT_STORE = Path("data")
@@ -34,39 +40,54 @@ def store_path(store: str | Path | None = None) -> Path:
 
 def _empty_view_sql(schema: pa.Schema) -> str:
     """A typed, empty SELECT for a table that has no Parquet files yet."""
-    con = duckdb.connect()
-    try:
-        types = con.from_arrow(schema.empty_table()).types
-    finally:
-        con.close()
+    types = _duckdb_types(schema)
     cols = ", ".join(f'CAST(NULL AS {t}) AS "{f.name}"' for f, t in zip(schema, types, strict=True))
     return f"SELECT {cols} WHERE FALSE"
 
 
-def _literal(path: Path) -> str:
+def _literal(path: str) -> str:
     """``path`` as a DuckDB string literal that ``read_parquet`` takes literally (no glob).
 
     DuckDB expands ``*``, ``?`` and ``[…]`` in file names; each such character is written as a
     one-character class (``[*]``), which matches exactly itself.
     """
-    text = "".join(f"[{c}]" if c in "*?[]" else c for c in path.as_posix())
+    text = "".join(f"[{c}]" if c in "*?[]" else c for c in path)
     return "'" + text.replace("'", "''") + "'"
 
 
-def view_statements(snapshot: Snapshot) -> dict[str, str]:
-    """The ``CREATE OR REPLACE VIEW`` statement of every known table, by name.
+@functools.cache
+def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
+    """DuckDB's name of each column type of ``schema``: asked once per schema and process (a
+    connection costs tens of milliseconds, and every view statement needs the types)."""
+    con = duckdb.connect()
+    try:
+        return tuple(str(t) for t in con.from_arrow(schema.empty_table()).types)
+    finally:
+        con.close()
 
-    Each view reads exactly the snapshot's files of its table and selects exactly the schema's
-    columns (partition folders are storage detail, not data). A table with no files is a
-    typed empty view. Paths are absolute, so a database file holding these views works from
-    any directory.
+
+def view_statements(
+    store: Store, snapshot: Snapshot, names: Iterable[str] | None = None
+) -> dict[str, str]:
+    """The ``CREATE OR REPLACE VIEW`` statement of every table of ``names`` (default: every known
+    table), by name.
+
+    Each view reads exactly the Parquet files of its table's version in ``snapshot`` and selects
+    exactly the schema's columns, cast to their types (a partition column's value is in the
+    file's path, not in the file). A table without a version is a typed empty view. Paths are
+    absolute, so a database file holding these views works from any directory.
     """
     out = {}
-    for name, schema in ALL_TABLES.items():
-        files = snapshot.files.get(name, ())
+    for name in ALL_TABLES if names is None else names:
+        schema = ALL_TABLES[name]
+        version = snapshot.versions.get(name)
+        files = store.data_files(name, version) if version is not None else []
         if files:
             listed = ", ".join(_literal(f) for f in files)
-            cols = ", ".join(f'"{f.name}"' for f in schema)
+            types = _duckdb_types(schema)
+            cols = ", ".join(
+                f'CAST("{f.name}" AS {t}) AS "{f.name}"' for f, t in zip(schema, types, strict=True)
+            )
             body = (
                 f"SELECT {cols} FROM read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
             )
@@ -76,14 +97,22 @@ def view_statements(snapshot: Snapshot) -> dict[str, str]:
     return out
 
 
-def create_views(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> list[str]:
-    """Create or replace one view per known table (see :func:`view_statements`).
+def create_views(
+    con: duckdb.DuckDBPyConnection, store: Store, snapshot: Snapshot, names: Iterable[str] | None = None
+) -> list[str]:
+    """One view per table of ``names`` (default: every known table) over the Parquet files of its
+    Delta version in ``snapshot`` (:func:`view_statements`). Returns the names of those with data.
 
-    Returns the names of the tables that have data.
+    The views read the files with DuckDB's own Parquet reader, not through an Arrow dataset of
+    delta-rs registered on ``con``: a process whose connections held such datasets could abort
+    at exit (``terminate called without an active exception``).
     """
-    for statement in view_statements(snapshot).values():
+    with_data = []
+    for name, statement in view_statements(store, snapshot, names).items():
         con.execute(statement)
-    return [name for name in ALL_TABLES if snapshot.files.get(name)]
+        if snapshot.versions.get(name) is not None and "read_parquet" in statement:
+            with_data.append(name)
+    return with_data
 
 
 def _catalog(database: Path) -> str | None:
@@ -109,8 +138,8 @@ def _catalog(database: Path) -> str | None:
     return hashlib.sha256(orjson.dumps(rows)).hexdigest()
 
 
-def _script(snapshot: Snapshot) -> str:
-    return ";\n".join(view_statements(snapshot).values()) + ";\n"
+def _script(store: Store, snapshot: Snapshot) -> str:
+    return ";\n".join(view_statements(store, snapshot).values()) + ";\n"
 
 
 def warehouse_is_current(store: Store, snapshot: Snapshot) -> bool:
@@ -122,7 +151,7 @@ def warehouse_is_current(store: Store, snapshot: Snapshot) -> bool:
     open for writing by a SQL tool) counts as one too: it is rebuilt.
     """
     record = orjson.loads(store.warehouse_record.read_bytes()) if store.warehouse_record.exists() else {}
-    if record.get("statements") != hashlib.sha256(_script(snapshot).encode()).hexdigest():
+    if record.get("statements") != hashlib.sha256(_script(store, snapshot).encode()).hexdigest():
         return False
     return store.warehouse_file.exists() and _catalog(store.warehouse_file) == record.get("catalog")
 
@@ -139,7 +168,7 @@ def write_warehouse(store: Store, snapshot: Snapshot) -> Path:
     with store.writer_lock():
         if warehouse_is_current(store, snapshot):
             return target
-        script = _script(snapshot)
+        script = _script(store, snapshot)
         tmp = store.warehouse_tmp()
         tmp.unlink(missing_ok=True)
         con = duckdb.connect(str(tmp))
@@ -156,20 +185,32 @@ def write_warehouse(store: Store, snapshot: Snapshot) -> Path:
     return target
 
 
+class UnknownRunError(LookupError):
+    """``as_of`` names a run the store has not published."""
+
+
 def connect(
-    store: str | Path | None = None, *, memory_limit: str | None = None, snapshot: Snapshot | None = None
+    store: str | Path | None = None,
+    *,
+    memory_limit: str | None = None,
+    snapshot: Snapshot | None = None,
+    as_of: int | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a view per table (read-only use).
 
-    The views read ``snapshot``, by default the one the last whole pipeline run published
-    (empty views before any). ``memory_limit`` (e.g. ``"512MB"``) caps DuckDB's memory; larger
-    work spills to disk.
+    The views read ``snapshot``, by default the one the last whole pipeline run published, or
+    run ``as_of`` (its number, ``Store.runs``); empty views before any run. ``memory_limit``
+    (e.g. ``"512MB"``) caps DuckDB's memory; larger work spills to disk.
     """
     config: dict[str, str | bool | int | float | list[str]] = {}
     if memory_limit:
         config["memory_limit"] = memory_limit
-    con = duckdb.connect(":memory:", config=config)
+    the_store = Store(store_path(store))
     if snapshot is None:
-        snapshot = Store(store_path(store)).published() or Snapshot(batches=(), files={})
-    create_views(con, snapshot)
+        snapshot = the_store.published(as_of)
+        if snapshot is None and as_of is not None:
+            known = ", ".join(str(r.run) for r in the_store.runs()) or "none yet"
+            raise UnknownRunError(f"no run {as_of} in {the_store.root}; published runs: {known}")
+    con = duckdb.connect(":memory:", config=config)
+    create_views(con, the_store, snapshot or EMPTY)
     return con

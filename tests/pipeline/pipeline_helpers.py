@@ -18,6 +18,7 @@ import pyarrow as pa
 from pipelines.store import Store
 from pipelines.warehouse import connect
 from replay.errors import ErrorCode
+from schemas.catalog import ALL_TABLES
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES, QUARANTINE
 
 SUITS = "SHCD"
@@ -33,6 +34,24 @@ def committed(root: Path) -> duckdb.DuckDBPyConnection:
     single steps looks at what those steps committed.
     """
     return connect(root, snapshot=Store(root).snapshot())
+
+
+RUN_COLUMNS = {"batch", "ingested_at", "first_ingested_at", "last_ingested_at"}
+"""Columns that name the run or its clock, not the data: they differ between any two stores."""
+
+
+def store_tables(root: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows as readers see them, without the run's own columns, in a canonical order."""
+    con = connect(root)
+    try:
+        out = {}
+        for name, schema in ALL_TABLES.items():
+            dropped = [n for n in schema.names if n in RUN_COLUMNS]
+            exclude = f" EXCLUDE ({', '.join(dropped)})" if dropped else ""
+            out[name] = con.execute(f"SELECT *{exclude} FROM {name} ORDER BY ALL").fetchall()
+        return out
+    finally:
+        con.close()
 
 
 def hands() -> dict[str, list[str]]:

@@ -90,3 +90,20 @@ def test_run_exits_0_for_valid_and_incomplete_matches(tmp_path: Path) -> None:
 def test_run_help_names_every_exit_status() -> None:
     text = " ".join(_gdan("run", "--help").stdout.split())
     assert all(f"{code} when" in text for code in ("0", "3", "1", "130")), text
+
+
+def test_run_on_a_store_path_delta_cannot_open_says_so_in_one_line_and_exits_2(tmp_path: Path) -> None:
+    """delta-rs refuses ``[`` or ``]`` in a table's path (``StorePathError``): ``gdan run`` says
+    so in one line and exits 2 before any step, instead of a traceback; ``gdan ingest`` still
+    fills the inbox, so nothing given is lost."""
+    store = tmp_path / "club[1]"
+    events = write_jsonl(tmp_path / "m1.jsonl", match_events("m1"))
+    assert _gdan("ingest", str(events), "--store", str(store)).exit_code == 0
+    result = _gdan("run", "--store", str(store), "--workers", "1")
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: store path") and "'[' or ']'" in lines[0]
+    assert "Traceback" not in result.output
+    assert not Store(store).tables_dir.exists()

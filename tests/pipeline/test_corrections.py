@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from pipeline_helpers import committed
@@ -29,7 +28,7 @@ from gdan import app
 from importers.scoresheet import convert_rows, read_sheet
 from pipelines.runner import run_pipeline
 from pipelines.state import StoreState, save_state
-from pipelines.store import BATCH_PREFIX, Store
+from pipelines.store import Store
 from pipelines.warehouse import connect
 from schemas.tables import QUARANTINE
 
@@ -160,8 +159,7 @@ def test_the_superseded_revision_is_kept_and_listed(
 def test_a_rerun_changes_nothing(corrected: tuple[Path, dict[str, Any], dict[str, Any]]) -> None:
     store, _, after = corrected
     result = run_pipeline(store, workers=1)
-    done = {m.asset_key.to_user_string() for m in result.get_asset_materialization_events()}
-    assert done == {"raw_events"}
+    assert result.materialized == {"raw_events"}
     assert _snapshot(store) == after
 
 
@@ -212,23 +210,30 @@ def _quarantine(ids: list[str | None]) -> pa.Table:
 
 
 def test_delete_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> None:
-    """``Store.delete_rows``, the retraction of a replaced revision: a new version in which untouched
-    files are the same files (hard links) and rows of other matches, null ids included, stay."""
+    """``Store.delete_rows``, the retraction of a replaced revision: one new Delta version in which
+    untouched files are the same files and rows of other matches, null ids included, stay; the
+    step's commit names it, so readers of the next run see it and a recovery keeps it."""
     store = Store(tmp_path)
-    for batch, ids in (("b1", ["a", "x", None]), ("b2", ["b"])):
+    batches: list[tuple[str, list[str | None]]] = [("b1", ["a", "x", None]), ("b2", ["b"])]
+    for batch, ids in batches:
         pq.write_table(_quarantine(ids), store.stage_file(batch, "quarantine"))
-        store.publish_batch(batch)
-    save_state(store.state_dir, StoreState(committed=["b1", "b2"]))
-    before = {f.parent.name: f.stat().st_ino for f in store.files("quarantine")}
-    assert store.delete_rows("quarantine", pc.field("match_id").isin(pa.array(["nope"]))) == 0
-    assert {f.parent.name: f.stat().st_ino for f in store.files("quarantine")} == before, "nothing rewritten"
+        save_state(store, StoreState(), batch, store.publish_batch(batch))
+    before = set(store.data_files("quarantine"))
+    assert store.delete_rows("quarantine", "match_id", ["nope"]) == 0
+    unchanged = store.unnamed_versions().get("quarantine")
+    assert unchanged is None or set(store.data_files("quarantine", unchanged)) == before, "nothing rewritten"
 
-    assert store.delete_rows("quarantine", pc.field("match_id").isin(pa.array(["x"]))) == 1
+    assert store.delete_rows("quarantine", "match_id", ["x", "it's"]) == 1
+    latest = store.unnamed_versions()["quarantine"]
+    after = set(store.data_files("quarantine", latest))
+    assert len(before & after) == 1 and len(after - before) == 1, "only the file holding x rewritten"
+    assert store.read_table("quarantine").num_rows == 4, "not committed yet: still read as committed"
+    save_state(store, StoreState(), None, store.unnamed_versions())
     assert sorted(store.read_table("quarantine")["match_id"].to_pylist(), key=str) == [None, "a", "b"]
-    after = {f.parent.name: f.stat().st_ino for f in store.files("quarantine")}
-    b1, b2 = f"{BATCH_PREFIX}b1", f"{BATCH_PREFIX}b2"
-    assert after[b2] == before[b2] and after[b1] != before[b1]
+    store.recover()
+    assert store.read_table("quarantine").num_rows == 3, "a committed deletion is not rolled back"
     assert store.foreign_files() == []
+    store.publish(store.snapshot())
     assert committed(tmp_path).execute("SELECT count(*) FROM quarantine").fetchone() == (3,)
 
 

@@ -1,19 +1,22 @@
-"""The Dagster code location loads and wires the pipeline as issue 5 asks, and its assets
-materialize with its resources (the store and the replay executor, issue 17)."""
+"""The Dagster code location loads and wires the pipeline as issue 5 asks, and its assets, a thin
+adapter over the run plan (issue 17 item 6, option b), materialize with its resources (the store
+and the replay executor) into the same tables as ``gdan run``."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from dagster import AssetKey, DagsterInstance, Definitions, materialize
+from pipeline_helpers import store_tables
 from pydantic import ValidationError
 
-from pipelines.assets import raw_events, replayed_tables
 from pipelines.definitions import defs
 from pipelines.pool import Executor, ExecutorKind
 from pipelines.resources import ExecutorResource, StoreResource
-from pipelines.store import Store
+from pipelines.runner import run_pipeline
+from schemas.scoring import SCORING
 from schemas.tables import DERIVED, SUMMARIES
 from simulator import simulate_to_dir
 
@@ -62,23 +65,31 @@ def test_the_resources_default_to_the_local_pool_and_configure_dask() -> None:
         ExecutorResource(kind="ray")  # type: ignore[arg-type]
 
 
-def test_ingest_and_replay_materialize_with_the_resources(tmp_path: Path) -> None:
-    """Dagster's own ``materialize`` over the two first assets and the code location's resources
-    (pointed at a temporary store): the tables are written and the materializations reported."""
-    summary = simulate_to_dir(tmp_path / "inbox", kind="tournament", pairs=4, rounds=2, format="deals:1",
-                              seed=3)
+def test_the_code_location_materializes_the_same_tables_as_run_pipeline(tmp_path: Path) -> None:
+    """Dagster's own ``materialize`` over every asset and check of ``defs`` (pointed at a temporary
+    store) runs the plan's steps: every check passes and every table equals ``run_pipeline``'s."""
+    inbox = tmp_path / "sim"
+    summary = simulate_to_dir(inbox, kind="tournament", pairs=4, rounds=2, format="deals:1", seed=3)
+    by_dagster, by_runner = tmp_path / "dagster", tmp_path / "runner"
+    for root in (by_dagster, by_runner):
+        shutil.copytree(inbox, root / "inbox")
     result = materialize(
-        [raw_events, replayed_tables],
-        resources={"store": StoreResource(root=str(tmp_path), replay_workers=1),
+        [*defs.assets, *defs.asset_checks],  # type: ignore[list-item]
+        resources={"store": StoreResource(root=str(by_dagster), replay_workers=1),
                    "executor": ExecutorResource()},
         instance=DagsterInstance.ephemeral(),
     )
     assert result.success
     materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-    assert {"raw_events", "incomplete_matches", *DERIVED} <= materialized
+    assert materialized == run_pipeline(by_runner, workers=1).materialized
+    assert {"raw_events", "incomplete_matches", "warehouse", *DERIVED, *SCORING} <= materialized
+    evaluations = result.get_asset_check_evaluations()
+    assert len(evaluations) == 9 and all(e.passed for e in evaluations)
     replayed = next(
         e.materialization.metadata for e in result.get_asset_materialization_events()
         if e.asset_key == AssetKey("matches")
     )
     assert replayed["matches_replayed"].value == summary.matches
-    assert Store(tmp_path).read_table("matches").num_rows == summary.matches
+    tables = store_tables(by_dagster)
+    assert tables["matches"] and tables["match_scores"] and tables["standings"]
+    assert tables == store_tables(by_runner)

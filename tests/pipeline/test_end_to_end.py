@@ -66,7 +66,7 @@ def test_corrupted_matches_land_in_quarantine_with_the_manifest_codes(
 def test_nothing_is_lost(corrupt_store: tuple[Path, list[dict[str, object]]]) -> None:
     """rows in = rows of valid + partial + invalid + incomplete matches + malformed lines."""
     root, manifest = corrupt_store
-    passed, meta = checks.match_statuses(connect(root), load_state(Store(root).state_dir))
+    passed, meta = checks.match_statuses(connect(root), load_state(Store(root)))
     assert passed, meta
     lines = sum(len([x for x in p.read_bytes().splitlines() if x.strip()])
                 for p in (root / "inbox").rglob("*.jsonl"))

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from dask.utils import key_split
 from distributed import Client, LocalCluster, get_task_stream
+from pipeline_helpers import store_tables
 from test_cli_signals import BIN, _alive_in_group, _background, _wait_for, cleanup
 from typer.testing import CliRunner
 
@@ -27,14 +28,10 @@ from gdan import app
 from pipelines import pool, replaying
 from pipelines.pool import Executor, ExecutorKind
 from pipelines.runner import run_pipeline
-from pipelines.warehouse import connect
-from schemas.catalog import ALL_TABLES
 from simulator import simulate_to_dir
 
 __all__ = ["cleanup"]  # the fixture of test_cli_signals, used here too
 
-RUN_COLUMNS = {"batch", "ingested_at", "first_ingested_at", "last_ingested_at"}
-"""Columns that name the run or its clock, not the data: they differ between any two stores."""
 CHUNK_EVENTS = 300
 """Events per replay task in these tests: about one match each, so a dozen tasks or more."""
 
@@ -64,27 +61,13 @@ def _store(root: Path, inbox: Path) -> Path:
     return root
 
 
-def _tables(root: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows without the run's own columns, in a canonical order."""
-    con = connect(root)
-    try:
-        out = {}
-        for name, schema in ALL_TABLES.items():
-            dropped = [n for n in schema.names if n in RUN_COLUMNS]
-            exclude = f" EXCLUDE ({', '.join(dropped)})" if dropped else ""
-            out[name] = con.execute(f"SELECT *{exclude} FROM {name} ORDER BY ALL").fetchall()
-        return out
-    finally:
-        con.close()
-
-
 @pytest.fixture(scope="module")
 def pool_tables(inbox: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[Any, ...]]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(replaying, "CHUNK_EVENTS", CHUNK_EVENTS)
         root = _store(tmp_path_factory.mktemp("pool"), inbox)
         run_pipeline(root, workers=2)
-    return _tables(root)
+    return store_tables(root)
 
 
 def _assert_same(tables: dict[str, list[tuple[Any, ...]]], pool: dict[str, list[tuple[Any, ...]]]) -> None:
@@ -103,7 +86,7 @@ def test_a_dask_cluster_by_address_gives_every_table_of_the_local_pool(
         run_pipeline(root, workers=2, executor=Executor(ExecutorKind.DASK, cluster.scheduler_address))
     ran = [t for t in stream.data if key_split(t["key"]) == "replay_task"]
     assert len(ran) > 10, "the replay must have run on the cluster, as many tasks"
-    _assert_same(_tables(root), pool_tables)
+    _assert_same(store_tables(root), pool_tables)
 
 
 def test_gdan_run_with_executor_dask_starts_its_own_cluster(
@@ -119,7 +102,7 @@ def test_gdan_run_with_executor_dask_starts_its_own_cluster(
     root = _store(tmp_path, inbox)
     result = CliRunner().invoke(app, ["run", "--store", str(root), "--workers", "2", "--executor", "dask"])
     assert result.exit_code == 3, result.output  # 3: the corrupted matches were quarantined
-    _assert_same(_tables(root), pool_tables)
+    _assert_same(store_tables(root), pool_tables)
 
 
 def test_an_address_without_the_dask_executor_is_refused(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def test_table_lists_exactly_the_matches_the_state_holds(tmp_path: Path) -> None
     write_jsonl(store.inbox / "a.jsonl", match_events("m1", end=False) + match_events("m2", end=False))
     ingest_step(store)
     assert write_incomplete(store) == 2
-    state = load_state(store.state_dir)
+    state = load_state(store)
     passed, meta = checks.match_statuses(committed(tmp_path), state)
     assert passed, meta
     assert meta["matches_incomplete"] == 2

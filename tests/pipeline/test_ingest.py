@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pipeline_helpers import match_events, write_jsonl
 
-from pipelines.ingest import MALFORMED_BUCKET, bucket_of, parse_line
+from pipelines.parsing import MALFORMED_BUCKET, bucket_of, parse_line
 from pipelines.state import load_state
 from pipelines.steps import ingest_step
 from pipelines.store import Store
@@ -109,7 +109,7 @@ def test_rows_are_bucketed_by_match(tmp_path: Path) -> None:
     for bucket, ids in expected.items():
         files = store.batch_files("raw_events", [report.batch_id], {"bucket": bucket})
         assert set(store.read_files(files)["match_id"].to_pylist()) == ids
-    assert len(store.files("raw_events")) == len(expected)
+    assert len(store.data_files("raw_events")) == len(expected)
 
 
 def test_unsupported_files_are_reported_not_read(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_state_tracks_match_completeness(tmp_path: Path) -> None:
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("done") + match_events("open", end=False))
     ingest_step(store)
-    matches = load_state(store.state_dir).matches
+    matches = load_state(store).matches
     assert (matches["done"].ready, matches["open"].ready) == (True, False)
     assert (matches["done"].rows, matches["open"].rows) == (5, 4)
 

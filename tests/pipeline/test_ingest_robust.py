@@ -86,7 +86,7 @@ def test_truncated_gzip_keeps_its_readable_lines_and_quarantines_the_damage(tmp_
     [row] = store.read_table("quarantine").to_pylist()
     assert row["message"].startswith("truncated gzip data") and "compressed byte" in row["message"]
     assert _statuses(store) == {"other": "valid"}
-    assert load_state(store.state_dir).matches["cut"].status == "incomplete"
+    assert load_state(store).matches["cut"].status == "incomplete"
 
 
 def test_a_file_named_gz_that_is_not_gzip_is_quarantined_and_others_go_on(tmp_path: Path) -> None:
@@ -317,7 +317,7 @@ def test_empty_files_are_reported_and_logged(tmp_path: Path) -> None:
         ("empty.jsonl", "empty", 0),
         ("empty.jsonl.gz", "empty", 0),
     ]
-    files = load_state(store.state_dir).files.values()
+    files = load_state(store).files.values()
     assert sorted(f.name for f in files if f.problem == "empty") == [
         "blank.jsonl",
         "empty.jsonl",
@@ -347,7 +347,7 @@ def test_a_growing_file_is_read_on_where_the_last_run_stopped(tmp_path: Path) ->
     cut = data.index(b"\n", len(data) // 2) + 20
     live.write_bytes(data[:cut])
     _run(store)
-    assert load_state(store.state_dir).matches["m1"].status == "incomplete"
+    assert load_state(store).matches["m1"].status == "incomplete"
     assert store.read_table("raw_events")["parse_error"].null_count == data[:cut].count(b"\n")
     with live.open("ab") as handle:
         handle.write(data[cut:])

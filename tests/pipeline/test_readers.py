@@ -16,7 +16,7 @@ from pipeline_helpers import fake_replay, match_events, write_jsonl
 from pipelines import incomplete, replaying
 from pipelines.runner import PipelineFailedError, run_pipeline
 from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store
+from pipelines.store import Store, StorePathError
 from pipelines.warehouse import connect
 
 
@@ -80,27 +80,31 @@ def test_a_batch_published_but_not_committed_is_not_read(
 
 
 def test_a_torn_batch_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A crash while a batch's tables are moved into place (deals moved, matches not)."""
+    """A crash while a batch is appended table by table (deals appended, matches not): the
+    appended versions are named by no commit, so nobody reads them and the next run rolls them
+    back and completes the work with the same result as an uninterrupted run."""
     store = _one_match_run(tmp_path)
     write_jsonl(store.inbox / "b.jsonl", _events("n", 12))
     ingest_step(store)
-    real_rename = os.rename
-    moved: list[str] = []
+    real_append = Store._append_staged
+    appended: list[str] = []
 
-    def rename(src: str | Path, dst: str | Path) -> None:
-        if Path(src).name == "matches":
+    def append(self: Store, name: str, batch_id: str, folder: Path) -> int:
+        if name == "matches":
             raise OSError("power cut between two tables")
-        moved.append(Path(src).name)
-        real_rename(src, dst)
+        appended.append(name)
+        return real_append(self, name, batch_id, folder)
 
-    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(Store, "_append_staged", append)
     with pytest.raises(OSError, match="power cut"):
         replay_step(store, replay_fn=fake_replay, workers=1)
-    monkeypatch.setattr(os, "rename", real_rename)
-    assert moved == ["deal_hands", "deals"]
+    monkeypatch.setattr(Store, "_append_staged", real_append)
+    assert appended == ["deal_hands", "deals"]
     assert _counts(connect(tmp_path)) == ONE_MATCH
+    assert store.read_table("deals").num_rows == 1
     run_pipeline(tmp_path, workers=1)
     assert _counts(connect(tmp_path)) == (13, 13, 52, 5 * 13)
+    assert store.read_table("deals").num_rows == 13
 
 
 def test_during_a_run_readers_see_the_last_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,13 +204,21 @@ def test_a_tampered_warehouse_file_is_rebuilt(tmp_path: Path, refresh: bool) -> 
 
 
 def test_a_store_path_with_glob_characters(tmp_path: Path) -> None:
-    """The store's own path is never a pattern: not even a folder it would match is read."""
+    """The store's own path is never a pattern: not even a folder it would match is read.
+
+    (``[``/``]`` are refused by the store itself, below: delta-rs cannot open such a path.)
+    """
     decoy = Store(tmp_path / "glob1-decoy")
     write_jsonl(decoy.inbox / "a.jsonl", _events("d", 2))
     run_pipeline(decoy.root, workers=1)
-    store = _one_match_run(tmp_path / "glob[1]*")
+    store = _one_match_run(tmp_path / "glob1*")
     assert _counts(connect(store.root)) == ONE_MATCH
     assert _warehouse_counts(store) == ONE_MATCH
+
+
+def test_a_store_path_with_brackets_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(StorePathError, match=r"glob\[1\].*'\[' or '\]'.*rename the folder"):
+        Store(tmp_path / "glob[1]" / "store").read_table("matches")
 
 
 CRASH_IN_WAREHOUSE = """
@@ -239,3 +251,68 @@ def test_a_warehouse_file_left_by_a_crashed_run_is_removed(tmp_path: Path) -> No
     run_pipeline(tmp_path, workers=1)
     assert {p for p in tmp_path.iterdir() if p.suffix == ".duckdb"} == {store.warehouse_file}
     assert _warehouse_counts(store) == ONE_MATCH
+
+
+KILL_AT_WRITE = """
+import os, sys
+from pipeline_helpers import fake_replay
+from pipelines import replaying, store
+from pipelines.runner import run_pipeline
+
+replaying.default_replay_fn = lambda: fake_replay
+real_write, calls = store.write_deltalake, []
+
+def write(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == int(sys.argv[2]):
+        os._exit(3)
+    real_write(*args, **kwargs)
+
+store.write_deltalake = write
+run_pipeline(sys.argv[1], workers=1)
+"""
+
+
+def _content(root: Path) -> dict[str, list[tuple[object, ...]]]:
+    con = connect(root)
+    queries = {
+        "matches": "SELECT match_id, status FROM matches",
+        "deals": "SELECT match_id, deal_no FROM deals",
+        "raw_events": "SELECT source_file, line_no, match_id, seq FROM raw_events",
+        "incomplete": "SELECT match_id, events FROM incomplete_matches",
+        "scores": "SELECT * FROM match_scores",
+    }
+    return {name: sorted(con.execute(q).fetchall(), key=repr) for name, q in queries.items()}
+
+
+@pytest.mark.parametrize("kill_at", [0.05, 0.25, 0.5, 0.75, 0.95])
+def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_completes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kill_at: float
+) -> None:
+    """Killed (``os._exit``) at a Delta write (a fraction of the writes an uninterrupted run
+    makes): readers still see a whole run, and the next run ends with exactly the tables of a
+    run that was never interrupted."""
+    from pipelines import store as store_module
+
+    expected_root = tmp_path / "uninterrupted"
+    for root in (expected_root, tmp_path / "killed"):
+        write_jsonl(root / "inbox" / "a.jsonl", match_events("m1"))
+        run_pipeline(root, workers=1)
+        write_jsonl(root / "inbox" / "b.jsonl", _events("n", 3) + match_events("open", end=False))
+    real_write, writes = store_module.write_deltalake, []
+
+    def counted(*args: object, **kwargs: object) -> None:
+        writes.append(1)
+        real_write(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(store_module, "write_deltalake", counted)
+    run_pipeline(expected_root, workers=1)
+    monkeypatch.setattr(store_module, "write_deltalake", real_write)
+    root = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
+    command = [sys.executable, "-c", KILL_AT_WRITE, str(root), str(max(1, int(len(writes) * kill_at)))]
+    killed = subprocess.run(command, env=env, check=False)
+    assert killed.returncode == 3
+    assert _counts(connect(root)) in (ONE_MATCH, _counts(connect(expected_root)))
+    run_pipeline(root, workers=1)
+    assert _content(root) == _content(expected_root)

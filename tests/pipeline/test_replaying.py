@@ -30,7 +30,7 @@ def _statuses(store: Store) -> dict[str, str]:
 
 def _assert_checks_pass(store: Store) -> dict[str, int | str]:
     con = committed(store.root)
-    passed, meta = checks.match_statuses(con, load_state(store.state_dir))
+    passed, meta = checks.match_statuses(con, load_state(store))
     assert passed, meta
     assert checks.unique_match_ids(con)[0]
     return meta
@@ -48,7 +48,7 @@ def test_match_in_pieces_is_held_until_match_end(tmp_path: Path) -> None:
     report = _run(store)
     assert report.matches == 0
     assert _statuses(store) == {}
-    assert load_state(store.state_dir).matches["m1"].status == "incomplete"
+    assert load_state(store).matches["m1"].status == "incomplete"
     assert _assert_checks_pass(store)["rows_incomplete"] == 4
     write_jsonl(store.inbox / "part2.jsonl", events[4:])
     report = _run(store)
@@ -71,7 +71,7 @@ def test_exact_duplicates_are_dropped_and_conflicts_reach_the_replayer(tmp_path:
     quarantine = store.read_table("quarantine").to_pylist()
     assert [(q["match_id"], q["code"], q["seq"], q["source_file"]) for q in quarantine] == [
         ("clash", "duplicate_seq", 2, "b.jsonl")]
-    assert load_state(store.state_dir).matches["dup"].duplicates == 2
+    assert load_state(store).matches["dup"].duplicates == 2
     _assert_checks_pass(store)
 
 
@@ -203,9 +203,9 @@ def test_process_pool_gives_the_same_tables(tmp_path: Path, monkeypatch: pytest.
 
 def test_slices_of_a_bucket_give_the_same_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bucket read in slices of whole matches (bounded memory) yields the same rows."""
-    from pipelines import ingest
+    from pipelines import parsing
 
-    monkeypatch.setattr(ingest, "N_BUCKETS", 1)
+    monkeypatch.setattr(parsing, "N_BUCKETS", 1)
     results = []
     for slice_events in (10**6, 6):
         monkeypatch.setattr(replaying, "SLICE_EVENTS", slice_events)

@@ -1,4 +1,4 @@
-"""``run_pipeline`` (Dagster ``materialize``) and the ``gdan`` store commands, with the stand-in replayer."""
+"""``run_pipeline`` (the run plan) and the ``gdan`` store commands, with the stand-in replayer."""
 
 from __future__ import annotations
 
@@ -34,9 +34,8 @@ def test_run_materializes_everything_and_rerun_is_a_no_op(tmp_path: Path) -> Non
     write_jsonl(store.inbox / "a.jsonl", match_events("m1", deals=2) + match_events("m2"))
     result = run_pipeline(tmp_path, workers=1)
     assert result.success
-    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-    assert {"raw_events", "matches", "deals", "quarantine", "warehouse"} <= materialized
-    assert all(e.passed for e in result.get_asset_check_evaluations())
+    assert {"raw_events", "matches", "deals", "quarantine", "warehouse"} <= result.materialized
+    assert len(result.checks) == 9 and all(c.passed for c in result.checks)
     con = duckdb.connect(str(store.warehouse_file), read_only=True)
     assert con.execute("SELECT count(*) FROM deals").fetchone() == (3,)
     con.close()
@@ -45,18 +44,14 @@ def test_run_materializes_everything_and_rerun_is_a_no_op(tmp_path: Path) -> Non
     assert _tree(tmp_path) == before
 
 
-def _materialized(result) -> set[str]:  # type: ignore[no-untyped-def]
-    return {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-
-
 def test_downstream_assets_run_only_when_something_was_committed(tmp_path: Path) -> None:
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
-    assert "match_scores" in _materialized(run_pipeline(tmp_path, workers=1))
-    assert _materialized(run_pipeline(tmp_path, workers=1)) == {"raw_events"}
-    assert "match_scores" in _materialized(run_pipeline(tmp_path, workers=1, refresh=True))
+    assert "match_scores" in run_pipeline(tmp_path, workers=1).materialized
+    assert run_pipeline(tmp_path, workers=1).materialized == {"raw_events"}
+    assert "match_scores" in run_pipeline(tmp_path, workers=1, refresh=True).materialized
     write_jsonl(store.inbox / "b.jsonl", match_events("m2", end=False))
-    assert "warehouse" in _materialized(run_pipeline(tmp_path, workers=1))
+    assert "warehouse" in run_pipeline(tmp_path, workers=1).materialized
     con = duckdb.connect(str(store.warehouse_file), read_only=True)
     assert con.execute("SELECT count(*) FROM raw_events").fetchone() == (5 + 4,)
     con.close()

@@ -1,20 +1,22 @@
-"""The store's table I/O: typed reads, atomic full replace, append batches and crash recovery."""
+"""The store's Delta tables: typed reads, atomic full replace, idempotent append batches, the commit log,
+crash recovery and maintenance."""
 
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from deltalake import DeltaTable, write_deltalake
 from pipeline_helpers import committed
 
-from pipelines.state import StoreState, save_state
-from pipelines.store import Store, UnknownTableError
-from pipelines.warehouse import connect
+from pipelines.store import Snapshot, Store, UnknownTableError
+from pipelines.warehouse import UnknownRunError, connect
 from schemas.catalog import ALL_TABLES
-from schemas.tables import DEALS, MATCHES
+from schemas.tables import DEALS, MATCHES, PLAYERS, RAW_EVENTS
 
 
 def _matches(ids: list[str], status: str = "valid") -> pa.Table:
@@ -41,18 +43,30 @@ def test_write_then_read_round_trips(tmp_path: Path) -> None:
     assert sorted(got["match_id"].to_pylist()) == ["a", "b"]
 
 
-def test_write_replaces_whole_table_and_keeps_one_previous_version(tmp_path: Path) -> None:
+def test_write_replaces_whole_table_and_old_versions_stay_readable(tmp_path: Path) -> None:
     store = Store(tmp_path)
-    files = []
+    versions = []
     for ids in (["a"], ["b"], ["c", "d"]):
         store.write_table("matches", _matches(ids))
-        files.append(store.files("matches"))
+        versions.append(store.version("matches"))
     assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["c", "d"]
-    assert [all(f.exists() for f in version) for version in files] == [False, True, True]
+    assert versions == sorted(set(versions))
+    old = Snapshot(seq=-1, versions={"matches": versions[0]})
+    assert connect(tmp_path, snapshot=old).execute("SELECT match_id FROM matches").fetchall() == [("a",)]
     assert committed(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (2,)
 
 
-def test_versions_of_the_published_snapshot_are_kept(tmp_path: Path) -> None:
+def test_a_table_is_a_delta_table_with_the_schema_enforced(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.write_table("matches", _matches(["a"]))
+    table = DeltaTable(str(store.table_path("matches")))
+    assert table.schema().to_arrow().names == MATCHES.names
+    with pytest.raises(Exception, match=r"(?i)schema"):
+        write_deltalake(str(store.table_path("matches")), pa.table({"match_id": [1]}), mode="append")
+    assert store.read_table("matches")["match_id"].to_pylist() == ["a"]
+
+
+def test_readers_of_a_published_run_keep_it(tmp_path: Path) -> None:
     """Readers of the published snapshot keep reading while later runs replace its tables."""
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a"]))
@@ -61,18 +75,24 @@ def test_versions_of_the_published_snapshot_are_kept(tmp_path: Path) -> None:
     for ids in (["b"], ["c"], ["d"]):
         store.write_table("matches", _matches(ids))
     assert reader.execute("SELECT match_id FROM matches").fetchall() == [("a",)]
-    store.publish(store.snapshot())
+    assert store.publish(store.snapshot())
+    assert not store.publish(store.snapshot())
     assert connect(tmp_path).execute("SELECT match_id FROM matches").fetchall() == [("d",)]
+    first = store.runs()[0].run
+    assert first is not None
+    assert connect(tmp_path, as_of=first).execute("SELECT match_id FROM matches").fetchall() == [("a",)]
+    with pytest.raises(UnknownRunError, match=r"no run 99 .* published runs: 0, 1"):
+        connect(tmp_path, as_of=99)
 
 
 def test_writing_the_same_content_again_changes_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a", "b"]))
-    live = store.table_path("matches").resolve()
+    live = store.version("matches")
     store.write_table("matches", _matches(["a", "b"]))
-    assert store.table_path("matches").resolve() == live
+    assert store.version("matches") == live
     store.write_table("matches", _matches(["b", "a"]))
-    assert store.table_path("matches").resolve() != live
+    assert store.version("matches") != live
 
 
 def test_partitioned_write_reads_back_with_partition_column_typed(tmp_path: Path) -> None:
@@ -85,11 +105,13 @@ def test_partitioned_write_reads_back_with_partition_column_typed(tmp_path: Path
         schema=DEALS,
     )
     store.write_table("deals", table, partition_by=["rules"])
-    folders = {p.name for p in store.table_path("deals").iterdir() if not p.name.startswith(".")}
+    folders = {p.name for p in store.table_path("deals").iterdir() if not p.name.startswith("_")}
     assert folders == {"rules=national", "rules=bcta"}
     got = store.read_table("deals").sort_by("match_id")
     assert got.schema.equals(DEALS, check_metadata=False)
     assert got["rules"].to_pylist() == ["national", "bcta"]
+    view = committed(tmp_path).execute("SELECT rules FROM deals ORDER BY match_id").fetchall()
+    assert view == [("national",), ("bcta",)]
 
 
 def test_bad_table_fails_before_anything_changes(tmp_path: Path) -> None:
@@ -122,24 +144,48 @@ def test_reader_never_sees_a_half_written_table(tmp_path: Path) -> None:
     assert sizes == {2}
 
 
-def _commit(store: Store, batches: list[str]) -> None:
-    save_state(store.state_dir, StoreState(committed=batches))
+def _raw(ids: list[str]) -> pa.Table:
+    at = datetime(2026, 6, 18, tzinfo=UTC)
+    rows = [{"source_file": "a.jsonl", "line_no": 1, "match_id": m, "payload": "{}", "content_hash": "h",
+             "ingested_at": at} for m in ids]
+    return pa.Table.from_pylist(rows, schema=RAW_EVENTS)
 
 
-def test_published_batch_appends_once_committed_and_uncommitted_batches_are_recovered(tmp_path: Path) -> None:
+def test_an_appended_batch_is_read_once_committed_and_rolled_back_when_not(tmp_path: Path) -> None:
     store = Store(tmp_path)
     for batch, ids in (("b1", ["a"]), ("b2", ["b"])):
         pq.write_table(_matches(ids), store.stage_file(batch, "matches"))
-        assert store.publish_batch(batch) == ["matches"]
-    assert store.read_table("matches").num_rows == 0
-    _commit(store, ["b1", "b2"])
+        versions = store.publish_batch(batch)
+        assert list(versions) == ["matches"]
+        assert store.read_table("matches").num_rows == (0 if batch == "b1" else 1)
+        store.commit(batch, versions)
     assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["a", "b"]
+    assert store.committed_batches() == ("b1", "b2")
     pq.write_table(_matches(["c"]), store.stage_file("b3", "matches"))
-    _commit(store, ["b1"])
-    assert store.read_table("matches")["match_id"].to_pylist() == ["a"]
-    assert store.recover(committed={"b1"}) == [("matches", "b2")]
+    store.publish_batch("b3")
+    assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["a", "b"]
+    assert store.recover() == ["matches"]
     assert not store.staging_dir.exists()
-    assert store.batch_ids("matches") == {"b1"}
+    latest = DeltaTable(str(store.table_path("matches"))).to_pyarrow_table()
+    assert sorted(latest["match_id"].to_pylist()) == ["a", "b"]
+    assert store.recover() == []
+
+
+def test_a_retried_batch_is_not_appended_twice(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.table_path("matches")
+    first = store.append(path, _matches(["a"]), "b1")
+    assert store.append(path, _matches(["a"]), "b1") == first
+    assert DeltaTable(str(path)).to_pyarrow_table().num_rows == 1
+
+
+def test_a_table_a_crashed_first_step_created_is_removed(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    pq.write_table(_matches(["a"]), store.stage_file("b1", "matches"))
+    store.publish_batch("b1")
+    assert store.read_table("matches").num_rows == 0
+    assert store.recover() == ["matches"]
+    assert not store.table_path("matches").exists()
 
 
 def test_staged_batch_is_invisible_to_readers(tmp_path: Path) -> None:
@@ -151,31 +197,56 @@ def test_staged_batch_is_invisible_to_readers(tmp_path: Path) -> None:
 
 def test_batch_files_of_one_partition(tmp_path: Path) -> None:
     store = Store(tmp_path)
-    for bucket in (1, 2):
-        pq.write_table(_matches([f"m{bucket}"]), store.stage_file("b1", "matches", {"bucket": bucket}))
-    store.publish_batch("b1")
-    _commit(store, ["b1"])
-    files = store.batch_files("matches", ["b1"], {"bucket": 2})
-    assert store.read_files(files)["match_id"].to_pylist() == ["m2"]
-    assert len(store.files("matches")) == 2
+    for batch in ("b1", "b2"):
+        for bucket in (1, 2):
+            staged = store.stage_file(batch, "raw_events", {"bucket": bucket})
+            pq.write_table(_raw([f"{batch}m{bucket}"]), staged)
+        store.commit(batch, store.publish_batch(batch))
+    files = store.batch_files("raw_events", ["b2"], {"bucket": 2})
+    assert store.read_files(files)["match_id"].to_pylist() == ["b2m2"]
+    assert len(store.batch_files("raw_events", ["b1", "b2"])) == 4
+    assert store.read_table("raw_events").schema.equals(RAW_EVENTS, check_metadata=False)
 
 
 def test_files_written_by_others_are_not_read_and_are_reported(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a"]))
-    pq.write_table(_matches(["b"]), store.stage_file("b1", "matches"))
-    store.publish_batch("b1")
-    _commit(store, ["b1"])
+    pq.write_table(_raw(["b"]), store.stage_file("b1", "raw_events", {"bucket": 1}))
+    store.commit("b1", store.publish_batch("b1"))
     assert store.foreign_files() == []
     pq.write_table(_matches(["evil"]), store.table_path("matches") / "evil.parquet")
-    batch_folder = next(f.parent for f in store.files("matches") if "b1" in str(f))
-    pq.write_table(_matches(["evil"]), batch_folder / "evil.parquet")
+    batch_folder = Path(store.batch_files("raw_events", ["b1"])[0]).parent
+    pq.write_table(_raw(["evil"]), batch_folder / "evil.parquet")
     (store.tables_dir / "stray.txt").write_text("x")
-    assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["a", "b"]
+    assert store.read_table("matches")["match_id"].to_pylist() == ["a"]
+    assert store.read_table("raw_events")["match_id"].to_pylist() == ["b"]
     foreign = store.foreign_files()
-    assert len(foreign) == 3
-    assert store.table_path("matches") / "evil.parquet" in foreign
-    assert store.tables_dir / "stray.txt" in foreign
+    assert foreign == sorted([store.table_path("matches") / "evil.parquet", batch_folder / "evil.parquet",
+                              store.tables_dir / "stray.txt"])
+
+
+def test_maintain_compacts_and_vacuums_and_keeps_the_rows(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for i in range(4):
+        batch = f"b{i}"
+        pq.write_table(_matches([f"m{i}"]), store.stage_file(batch, "matches"))
+        store.commit(batch, store.publish_batch(batch))
+    store.publish(store.snapshot())
+    for ids in (["x"], ["y"]):
+        players = [{"player_id": p, "declared_in": "m", "matches": 1} for p in ids]
+        store.write_table("players", pa.Table.from_pylist(players, schema=PLAYERS))
+    store.publish(store.snapshot())
+    rows = sorted(store.read_table("matches")["match_id"].to_pylist())
+    kept = store.maintain(retention_days=7)
+    assert kept["files_compacted"] >= 4
+    assert kept["files_vacuumed"] == 0
+    assert kept["bytes_after"] > 0
+    report = store.maintain(retention_days=0)
+    assert report["files_vacuumed"] >= 4 + 1
+    assert report["bytes_after"] < report["bytes_before"]
+    after = connect(tmp_path).execute("SELECT match_id FROM matches").fetchall()
+    assert sorted(after) == [(m,) for m in rows]
+    assert connect(tmp_path).execute("SELECT player_id FROM players").fetchall() == [("y",)]
 
 
 def test_writer_lock_is_exclusive(tmp_path: Path) -> None:

@@ -1,15 +1,13 @@
-"""The scoring assets end to end on a temporary store: tables written, checks passing, views."""
+"""The scoring steps end to end on a temporary store: tables written, checks passing, views."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from dagster import materialize
 from scoring_builders import deal, deals, match, matches
 
-from pipelines.resources import StoreResource
-from pipelines.scoring_assets import ASSETS
+from pipelines.scoring_steps import SCORING_STEPS, SCORING_TABLES
 from pipelines.store import Store
 from pipelines.warehouse import connect
 from schemas.scoring import SCORING
@@ -29,11 +27,11 @@ def store_root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_assets_materialize_every_scoring_table(store_root: Path) -> None:
-    result = materialize(ASSETS, resources={"store": StoreResource(root=str(store_root))})
-    assert result.success
-    checks = result.get_asset_check_evaluations()
-    assert checks and all(c.passed for c in checks)
+def test_the_steps_write_every_scoring_table(store_root: Path) -> None:
+    reports = [step.run(Store(store_root).pinned()) for step in SCORING_STEPS]
+    assert [t for r in reports for t in r.outputs] == list(SCORING_TABLES)
+    checks = [c for r in reports for c in r.checks]
+    assert len(checks) == 5 and all(c.passed for c in checks)
     con = connect(store_root, snapshot=Store(store_root).snapshot())
     counts = {name: con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in SCORING}
     assert counts["match_scores"] == 8

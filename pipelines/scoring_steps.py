@@ -1,0 +1,194 @@
+"""The scoring steps of scoring.md: ``duplicate_matches`` → match scores → standings, dan, ratings, ...
+
+Each step reads its inputs from the store, replaces its table(s) and returns a
+:class:`~pipelines.step_reports.StepReport` with the checks a referee relies on (one current row
+per player, ledger totals that add up, one standings row per team and round). All tables are
+recomputed from the replayed tables on every run that has something new: scores, dans and
+ratings depend on the order of all rounds, and recomputing is what makes "re-deriving from the
+logs gives the same ledger" hold by construction.
+
+Scoring reads the replayed tables without the matches that ``duplicate_matches`` marks
+``excluded`` (a match ingested again under another id, ``pipelines.duplicates``), so a copy is
+not counted twice in scores, dan points and ratings; the copy stays in ``matches``.
+
+``gdan run`` calls them through ``pipelines.plan``; the Dagster assets of
+``pipelines.scoring_assets`` call each one from its body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from pipelines.step_reports import CheckOutcome, Meta, Step, StepReport
+from pipelines.store import Store
+from schemas.catalog import ALL_TABLES
+from scoring.params import ScoringParams
+
+Overrides = Mapping[str, ScoringParams]
+"""Per-event scoring parameters by event id (``scoring.params.load_event_overrides``)."""
+
+
+def _read(store: Store, name: str) -> pl.DataFrame:
+    out = pl.from_arrow(store.read_table(name))
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _scored(store: Store, name: str) -> pl.DataFrame:
+    """Table ``name`` without the rows of matches excluded as duplicates (``duplicate_matches``)."""
+    table = _read(store, name)
+    if not store.has_data("duplicate_matches"):
+        return table
+    excluded = _read(store, "duplicate_matches").filter(pl.col("excluded"))["match_id"]
+    return table.filter(~pl.col("match_id").is_in(excluded.implode()))
+
+
+def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
+    schema = ALL_TABLES[name]
+    store.write_table(name, df.to_arrow().cast(schema) if df.height else schema.empty_table())
+    return {"rows": df.height}
+
+
+def duplicate_matches_step(store: Store) -> StepReport:
+    """Matches whose deals repeat an earlier match's under another id (``pipelines.duplicates``)."""
+    from pipelines.duplicates import duplicate_matches, ingest_order
+    from pipelines.state import load_state
+    from pipelines.warehouse import connect
+
+    con = connect(store.root, snapshot=store.snapshot())
+    try:
+        table = duplicate_matches(con, ingest_order(load_state(store)))
+    finally:
+        con.close()
+    store.write_table("duplicate_matches", table)
+    excluded = sum(table["excluded"].to_pylist())
+    metadata: Meta = {"rows": table.num_rows, "excluded": excluded}
+    return StepReport("duplicate_matches", {"duplicate_matches": metadata})
+
+
+def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepReport:
+    """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``.
+
+    Matches excluded as duplicates are not scored (see the module docs). ``overrides``: per-event
+    scoring parameters (``scoring.params.load_event_overrides``).
+    """
+    from scoring.deductions import deductions
+    from scoring.round_scores import score_matches
+
+    ruled = "rulings" in ALL_TABLES and store.has_data("rulings")
+    ded = deductions(_scored(store, "rulings")) if ruled else None
+    scores = score_matches(_scored(store, "matches"), _scored(store, "deals"), ded, overrides)
+    meta = _write(store, "match_scores", scores)
+    per_match = scores.drop_nulls("match_id").group_by("match_id").len()
+    two_each = per_match.filter(pl.col("len") != 2).is_empty()
+    check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
+    return StepReport("match_scores", {"match_scores": meta}, (check,))
+
+
+def standings_step(store: Store, overrides: Overrides | None = None) -> StepReport:
+    """Standings per event/stage after each round with every tie-break column (scoring.md §S7)."""
+    from scoring.standings import standings
+
+    matches = _read(store, "matches").drop_nulls("winner")
+    winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
+    table = standings(_read(store, "match_scores"), overrides, winners)
+    meta = _write(store, "standings", table)
+    dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
+    check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
+                         {"duplicates": dup.height})
+    return StepReport("standings", {"standings": meta}, (check,))
+
+
+def dan_step(store: Store) -> StepReport:
+    """The amateur dan ledger and each player's current dan (scoring.md §S5)."""
+    from scoring.dan import dan_current, dan_ledger
+    from scoring.dan_checks import ledger_problems
+
+    ledger, states = dan_ledger(_read(store, "match_scores"))
+    current = dan_current(states)
+    outputs = {"dan_ledger": _write(store, "dan_ledger", ledger),
+               "dan_current": _write(store, "dan_current", current)}
+    problems = ledger_problems(ledger)
+    checks = (
+        CheckOutcome("running_totals_consistent", "dan_ledger", not problems,
+                     {"problems": len(problems), "first": problems[0] if problems else ""}),
+        CheckOutcome("one_row_per_player", "dan_current", bool(current["player_id"].is_unique().all()),
+                     {"players": current.height}),
+    )
+    return StepReport("dan", outputs, checks)
+
+
+def pro_dan_step(store: Store) -> StepReport:
+    """Professional dan by win rate over the last rounds (scoring.md §S6)."""
+    from scoring.pro_dan import pro_dan
+
+    return StepReport("pro_dan", {"pro_dan": _write(store, "pro_dan", pro_dan(_read(store, "match_scores")))})
+
+
+def ratings_step(store: Store) -> StepReport:
+    """Ratings (current) and their per-round history with forecasts; model and parameters stored with them."""
+    from scoring.ratings import rate
+
+    current, history = rate(_read(store, "match_scores"), _scored(store, "deals"))
+    outputs = {"ratings": _write(store, "ratings", current),
+               "rating_history": _write(store, "rating_history", history)}
+    check = CheckOutcome("one_row_per_player", "ratings", bool(current["player_id"].is_unique().all()),
+                         {"players": current.height})
+    return StepReport("ratings", outputs, (check,))
+
+
+def partners_step(store: Store) -> StepReport:
+    """Per partnership: rounds together, win rate and rating gain together."""
+    from scoring.partners import partners
+
+    table = partners(_read(store, "match_scores"), _read(store, "rating_history"))
+    return StepReport("partners", {"partners": _write(store, "partners", table)})
+
+
+def duplicate_events_step(store: Store) -> StepReport:
+    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
+    from scoring.duplicate import duplicate_results, duplicate_standings
+
+    results = duplicate_results(_scored(store, "matches"), _scored(store, "deals"))
+    outputs = {"duplicate_results": _write(store, "duplicate_results", results),
+               "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
+    return StepReport("duplicate_events", outputs)
+
+
+def luck_step(store: Store) -> StepReport:
+    """The expected deal result from the dealt cards, and each player's levels above it."""
+    from scoring.luck import luck_tables
+
+    model, players = luck_tables(_scored(store, "deal_hands"), _scored(store, "deals"),
+                                 _scored(store, "tributes"))
+    outputs = {"luck_model": _write(store, "luck_model", model),
+               "player_luck": _write(store, "player_luck", players)}
+    return StepReport("luck", outputs)
+
+
+def dan_forecast_step(store: Store) -> StepReport:
+    """Each player's chance of the next amateur dan before the window resets (scoring.md §S5)."""
+    from scoring.dan_forecast import dan_forecast
+
+    table = dan_forecast(_read(store, "dan_ledger"), _read(store, "rating_history"))
+    return StepReport("dan_forecast", {"dan_forecast": _write(store, "dan_forecast", table)})
+
+
+SCORING_STEPS: tuple[Step, ...] = (
+    Step("duplicate_matches", duplicate_matches_step, ("duplicate_matches",)),
+    Step("match_scores", match_scores_step, ("match_scores",)),
+    Step("standings", standings_step, ("standings",)),
+    Step("dan", dan_step, ("dan_ledger", "dan_current")),
+    Step("pro_dan", pro_dan_step, ("pro_dan",)),
+    Step("ratings", ratings_step, ("ratings", "rating_history")),
+    Step("partners", partners_step, ("partners",)),
+    Step("duplicate_events", duplicate_events_step, ("duplicate_results", "duplicate_standings")),
+    Step("luck", luck_step, ("luck_model", "player_luck")),
+    Step("dan_forecast", dan_forecast_step, ("dan_forecast",)),
+)
+"""Every scoring step in an order that respects their inputs (``duplicate_matches`` first)."""
+
+SCORING_TABLES: tuple[str, ...] = tuple(t for step in SCORING_STEPS for t in step.tables)
+"""The tables the scoring steps write."""

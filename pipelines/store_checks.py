@@ -1,0 +1,89 @@
+"""The store's data checks as run steps: each reads the committed tables and returns a
+:class:`~pipelines.step_reports.CheckOutcome` (the SQL is in ``pipelines.checks``).
+
+A check whose tables did not change since it last ran returns its memo (``checks.memoized``), so
+a run with nothing new does not rescan every deal. ``gdan run`` calls them through
+``pipelines.plan``; the Dagster asset checks of ``pipelines.assets`` call the same functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+
+from pipelines import checks
+from pipelines.state import load_state
+from pipelines.step_reports import CheckOutcome
+from pipelines.store import Store
+from pipelines.warehouse import connect
+
+CHECK_MEMORY = "512MB"
+"""DuckDB memory cap of the checks (they scan whole tables; DuckDB spills beyond it)."""
+
+
+def _con(store: Store) -> duckdb.DuckDBPyConnection:
+    """Views over the store's committed tables (not the published snapshot: this run's output)."""
+    return connect(store.root, memory_limit=CHECK_MEMORY, snapshot=store.snapshot())
+
+
+def store_files(store: Store) -> CheckOutcome:
+    """Every file under tables/ is one the store wrote (another file is never read: reported here)."""
+    with store.writer_lock():
+        foreign = [f.relative_to(store.root).as_posix() for f in store.foreign_files()]
+    return CheckOutcome("store_files_check", "raw_events", not foreign,
+                        {"foreign_files": len(foreign), "files": ", ".join(foreign[:10])})
+
+
+def match_statuses(store: Store) -> CheckOutcome:
+    """Every ingested match is exactly one of valid / partial / invalid / incomplete, every raw row
+    accounted for (``checks.match_statuses``)."""
+    passed, meta = checks.memoized(
+        store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
+        lambda: checks.match_statuses(_con(store), load_state(store)),
+    )
+    return CheckOutcome("match_statuses_check", "matches", passed, meta)
+
+
+def unique_match_ids(store: Store) -> CheckOutcome:
+    """No duplicate match ids in ``matches``."""
+    passed, meta = checks.memoized(store, "unique_match_ids", ["matches"],
+                                   lambda: checks.unique_match_ids(_con(store)))
+    return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
+
+
+def card_conservation(store: Store) -> CheckOutcome:
+    """Every fully known deal is two full decks (rules.md §1), every deal of a valid match has four hands."""
+    passed, meta = checks.memoized(store, "card_conservation", ["deal_hands", "deals", "matches"],
+                                   lambda: checks.card_conservation(_con(store)))
+    return CheckOutcome("card_conservation_check", "deals", passed, meta)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCheck:
+    """A check, the table (asset key) it guards and what it verifies (the Dagster UI's text)."""
+
+    run: Callable[[Store], CheckOutcome]
+    name: str
+    table: str
+    description: str
+
+
+INGEST_CHECKS: tuple[StoreCheck, ...] = (
+    StoreCheck(store_files, "store_files_check", "raw_events",
+               "every file under tables/ is one the store wrote "
+               "(a file written there by anything else is never read, and reported here)"),
+)
+"""Checks of the ingest step: they run on every run."""
+
+REPLAY_CHECKS: tuple[StoreCheck, ...] = (
+    StoreCheck(match_statuses, "match_statuses_check", "matches",
+               "every ingested match is exactly one of valid / partial / invalid / incomplete, "
+               "and every raw row is accounted for"),
+    StoreCheck(unique_match_ids, "unique_match_ids_check", "matches", "no duplicate match ids in matches"),
+    StoreCheck(card_conservation, "card_conservation_check", "deals",
+               "card conservation: every fully known deal is two full decks (rules.md §1), "
+               "every deal of a valid match has four hands"),
+)
+"""Checks of the replayed tables: skipped with the downstream steps when nothing is new."""
