@@ -38,7 +38,7 @@ DEFAULT_STORE = Path("data")
 EXIT_FAILED = 1
 """A step failed, an asset check failed, or the store / query is wrong."""
 EXIT_STORE_PATH = 2
-"""The store's path cannot hold Delta tables (``pipelines.store.StorePathError``)."""
+"""The store's path cannot hold Delta tables, or the store predates them (``StorePathError``)."""
 EXIT_QUARANTINED = 3
 """``gdan run`` committed, but this run quarantined input (invalid matches, malformed lines)."""
 EXIT_INTERRUPTED = 130
@@ -186,8 +186,9 @@ def run(
 
     Exit status: 0 when everything this run ingested is valid, partial or incomplete; 3 when
     this run quarantined input (invalid matches, malformed or late lines: see the quarantine
-    table), so a scheduler can alert; 1 when a step or an asset check failed; 130 when
-    interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
+    table), so a scheduler can alert; 1 when a step or an asset check failed; 2 when the
+    store's path cannot hold Delta tables or the store predates them (rebuild it from its
+    events); 130 when interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
     committed state.
     """
     if not create and not is_store(store):

@@ -66,6 +66,8 @@ WAREHOUSE_TMP = ".warehouse-"
 BATCH_KEY = "gdan.batch"
 """Commit metadata of an append: its batch (or memory transaction) id."""
 STEP, RUN = "step", "run"
+OLD_LAYOUT_MEMORY = "state.json"
+"""The memory file of the layout before Delta Lake (found in ``state/``: :class:`StoreLayoutError`)."""
 
 COMMIT_SCHEMA = pa.schema(
     [
@@ -108,6 +110,11 @@ class StorePathError(ValueError):
     """A store path delta-rs cannot open: it panics on ``[`` or ``]`` anywhere in a table's path
     (it builds an object-store URL whose host holds the path), plain, percent-encoded or through
     a symlink (it resolves links)."""
+
+
+class StoreLayoutError(StorePathError):
+    """A store written by a version before the Delta Lake layout (its memory in
+    ``state/state.json``): its tables cannot be read or extended, only rebuilt from its events."""
 
 
 class UnknownTableError(KeyError):
@@ -217,8 +224,15 @@ class Store:
         return self.tables_dir / name
 
     def check_table_path(self) -> None:
-        """Raise :class:`StorePathError` when delta-rs could not open tables under this store."""
+        """Raise :class:`StorePathError` when delta-rs could not open tables under this store, and
+        :class:`StoreLayoutError` when the store has the layout before Delta Lake."""
         _uri(self.tables_dir)
+        if (self.state_dir / OLD_LAYOUT_MEMORY).exists():
+            raise StoreLayoutError(
+                f"store {self.root} was written before the Delta Lake layout ({self.state_dir.name}/"
+                f"{OLD_LAYOUT_MEMORY}): rebuild it from its events, e.g. gdan run --create --store NEW "
+                f"after copying {self.inbox} to NEW/inbox"
+            )
 
     def memory_path(self, name: str) -> Path:
         """The Delta table folder of the pipeline's memory table ``name`` (``pipelines.state``)."""

@@ -89,7 +89,7 @@ def test_run_exits_0_for_valid_and_incomplete_matches(tmp_path: Path) -> None:
 
 def test_run_help_names_every_exit_status() -> None:
     text = " ".join(_gdan("run", "--help").stdout.split())
-    assert all(f"{code} when" in text for code in ("0", "3", "1", "130")), text
+    assert all(f"{code} when" in text for code in ("0", "3", "1", "2", "130")), text
 
 
 def test_run_on_a_store_path_delta_cannot_open_says_so_in_one_line_and_exits_2(tmp_path: Path) -> None:
@@ -107,3 +107,22 @@ def test_run_on_a_store_path_delta_cannot_open_says_so_in_one_line_and_exits_2(t
     assert lines[0].startswith("error: store path") and "'[' or ']'" in lines[0]
     assert "Traceback" not in result.output
     assert not Store(store).tables_dir.exists()
+
+
+def test_run_on_a_store_of_the_layout_before_delta_says_how_to_rebuild_and_exits_2(tmp_path: Path) -> None:
+    """A store written before the Delta Lake layout (its memory in ``state/state.json``, Parquet
+    version folders) is neither read nor written over: ``gdan run`` says in one line that it
+    must be rebuilt from its events, and how, and exits 2; its files stay as they were."""
+    store = tmp_path / "old"
+    events = write_jsonl(tmp_path / "m1.jsonl", match_events("m1"))
+    assert _gdan("ingest", str(events), "--store", str(store)).exit_code == 0
+    memory = Store(store).state_dir / "state.json"
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    memory.write_text('{"matches": {}}', encoding="utf-8")
+    before = sorted(p.relative_to(store) for p in store.rglob("*"))
+    result = _gdan("run", "--store", str(store), "--workers", "1")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "before the Delta Lake layout" in lines[0] and "--create --store NEW" in lines[0], lines[0]
+    assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
