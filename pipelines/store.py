@@ -759,7 +759,7 @@ class Store:
         Every commit row is appended alone, so each file's min and max give its seq, kind and
         batch without reading it; a file of several rows (compacted by hand) is read.
         """
-        table = _commit_log(self.memory_path(COMMITS))
+        table = _latest(self.memory_path(COMMITS))
         if table is None:
             return []
         columns = ("path", "num_records", "min.seq", "max.seq", "min.kind", "max.kind", "min.batch")
@@ -843,11 +843,6 @@ _VERSIONS_KEPT = 1024
 _memory: dict[Path, tuple[tuple[str, ...], pa.Table]] = {}
 """Per memory table: the files this process read and their rows (see :meth:`Store.read_memory`)."""
 _cache_lock = threading.Lock()
-
-
-def _commit_log(path: Path) -> DeltaTable | None:
-    """The commit log's Delta table at its latest version (None: no log yet; :func:`_latest`)."""
-    return _latest(path)
 
 
 def _identity(path: Path, version: int) -> tuple[int, int]:
