@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from scipy.optimize import minimize_scalar
-from scipy.stats import norm
+from scipy.special import log_ndtr, ndtr, ndtri
 
 from schemas.scoring import RATING_HISTORY, RATINGS
 from scoring.frames import frame
@@ -51,7 +51,12 @@ from scoring.params import RatingParams
 SEATS = ("E", "W", "N", "S")
 """Seat order of a round's four players in the model: the EW partnership, then NS."""
 _SIGN = np.array([1.0, 1.0, -1.0, -1.0])
-_PARTNERS = (("E", "W", 0, 1), ("N", "S", 2, 3))
+_SIGN_OUTER = np.outer(_SIGN, _SIGN)
+_PARTNERS = (
+    ("E", "W", np.array([1.0, -1.0, 0.0, 0.0])),
+    ("N", "S", np.array([0.0, 0.0, 1.0, -1.0])),
+)
+"""Each partnership's seats and the design row of their place difference over the four seats."""
 _PARTNER = {"E": "W", "W": "E", "N": "S", "S": "N"}
 
 
@@ -92,7 +97,7 @@ class Forecast:
 
     def interval(self, level: float) -> tuple[float, float]:
         """The central ``level`` interval of the forecast level difference."""
-        half = float(norm.ppf(0.5 + level / 2)) * self.sd
+        half = float(ndtri(0.5 + level / 2)) * self.sd
         return self.level_diff - half, self.level_diff + half
 
 
@@ -139,12 +144,15 @@ def rated_rounds(scores: pl.DataFrame, deals: pl.DataFrame | None) -> list[Rated
         for match_id, order, double, foul in cols.iter_rows():
             if order:
                 by_match.setdefault(match_id, []).append(deal_margin(order, double, foul))
+    by_round: dict[str, list[dict[str, Any]]] = {}
+    columns = ("match_id", "side", "player_1", "player_2", "event_id", "round", "started_at",
+               "level_diff", "result")
+    for row in played.select(columns).iter_rows(named=True):
+        by_round.setdefault(row["match_id"], []).append(row)
     out = []
-    for (match_id,), grp in played.group_by("match_id", maintain_order=True):
-        if grp.height != 2:
-            continue
-        rows = {r["side"]: r for r in grp.iter_rows(named=True)}
-        if set(rows) != {"EW", "NS"}:
+    for match_id, grp in by_round.items():
+        rows = {r["side"]: r for r in grp}
+        if len(grp) != 2 or set(rows) != {"EW", "NS"}:
             continue
         ew, ns = rows["EW"], rows["NS"]
         players = {"E": ew["player_1"], "W": ew["player_2"], "N": ns["player_1"], "S": ns["player_2"]}
@@ -187,19 +195,19 @@ class WinCalibration:
         """The recalibrated win probability."""
         if self.scale == 1.0:
             return p
-        return float(norm.cdf(self.scale * norm.ppf(min(max(p, 1e-12), 1 - 1e-12))))
+        return float(ndtr(self.scale * ndtri(min(max(p, 1e-12), 1 - 1e-12))))
 
     def learn(self, p: float, result: str) -> None:
         """Add a decided round's raw forecast and result (``win``/``loss`` for EW; others skipped)."""
         if result not in ("win", "loss"):
             return
-        self.z.append(float(norm.ppf(min(max(p, 1e-12), 1 - 1e-12))))
+        self.z.append(float(ndtri(min(max(p, 1e-12), 1 - 1e-12))))
         self.won.append(1.0 if result == "win" else -1.0)
         n = len(self.z)
         if n >= self.minimum and n >= self.refit * self._fitted_at:
             z, t = np.array(self.z), np.array(self.won)
             fit = minimize_scalar(
-                lambda a: -float(np.sum(norm.logcdf(t * a * z))), bounds=(0.2, 5.0), method="bounded"
+                lambda a: -float(np.sum(log_ndtr(t * a * z))), bounds=(0.2, 5.0), method="bounded"
             )
             self.scale = float(fit.x)
             self._fitted_at = n
@@ -240,9 +248,12 @@ class GaussianRatings:
         self.reserve([r.players[s] for s in SEATS])
         return [self.index[r.players[s]] for s in SEATS]
 
-    def forecast(self, r: RatedRound) -> Forecast:
-        """The round's forecast from the current posterior (before its result is known)."""
-        raw = self.raw_forecast(r)
+    def forecast(self, r: RatedRound, raw: Forecast | None = None) -> Forecast:
+        """The round's forecast from the current posterior (before its result is known).
+
+        ``raw``: its :meth:`raw_forecast` when the caller already has it.
+        """
+        raw = raw or self.raw_forecast(r)
         assert self.calibration is not None
         return Forecast(raw.level_diff, raw.sd, self.calibration.apply(raw.p_ew))
 
@@ -253,35 +264,34 @@ class GaussianRatings:
         mean = n * float(_SIGN @ self.mu[idx])
         var = self.p.round_sd**2 + n * n * float(_SIGN @ self.cov[np.ix_(idx, idx)] @ _SIGN)
         sd = math.sqrt(var)
-        win = float(norm.sf((0.5 - mean) / sd))
-        loss = float(norm.cdf((-0.5 - mean) / sd))
+        win = float(ndtr((mean - 0.5) / sd))
+        loss = float(ndtr((-0.5 - mean) / sd))
         return Forecast(mean, sd, win / (win + loss))
 
     def evidence(self, r: RatedRound) -> tuple[np.ndarray, np.ndarray]:
         """The round's Gaussian likelihood over its four seats: precision J (4×4) and vector b."""
         p = self.p
-        j = np.zeros((4, 4))
-        b = np.zeros(4)
         w_deal = 1.0 / p.deal_sd**2
+        j = (w_deal * len(r.deals)) * _SIGN_OUTER
+        b = (w_deal * sum(d.margin for d in r.deals)) * _SIGN
+        if p.within_weight == 0:
+            return j, b
         w_within = p.within_weight**2 / p.within_sd**2
-        for d in r.deals:
-            j += w_deal * np.outer(_SIGN, _SIGN)
-            b += w_deal * d.margin * _SIGN
-            if p.within_weight == 0:
-                continue
-            for a, c, ia, ic in _PARTNERS:
-                if a in d.places and c in d.places:
-                    h = np.zeros(4)
-                    h[ia], h[ic] = 1.0, -1.0
-                    j += w_within * np.outer(h, h)
-                    b += (p.within_weight / p.within_sd**2) * (d.places[c] - d.places[a]) * h
+        for a, c, h in _PARTNERS:
+            gaps = [d.places[c] - d.places[a] for d in r.deals if a in d.places and c in d.places]
+            if gaps:
+                j = j + (w_within * len(gaps)) * np.outer(h, h)
+                b = b + (p.within_weight / p.within_sd**2) * sum(gaps) * h
         return j, b
 
-    def update(self, r: RatedRound) -> None:
+    def update(self, r: RatedRound, raw: Forecast | None = None) -> None:
         """Condition the posterior on the round's deals (exact Gaussian update, rank ≤ 4), after
-        adding its forecast from the posterior before it to the win calibration."""
+        adding its forecast from the posterior before it to the win calibration.
+
+        ``raw``: that forecast (:meth:`raw_forecast`) when the caller already has it.
+        """
         assert self.calibration is not None
-        self.calibration.learn(self.raw_forecast(r).p_ew, r.result["EW"])
+        self.calibration.learn((raw or self.raw_forecast(r)).p_ew, r.result["EW"])
         idx = self._seats(r)
         if self.p.tau:
             self.cov[idx, idx] += self.p.tau**2
@@ -303,9 +313,10 @@ def history(
     """Each round with its forecast, the players' (mu, sigma) before it, and the posterior after it."""
     model = GaussianRatings(p)
     for r in rounds:
-        fc = model.forecast(r)
+        raw = model.raw_forecast(r)
+        fc = model.forecast(r, raw)
         before = {pid: (float(model.mu[model.index[pid]]), model.sigma(pid)) for pid in r.players.values()}
-        model.update(r)
+        model.update(r, raw)
         yield r, fc, before, model
 
 
