@@ -30,15 +30,16 @@ Overrides = Mapping[str, ScoringParams]
 """Per-event scoring parameters by event id (``scoring.params.load_event_overrides``)."""
 
 
-def _read(store: Store, name: str) -> pl.DataFrame:
-    out = pl.from_arrow(store.read_table(name))
+def _read(store: Store, name: str, columns: list[str] | None = None) -> pl.DataFrame:
+    out = pl.from_arrow(store.read_table(name, columns))
     assert isinstance(out, pl.DataFrame)
     return out
 
 
-def _scored(store: Store, name: str) -> pl.DataFrame:
-    """Table ``name`` without the rows of matches excluded as duplicates (``duplicate_matches``)."""
-    table = _read(store, name)
+def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.DataFrame:
+    """Table ``name`` (only ``columns``, which then include ``match_id``) without the rows of
+    matches excluded as duplicates (``duplicate_matches``)."""
+    table = _read(store, name, columns)
     if not store.has_data("duplicate_matches"):
         return table
     excluded = _read(store, "duplicate_matches").filter(pl.col("excluded"))["match_id"]
@@ -131,7 +132,8 @@ def ratings_step(store: Store) -> StepReport:
     """Ratings (current) and their per-round history with forecasts; model and parameters stored with them."""
     from scoring.ratings import rate
 
-    current, history = rate(_read(store, "match_scores"), _scored(store, "deals"))
+    deals = _scored(store, "deals", ["match_id", "deal_no", "finish_order", "double_win", "foul"])
+    current, history = rate(_read(store, "match_scores"), deals)
     outputs = {"ratings": _write(store, "ratings", current),
                "rating_history": _write(store, "rating_history", history)}
     check = CheckOutcome("one_row_per_player", "ratings", bool(current["player_id"].is_unique().all()),
@@ -159,10 +161,12 @@ def duplicate_events_step(store: Store) -> StepReport:
 
 def luck_step(store: Store) -> StepReport:
     """The expected deal result from the dealt cards, and each player's levels above it."""
-    from scoring.luck import luck_tables
+    from scoring.luck import HAND_FEATURES, luck_tables
 
-    model, players = luck_tables(_scored(store, "deal_hands"), _scored(store, "deals"),
-                                 _scored(store, "tributes"))
+    hands = _scored(store, "deal_hands", ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES])
+    deals = _scored(store, "deals", ["match_id", "deal_no", "declarers", "winning_team", "level_gain"])
+    tributes = _scored(store, "tributes", ["match_id", "deal_no", "kind", "giver"])
+    model, players = luck_tables(hands, deals, tributes)
     outputs = {"luck_model": _write(store, "luck_model", model),
                "player_luck": _write(store, "player_luck", players)}
     return StepReport("luck", outputs)
