@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy.linalg.blas import dgemm
 from scipy.optimize import minimize_scalar
 from scipy.special import log_ndtr, ndtr, ndtri
 
@@ -299,7 +300,9 @@ class GaussianRatings:
         cov_s = self.cov[:, idx]
         gain = np.linalg.solve((np.eye(4) + j @ cov_s[idx, :]).T, cov_s.T).T
         self.mu = self.mu + gain @ (b - j @ self.mu[idx])
-        self.cov = self.cov - gain @ (j @ cov_s.T)
+        # cov −= gain · (J covₛᵀ) as one BLAS rank-4 update, in place when cov is C-ordered (its
+        # transpose is then the Fortran-ordered matrix BLAS writes), not two N×N temporaries.
+        self.cov = dgemm(-1.0, (j @ cov_s.T).T, gain.T, 1.0, self.cov.T, overwrite_c=True).T
 
     def sigma(self, pid: str) -> float:
         """Posterior standard deviation of a player's skill (levels per deal)."""
@@ -312,6 +315,7 @@ def history(
 ) -> Iterator[tuple[RatedRound, Forecast, dict[str, tuple[float, float]], GaussianRatings]]:
     """Each round with its forecast, the players' (mu, sigma) before it, and the posterior after it."""
     model = GaussianRatings(p)
+    model.reserve([r.players[s] for r in rounds for s in SEATS])
     for r in rounds:
         raw = model.raw_forecast(r)
         fc = model.forecast(r, raw)
