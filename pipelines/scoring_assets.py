@@ -71,12 +71,11 @@ def pro_dan_asset(store: StoreResource) -> Results:
 
 
 @multi_asset(
-    specs=[AssetSpec("ratings", group_name=GROUP, deps=["match_scores", "deals"]),
-           AssetSpec("rating_history", group_name=GROUP, deps=["match_scores", "deals"])],
+    specs=[AssetSpec(name, group_name=GROUP, deps=["match_scores", "deals"]) for name in steps.RATING_TABLES],
     check_specs=[AssetCheckSpec("one_row_per_player", asset="ratings")],
 )
 def rating_assets(store: StoreResource) -> Results:
-    """Ratings (current) and their per-round history with forecasts."""
+    """Ratings (current), their per-round history with forecasts, and where the next run goes on from."""
     yield from step_events(steps.ratings_step(store.store()))
 
 

@@ -18,6 +18,7 @@ not counted twice in scores, dan points and ratings; the copy stays in ``matches
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -25,6 +26,9 @@ from pipelines.step_reports import CheckOutcome, Meta, Step, StepReport
 from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
 from scoring.params import ScoringParams
+
+if TYPE_CHECKING:
+    from scoring.ratings import RatingState
 
 Overrides = Mapping[str, ScoringParams]
 """Per-event scoring parameters by event id (``scoring.params.load_event_overrides``)."""
@@ -128,16 +132,43 @@ def pro_dan_step(store: Store) -> StepReport:
     return StepReport("pro_dan", {"pro_dan": _write(store, "pro_dan", pro_dan(_read(store, "match_scores")))})
 
 
-def ratings_step(store: Store) -> StepReport:
-    """Ratings (current) and their per-round history with forecasts; model and parameters stored with them."""
-    from scoring.ratings import rate
+RATING_TABLES = ("ratings", "rating_history", "rating_state", "rating_progress")
+"""The tables the ratings step writes; the last two are where the next run goes on from."""
 
-    deals = _scored(store, "deals", ["match_id", "deal_no", "finish_order", "double_win", "foul"])
-    current, history = rate(_read(store, "match_scores"), deals)
-    outputs = {"ratings": _write(store, "ratings", current),
-               "rating_history": _write(store, "rating_history", history)}
-    check = CheckOutcome("one_row_per_player", "ratings", bool(current["player_id"].is_unique().all()),
-                         {"players": current.height})
+
+def _rating_resume(store: Store) -> RatingState | None:
+    """The ratings' resume point, if the last ratings step wrote all four of its tables from one commit."""
+    from scoring.params import RatingParams
+    from scoring.rating_state import state_from_tables
+
+    if len({store.input_of(name) for name in RATING_TABLES}) != 1 or not store.has_data("rating_progress"):
+        return None
+    return state_from_tables(_read(store, "rating_state"), _read(store, "rating_progress"), RatingParams())
+
+
+def ratings_step(store: Store) -> StepReport:
+    """Ratings (current) and their per-round history with forecasts; model and parameters stored with them.
+
+    Only the rounds after those the last run rated are rated, from its posterior
+    (``rating_state``), when every earlier round is as it was (``scoring.ratings.rate_from``);
+    the history is then the stored one plus theirs, exactly what rating every round gives.
+    """
+    from scoring.rating_state import state_tables
+    from scoring.ratings import DEAL_COLUMNS, rate_from
+
+    deals = _scored(store, "deals", list(DEAL_COLUMNS))
+    run = rate_from(_read(store, "match_scores"), deals, resume=_rating_resume(store))
+    history = run.history
+    if run.resumed_after:
+        history = pl.concat([_read(store, "rating_history"), history])
+    state, progress = state_tables(run.state)
+    outputs = {"ratings": _write(store, "ratings", run.current),
+               "rating_history": {**_write(store, "rating_history", history),
+                                  "rounds_rated": run.state.rounds - run.resumed_after},
+               "rating_state": _write(store, "rating_state", state),
+               "rating_progress": _write(store, "rating_progress", progress)}
+    check = CheckOutcome("one_row_per_player", "ratings", bool(run.current["player_id"].is_unique().all()),
+                         {"players": run.current.height})
     return StepReport("ratings", outputs, (check,))
 
 
@@ -186,7 +217,7 @@ SCORING_STEPS: tuple[Step, ...] = (
     Step("standings", standings_step, ("standings",)),
     Step("dan", dan_step, ("dan_ledger", "dan_current")),
     Step("pro_dan", pro_dan_step, ("pro_dan",)),
-    Step("ratings", ratings_step, ("ratings", "rating_history")),
+    Step("ratings", ratings_step, RATING_TABLES),
     Step("partners", partners_step, ("partners",)),
     Step("duplicate_events", duplicate_events_step, ("duplicate_results", "duplicate_standings")),
     Step("luck", luck_step, ("luck_model", "player_luck")),

@@ -204,6 +204,39 @@ RATING_HISTORY = pa.schema(
     },
 )
 
+RATING_STATE = pa.schema(
+    [
+        pa.field("position", pa.int32(), nullable=False),
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("mu", pa.float64(), nullable=False),
+        pa.field("cov", pa.list_(pa.float64()), nullable=False),
+        pa.field("rounds", pa.int32(), nullable=False),
+        pa.field("deals", pa.int32(), nullable=False),
+        pa.field("last_played", _TS),
+    ],
+    metadata={
+        "doc": "where the ratings stopped, one row per rated player in the model's order: the "
+        "posterior mean (levels per deal) and the player's row of the posterior covariance, "
+        "rounds and deals rated, last start; the next run rates only later rounds from it"
+    },
+)
+
+RATING_PROGRESS = pa.schema(
+    [
+        pa.field("model_params", pa.string(), nullable=False),
+        pa.field("rounds", pa.int64(), nullable=False),
+        pa.field("inputs_digest", pa.string(), nullable=False),
+        pa.field("calibration_scale", pa.float64(), nullable=False),
+        pa.field("calibration_fitted_at", pa.int64(), nullable=False),
+        pa.field("calibration_z", pa.list_(pa.float64()), nullable=False),
+        pa.field("calibration_won", pa.list_(pa.float64()), nullable=False),
+    ],
+    metadata={
+        "doc": "one row: the parameters and number of rounds of rating_state, the hash of those "
+        "rounds' inputs, and the win calibration's state (its scale and earlier forecasts)"
+    },
+)
+
 PARTNERS = pa.schema(
     [
         pa.field("player_1", pa.string(), nullable=False),
@@ -323,6 +356,8 @@ SCORING: dict[str, pa.Schema] = {
     "pro_dan": PRO_DAN,
     "ratings": RATINGS,
     "rating_history": RATING_HISTORY,
+    "rating_state": RATING_STATE,
+    "rating_progress": RATING_PROGRESS,
     "partners": PARTNERS,
     "duplicate_results": DUPLICATE_RESULTS,
     "duplicate_standings": DUPLICATE_STANDINGS,

@@ -32,6 +32,8 @@ unknown player are not rated.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import math
 from collections.abc import Iterator, Sequence
@@ -122,56 +124,101 @@ def deal_margin(order: Sequence[str], double_win: bool, foul: bool) -> Deal:
     return Deal(sign * gain, places)
 
 
+ROUND_COLUMNS = ("match_id", "event_id", "round", "started_at", "E", "W", "N", "S", "level_diff",
+                 "result_ew", "result_ns")
+"""The columns of :func:`round_frame`: what a rated round is, besides its deals."""
+DEAL_COLUMNS = ("match_id", "deal_no", "finish_order", "double_win", "foul")
+"""The columns of ``deals`` the ratings read."""
+
+
+def round_frame(scores: pl.DataFrame) -> pl.DataFrame:
+    """Played rounds with four known, distinct players, in time order (``match_scores``).
+
+    One row per round (:data:`ROUND_COLUMNS`): a match with exactly one EW and one NS row, its
+    seats, the final level difference EW − NS and each side's result, ordered by start time
+    (unknown last), then match id.
+    """
+    played = (
+        scores.filter(
+            (pl.col("outcome") == "played")
+            & pl.col("player_1").is_not_null()
+            & pl.col("player_2").is_not_null()
+            & pl.col("match_id").is_not_null()
+        )
+        .sort("started_at", "match_id", "side", nulls_last=True)
+        .with_row_index("_pos")
+    )
+    sides = played.group_by("match_id").agg(
+        _first=pl.col("_pos").min(), _rows=pl.len(),
+        _ew=(pl.col("side") == "EW").sum(), _ns=(pl.col("side") == "NS").sum(),
+    ).filter((pl.col("_rows") == 2) & (pl.col("_ew") == 1) & (pl.col("_ns") == 1))
+    ew = played.filter(pl.col("side") == "EW").select(
+        "match_id", "event_id", "round", "started_at", E="player_1", W="player_2",
+        level_diff=pl.col("level_diff").fill_null(0).cast(pl.Int64), result_ew="result",
+    )
+    ns = played.filter(pl.col("side") == "NS").select(
+        "match_id", N="player_1", S="player_2", result_ns="result"
+    )
+    return (
+        sides.join(ew, on="match_id").join(ns, on="match_id")
+        .filter(pl.concat_list("E", "W", "N", "S").list.n_unique() == 4)
+        .sort("_first")
+        .select(ROUND_COLUMNS)
+    )
+
+
+def _deals_of(deals: pl.DataFrame | None, match_ids: pl.Series) -> dict[str, list[Deal]]:
+    """The model's deals of each of ``match_ids`` in deal order (deals without a finishing order skipped)."""
+    by_match: dict[str, list[Deal]] = {}
+    if deals is None or deals.is_empty():
+        return by_match
+    cols = (
+        deals.filter(pl.col("match_id").is_in(match_ids.implode()))
+        .drop_nulls("finish_order")
+        .sort("match_id", "deal_no")
+        .select("match_id", "finish_order", pl.col("double_win").fill_null(False),
+                pl.col("foul").fill_null(False))
+    )
+    for match_id, order, double, foul in cols.iter_rows():
+        if order:
+            by_match.setdefault(match_id, []).append(deal_margin(order, double, foul))
+    return by_match
+
+
+def _rounds_of(frame_rows: pl.DataFrame, deals: pl.DataFrame | None) -> list[RatedRound]:
+    by_match = _deals_of(deals, frame_rows["match_id"])
+    return [
+        RatedRound(
+            match_id=str(row["match_id"]),
+            event_id=row["event_id"],
+            round=row["round"],
+            started_at=row["started_at"],
+            players={s: row[s] for s in SEATS},
+            deals=tuple(by_match.get(str(row["match_id"]), ())),
+            level_diff=int(row["level_diff"]),
+            result={"EW": row["result_ew"], "NS": row["result_ns"]},
+        )
+        for row in frame_rows.iter_rows(named=True)
+    ]
+
+
 def rated_rounds(scores: pl.DataFrame, deals: pl.DataFrame | None) -> list[RatedRound]:
     """Played rounds with four known players, in time order, with their deals (``match_scores``)."""
-    played = scores.filter(
-        (pl.col("outcome") == "played")
-        & pl.col("player_1").is_not_null()
-        & pl.col("player_2").is_not_null()
-        & pl.col("match_id").is_not_null()
-    ).sort("started_at", "match_id", "side", nulls_last=True)
-    by_match: dict[str, list[Deal]] = {}
+    return _rounds_of(round_frame(scores), deals)
+
+
+def inputs_digest(rounds: pl.DataFrame, deals: pl.DataFrame | None) -> str:
+    """A hash of everything the ratings of ``rounds`` (rows of :func:`round_frame`) depend on:
+    the rounds and their rows of ``deals``, in order.
+
+    Built from polars' row hashes, which are stable within one polars version: after an upgrade
+    the hash differs once and the next run rates the whole history.
+    """
+    digest = hashlib.sha256(rounds.hash_rows().to_numpy().tobytes())
     if deals is not None and not deals.is_empty():
-        cols = (
-            deals.drop_nulls("finish_order")
-            .sort("match_id", "deal_no")
-            .select(
-                "match_id",
-                "finish_order",
-                pl.col("double_win").fill_null(False),
-                pl.col("foul").fill_null(False),
-            )
-        )
-        for match_id, order, double, foul in cols.iter_rows():
-            if order:
-                by_match.setdefault(match_id, []).append(deal_margin(order, double, foul))
-    by_round: dict[str, list[dict[str, Any]]] = {}
-    columns = ("match_id", "side", "player_1", "player_2", "event_id", "round", "started_at",
-               "level_diff", "result")
-    for row in played.select(columns).iter_rows(named=True):
-        by_round.setdefault(row["match_id"], []).append(row)
-    out = []
-    for match_id, grp in by_round.items():
-        rows = {r["side"]: r for r in grp}
-        if len(grp) != 2 or set(rows) != {"EW", "NS"}:
-            continue
-        ew, ns = rows["EW"], rows["NS"]
-        players = {"E": ew["player_1"], "W": ew["player_2"], "N": ns["player_1"], "S": ns["player_2"]}
-        if len(set(players.values())) != 4:
-            continue
-        out.append(
-            RatedRound(
-                match_id=str(match_id),
-                event_id=ew["event_id"],
-                round=ew["round"],
-                started_at=ew["started_at"],
-                players=players,
-                deals=tuple(by_match.get(str(match_id), ())),
-                level_diff=int(ew["level_diff"] or 0),
-                result={"EW": ew["result"], "NS": ns["result"]},
-            )
-        )
-    return out
+        mine = deals.filter(pl.col("match_id").is_in(rounds["match_id"].implode()))
+        digest.update(mine.select(DEAL_COLUMNS).sort("match_id", "deal_no").hash_rows().to_numpy().tobytes())
+    return digest.hexdigest()
 
 
 @dataclass
@@ -190,7 +237,8 @@ class WinCalibration:
     scale: float = 1.0
     z: list[float] = field(default_factory=list)
     won: list[float] = field(default_factory=list)
-    _fitted_at: int = 0
+    fitted_at: int = 0
+    """How many forecasts the scale was last fitted on."""
 
     def apply(self, p: float) -> float:
         """The recalibrated win probability."""
@@ -205,13 +253,13 @@ class WinCalibration:
         self.z.append(float(ndtri(min(max(p, 1e-12), 1 - 1e-12))))
         self.won.append(1.0 if result == "win" else -1.0)
         n = len(self.z)
-        if n >= self.minimum and n >= self.refit * self._fitted_at:
+        if n >= self.minimum and n >= self.refit * self.fitted_at:
             z, t = np.array(self.z), np.array(self.won)
             fit = minimize_scalar(
                 lambda a: -float(np.sum(log_ndtr(t * a * z))), bounds=(0.2, 5.0), method="bounded"
             )
             self.scale = float(fit.x)
-            self._fitted_at = n
+            self.fitted_at = n
 
 
 @dataclass
@@ -311,11 +359,16 @@ class GaussianRatings:
 
 
 def history(
-    rounds: Sequence[RatedRound], p: RatingParams
+    rounds: Sequence[RatedRound], p: RatingParams, model: GaussianRatings | None = None
 ) -> Iterator[tuple[RatedRound, Forecast, dict[str, tuple[float, float]], GaussianRatings]]:
-    """Each round with its forecast, the players' (mu, sigma) before it, and the posterior after it."""
-    model = GaussianRatings(p)
-    model.reserve([r.players[s] for r in rounds for s in SEATS])
+    """Each round with its forecast, the players' (mu, sigma) before it, and the posterior after it.
+
+    ``model``: the posterior to go on from (default: the prior). Players join the model at their
+    first round, so the matrices have the same shape at every round whether a history is rated
+    whole or resumed (:func:`rate_from`), and the floats come out the same.
+    """
+    if model is None:
+        model = GaussianRatings(p)
     for r in rounds:
         raw = model.raw_forecast(r)
         fc = model.forecast(r, raw)
@@ -324,17 +377,84 @@ def history(
         yield r, fc, before, model
 
 
+@dataclass
+class RatingState:
+    """Where a rated history stopped, to go on from it (:func:`rate_from`).
+
+    The posterior after its last round (with the win calibration), each player's rounds, deals
+    and last start, the model's parameters, and the digest of the rounds' inputs
+    (:func:`inputs_digest`): a later run whose first ``rounds`` rounds still hash to ``digest``
+    only rates the rounds after them.
+    """
+
+    params: str
+    """``model_params`` JSON of the parameters the state was computed with."""
+    rounds: int
+    digest: str
+    model: GaussianRatings
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    """Player → [rounds, deals] rated."""
+    last: dict[str, Any] = field(default_factory=dict)
+    """Player → start time of the last rated round."""
+
+
+@dataclass(frozen=True)
+class RatingRun:
+    """What :func:`rate_from` computed: the ``ratings`` table, the ``rating_history`` rows of the
+    rounds it rated (after the first ``resumed_after``), and the state to go on from next time."""
+
+    current: pl.DataFrame
+    history: pl.DataFrame
+    state: RatingState
+    resumed_after: int
+    """Rounds taken from the given state (0: the whole history was rated)."""
+
+
 def rate(
     scores: pl.DataFrame, deals: pl.DataFrame | None = None, p: RatingParams | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ``ratings`` and ``rating_history`` tables from ``match_scores`` and ``deals``."""
+    run = rate_from(scores, deals, p)
+    return run.current, run.history
+
+
+def _params_json(p: RatingParams) -> str:
+    return json.dumps(asdict(p), sort_keys=True)
+
+
+def rate_from(
+    scores: pl.DataFrame,
+    deals: pl.DataFrame | None = None,
+    p: RatingParams | None = None,
+    resume: RatingState | None = None,
+) -> RatingRun:
+    """Rate the rounds of ``match_scores`` and ``deals``, going on from ``resume`` where it holds.
+
+    ``resume`` holds when it was computed with the same parameters and the first
+    ``resume.rounds`` rounds (in time order) are still exactly the rounds it rated: then only
+    the rounds after them are rated, from its posterior, and the history returned holds only
+    their rows. A round inserted before them, a changed or removed one, or other parameters
+    rate the whole history. Either way the floats are those of rating the whole history
+    (:func:`history`). ``resume`` is not modified.
+    """
     p = p or RatingParams()
+    params = _params_json(p)
+    rounds = round_frame(scores)
+    start = 0
+    model, counts, last = GaussianRatings(p), {}, {}
+    if (
+        resume is not None
+        and resume.params == params
+        and 0 < resume.rounds <= rounds.height
+        and inputs_digest(rounds.head(resume.rounds), deals) == resume.digest
+    ):
+        start = resume.rounds
+        model = copy.deepcopy(resume.model)
+        counts = {pid: list(c) for pid, c in resume.counts.items()}
+        last = dict(resume.last)
     k = p.display_deals
     rows = []
-    counts: dict[str, list[int]] = {}
-    last: dict[str, Any] = {}
-    model = GaussianRatings(p)
-    for r, fc, before, model in history(rated_rounds(scores, deals), p):
+    for r, fc, before, _ in history(_rounds_of(rounds.slice(start), deals), p, model):
         lo, hi = fc.interval(p.interval)
         for seat, pid in r.players.items():
             team = "EW" if seat in ("E", "W") else "NS"
@@ -368,7 +488,7 @@ def rate(
             )
     meta = {
         "model": p.model,
-        "model_params": json.dumps(asdict(p), sort_keys=True),
+        "model_params": params,
         "update_unit": "deal",
         "library": f"numpy=={version('numpy')}",
     }
@@ -388,4 +508,5 @@ def rate(
                 **meta,
             }
         )
-    return frame(current, RATINGS), frame(rows, RATING_HISTORY)
+    state = RatingState(params, rounds.height, inputs_digest(rounds, deals), model, counts, last)
+    return RatingRun(frame(current, RATINGS), frame(rows, RATING_HISTORY), state, start)
