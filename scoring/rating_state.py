@@ -10,29 +10,35 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from schemas.scoring import RATING_PROGRESS, RATING_STATE
 from scoring.frames import frame
 from scoring.params import RatingParams
 from scoring.ratings import GaussianRatings, RatingState, WinCalibration
 
+_LAST_PLAYED = RATING_STATE.field("last_played").type
+
 
 def state_tables(state: RatingState) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ``rating_state`` and ``rating_progress`` rows of ``state``."""
     model, cal = state.model, state.model.calibration
     assert cal is not None
-    players = [
+    ids = sorted(model.index, key=model.index.__getitem__)
+    n = len(ids)
+    offsets = pa.array(np.arange(n + 1, dtype=np.int32) * n)
+    players = pa.table(
         {
-            "position": i,
-            "player_id": pid,
-            "mu": float(model.mu[i]),
-            "cov": model.cov[i].tolist(),
-            "rounds": state.counts[pid][0],
-            "deals": state.counts[pid][1],
-            "last_played": state.last.get(pid),
-        }
-        for pid, i in sorted(model.index.items(), key=lambda item: item[1])
-    ]
+            "position": pa.array(range(n), pa.int32()),
+            "player_id": pa.array(ids, pa.string()),
+            "mu": pa.array(model.mu, pa.float64()),
+            "cov": pa.ListArray.from_arrays(offsets, pa.array(model.cov.ravel(), pa.float64())),
+            "rounds": pa.array([state.counts[pid][0] for pid in ids], pa.int32()),
+            "deals": pa.array([state.counts[pid][1] for pid in ids], pa.int32()),
+            "last_played": pa.array([state.last.get(pid) for pid in ids], _LAST_PLAYED),
+        },
+        schema=RATING_STATE,
+    )
     progress = {
         "model_params": state.params,
         "rounds": state.rounds,
@@ -42,7 +48,9 @@ def state_tables(state: RatingState) -> tuple[pl.DataFrame, pl.DataFrame]:
         "calibration_z": cal.z,
         "calibration_won": cal.won,
     }
-    return frame(players, RATING_STATE), frame([progress], RATING_PROGRESS)
+    table = pl.from_arrow(players)
+    assert isinstance(table, pl.DataFrame)
+    return table, frame([progress], RATING_PROGRESS)
 
 
 def state_from_tables(players: pl.DataFrame, progress: pl.DataFrame, p: RatingParams) -> RatingState | None:
@@ -59,7 +67,7 @@ def state_from_tables(players: pl.DataFrame, progress: pl.DataFrame, p: RatingPa
         p,
         index={pid: i for i, pid in enumerate(players["player_id"])},
         mu=players["mu"].to_numpy().astype(np.float64, copy=True),
-        cov=np.array(players["cov"].to_list(), dtype=np.float64).reshape(n, n),
+        cov=players["cov"].to_arrow().flatten().to_numpy().astype(np.float64, copy=True).reshape(n, n),
         calibration=calibration,
     )
     counts = {pid: [r, d] for pid, r, d in players.select("player_id", "rounds", "deals").iter_rows()}
