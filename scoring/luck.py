@@ -138,7 +138,9 @@ class Validation:
 
 def validate(rows: pl.DataFrame) -> Validation:
     """Fit on the matches not held out, score the held-out ones."""
-    held = rows["match_id"].map_elements(is_holdout, return_dtype=pl.Boolean)
+    ids = rows["match_id"].unique()
+    held_ids = ids.filter(pl.Series([is_holdout(m) for m in ids], dtype=pl.Boolean))
+    held = rows["match_id"].is_in(held_ids.implode())
     train, test = rows.filter(~held), rows.filter(held)
     if train.height == 0 or test.height == 0:
         return Validation(train.height, test.height, None, None, [])
