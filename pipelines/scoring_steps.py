@@ -151,16 +151,22 @@ def ratings_step(store: Store) -> StepReport:
 
     Only the rounds after those the last run rated are rated, from its posterior
     (``rating_state``), when every earlier round is as it was (``scoring.ratings.rate_from``);
-    the history is then the stored one plus theirs, exactly what rating every round gives.
+    the history is then the stored one plus theirs, exactly what rating every round gives
+    (should the stored history not be the state's round for round, every round is rated).
     """
     from scoring.rating_state import state_tables
     from scoring.ratings import DEAL_COLUMNS, rate_from
 
-    deals = _scored(store, "deals", list(DEAL_COLUMNS))
-    run = rate_from(_read(store, "match_scores"), deals, resume=_rating_resume(store))
+    deals, scores = _scored(store, "deals", list(DEAL_COLUMNS)), _read(store, "match_scores")
+    run = rate_from(scores, deals, resume=_rating_resume(store))
     history = run.history
     if run.resumed_after:
-        history = pl.concat([_read(store, "rating_history"), history])
+        earlier = _read(store, "rating_history")
+        if run.continues(earlier):
+            history = pl.concat([earlier, history])
+        else:
+            run = rate_from(scores, deals)
+            history = run.history
     state, progress = state_tables(run.state)
     outputs = {"ratings": _write(store, "ratings", run.current),
                "rating_history": {**_write(store, "rating_history", history),

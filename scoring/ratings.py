@@ -408,6 +408,16 @@ class RatingRun:
     state: RatingState
     resumed_after: int
     """Rounds taken from the given state (0: the whole history was rated)."""
+    round_ids: pl.Series
+    """The match id of every rated round, in time order (the history has four rows a round)."""
+
+    def continues(self, earlier: pl.DataFrame) -> bool:
+        """Whether ``earlier`` is the history of the rounds taken from the state, row for row in order."""
+        ids = self.round_ids.head(self.resumed_after)
+        column = earlier["match_id"]
+        return earlier.height == 4 * ids.len() and all(
+            column.gather_every(4, offset=seat).equals(ids, check_names=False) for seat in range(4)
+        )
 
 
 def rate(
@@ -509,4 +519,4 @@ def rate_from(
             }
         )
     state = RatingState(params, rounds.height, inputs_digest(rounds, deals), model, counts, last)
-    return RatingRun(frame(current, RATINGS), frame(rows, RATING_HISTORY), state, start)
+    return RatingRun(frame(current, RATINGS), frame(rows, RATING_HISTORY), state, start, rounds["match_id"])

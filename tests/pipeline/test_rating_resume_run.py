@@ -56,3 +56,19 @@ def test_a_store_without_the_state_rates_every_round(tmp_path: Path, rounds: lis
     again = run_pipeline(tmp_path, workers=1, reviews=False)
     assert again.step("ratings").outputs["rating_history"]["rounds_rated"] == 6
     assert len(store_tables(tmp_path)["rating_history"]) == len(before["rating_history"]) + 4 * 2
+
+
+def test_a_stored_history_out_of_order_rates_every_round(tmp_path: Path, rounds: list[Path]) -> None:
+    """The resume point holds but ``rating_history`` is not its rounds in order (rewritten by
+    hand here): the run rates every round rather than append to rows it cannot vouch for."""
+    parts, at_once = tmp_path / "parts", tmp_path / "once"
+    _deliver(parts, rounds[:2])
+    run_pipeline(parts, workers=1, reviews=False)
+    store = Store(parts)
+    store.write_table("rating_history", store.read_table("rating_history")[::-1])
+    _deliver(parts, rounds[2:])
+    again = run_pipeline(parts, workers=1, reviews=False)
+    assert again.step("ratings").outputs["rating_history"]["rounds_rated"] == 8
+    _deliver(at_once, rounds)
+    run_pipeline(at_once, workers=1, reviews=False)
+    assert store_tables(parts) == store_tables(at_once)
