@@ -199,3 +199,72 @@ def test_a_corrected_copy_leaves_them(runs: list[list[tuple[Any, ...]]]) -> None
     statuses = dict((m, (s, r)) for m, s, r in runs[3])
     assert statuses["m1-copy"][1] == 2 and statuses["m2"][1] == 2
     assert statuses["m4"][0] == "valid" and statuses["ro"][0] == "results_only"
+
+
+# -- a store replayed before the summary tables existed (item 3) -----------------------------
+
+def _store_of_the_layout_before(root: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    """m1 and m2 replayed as before the chunk summaries: none appended, and ``seat_patterns``
+    rewritten whole by the patterns step."""
+    from pipelines import plan, replay_task
+
+    _write(root, "day1.jsonl", _two_deals("m1") + _one_deal("m2", ["N", "E", "S"], seed=5))
+    with monkeypatch.context() as before:
+        before.setattr(replay_task, "summarise", lambda tables: {})
+        before.setattr(plan, "backfill", lambda store: {})
+        run_pipeline(root, workers=1)
+    store = Store(root)
+    con = connect(root)
+    try:
+        store.write_table("seat_patterns", compute(con)["seat_patterns"])
+    finally:
+        con.close()
+    return store
+
+
+def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One whole-store pass (here in slices of a few matches), then incremental: the old
+    ``seat_patterns`` is replaced, not appended to, and nothing lacks afterwards."""
+    from pipelines import backfill
+
+    root = tmp_path / "store"
+    store = _store_of_the_layout_before(root, monkeypatch)
+    assert backfill.lacking(store) == list(SUMMARIES)
+    monkeypatch.setattr(backfill, "SLICE_PLAYS", 60)
+    _write(root, "copy.jsonl", _two_deals("m1-copy"))
+    report = run_pipeline(root, workers=1)
+    backfilled = {n: m.get("rows_backfilled") for n, m in report.step("replay").outputs.items()}
+    assert all(backfilled[n] for n in SUMMARIES), backfilled
+    assert _check_against_a_whole_store_recompute(root) == [("m1-copy", "m1", 2, 2, True)]
+    assert backfill.lacking(Store(root)) == []
+    assert backfill.backfill(Store(root)) == {}
+    _write(root, "m3.jsonl", _one_deal("m3", ["W", "E"], seed=9))
+    report = run_pipeline(root, workers=1)
+    assert not any("rows_backfilled" in m for m in report.step("replay").outputs.values())
+    _check_against_a_whole_store_recompute(root)
+
+
+def test_a_backfill_killed_before_its_commit_is_redone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers keep the published run meanwhile; the next run commits the same tables."""
+    from pipelines import backfill
+
+    root = tmp_path / "store"
+    store = _store_of_the_layout_before(root, monkeypatch)
+    con = connect(root)
+    published = _sorted_rows(con.execute("SELECT * FROM seat_patterns").to_arrow_table())
+    con.close()
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as crash:
+        crash.setattr(Store, "commit", killed)
+        with pytest.raises(KeyboardInterrupt):
+            backfill.backfill(store)
+    assert backfill.lacking(Store(root)) == list(SUMMARIES)
+    con = connect(root)
+    assert _sorted_rows(con.execute("SELECT * FROM seat_patterns").to_arrow_table()) == published
+    con.close()
+    run_pipeline(root, workers=1)
+    assert backfill.lacking(Store(root)) == []
+    assert _check_against_a_whole_store_recompute(root) == []
