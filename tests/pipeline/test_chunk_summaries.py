@@ -230,7 +230,7 @@ def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path, monkeyp
     root = tmp_path / "store"
     store = _store_of_the_layout_before(root, monkeypatch)
     assert backfill.lacking(store) == list(SUMMARIES)
-    monkeypatch.setattr(backfill, "SLICE_PLAYS", 60)
+    monkeypatch.setattr(backfill, "SLICE_PLAYS", 60)  # several slices
     _write(root, "copy.jsonl", _two_deals("m1-copy"))
     report = run_pipeline(root, workers=1)
     backfilled = {n: m.get("rows_backfilled") for n, m in report.step("replay").outputs.items()}
