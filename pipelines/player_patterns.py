@@ -4,8 +4,8 @@ The Player page compares a player's play patterns with the population's (``dashb
 Computing them from ``plays`` means scanning every play on each cold page load; these tables hold
 the same counts:
 
-- ``seat_patterns``: one row per seat per deal with at least one action, sorted by match and
-  deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
+- ``seat_patterns``: one row per seat per deal with at least one action, each appended part sorted by
+  match and deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
   filtered seat-deals instead of scanning ``plays``, whose row groups mix many matches, so a
   player's few matches still read most of them (issue 18 "Speed");
 - ``player_patterns``: the ``seat_patterns`` sums per player, with deals and tribute returns,

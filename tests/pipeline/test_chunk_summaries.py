@@ -222,7 +222,8 @@ def _store_of_the_layout_before(root: Path, monkeypatch: pytest.MonkeyPatch) -> 
     return store
 
 
-def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """One whole-store pass (here in slices of a few matches), then incremental: the old
     ``seat_patterns`` is replaced, not appended to, and nothing lacks afterwards."""
     from pipelines import backfill
@@ -244,7 +245,8 @@ def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path, monkeyp
     _check_against_a_whole_store_recompute(root)
 
 
-def test_a_backfill_killed_before_its_commit_is_redone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_backfill_killed_before_its_commit_is_redone(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Readers keep the published run meanwhile; the next run commits the same tables."""
     from pipelines import backfill
 
