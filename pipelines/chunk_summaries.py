@@ -41,7 +41,7 @@ COLUMNS: dict[str, list[str]] = {
 
 def summarise(tables: Mapping[str, pa.Table]) -> dict[str, pa.Table]:
     """The summary tables of the replayed tables of whole matches (a missing table has no rows)."""
-    plays, hands, tributes = (tables.get(n, s.empty_table()) for n, s in _SCHEMAS.items())
+    plays, hands, tributes = (tables[n] if n in tables else s.empty_table() for n, s in _SCHEMAS.items())
     seats = seat_patterns(plays, hands)
     return {
         "seat_patterns": seats,

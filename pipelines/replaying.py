@@ -179,7 +179,7 @@ def replay_ready(
     try:
         _quarantine_malformed(store, state, writers, report)
         chunks = ((fn, review, ids, table)
-                  for ids, table in _ready_chunks(store, ready, late, writers, report))
+                  for ids, table in _combined(_ready_chunks(store, ready, late, writers, report)))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
         with (executor or Executor()).ordered_map(replay_task, pool_size) as run:
             for match_ids, rows, out, cpu in run(chunks):
@@ -260,6 +260,24 @@ def _ready_chunks(
             yield from _chunk_matches(frame.filter(_winning(b_ready)), b_ready, report)
         del frame
         pa.default_memory_pool().release_unused()
+
+
+def _combined(chunks: Iterator[tuple[list[str], pa.Table]]) -> Iterator[tuple[list[str], pa.Table]]:
+    """Consecutive chunks joined until each holds :data:`CHUNK_EVENTS` events (the last may hold
+    fewer). A run adding a few matches to each of many buckets then sends a few tasks, not one
+    per bucket: a task has a fixed cost (the worker's calls, a row group per table written)."""
+    ids: list[str] = []
+    parts: list[pa.Table] = []
+    size = 0
+    for chunk_ids, table in chunks:
+        ids.extend(chunk_ids)
+        parts.append(table)
+        size += table.num_rows
+        if size >= CHUNK_EVENTS:
+            yield ids, pa.concat_tables(parts)
+            ids, parts, size = [], [], 0
+    if parts:
+        yield ids, pa.concat_tables(parts)
 
 
 def _winning(infos: dict[str, MatchInfo]) -> pl.Expr:
