@@ -154,18 +154,20 @@ def scale(base: Path, out: Path, deals: int) -> int:
 
 
 def add_summaries(base: Path) -> None:
-    """(Re)compute the pipeline's summary tables of ``base`` (``incomplete_matches``,
-    ``player_patterns``, ``player_leads``, ``players``), so a base built before they existed has
-    them too.
+    """(Re)compute the pipeline's summary tables of ``base`` (``incomplete_matches``, the chunk
+    summaries, ``player_patterns``, ``player_leads``, ``players``), so a base built before they
+    existed has them too.
 
     Unchanged content is not rewritten.
     """
+    from pipelines.backfill import backfill
     from pipelines.incomplete import write_incomplete
     from pipelines.player_patterns import write_player_patterns
     from pipelines.roster import write_roster
     from pipelines.store import Store
 
     write_incomplete(Store(base))
+    backfill(Store(base))
     write_player_patterns(base)
     write_roster(base)
 

@@ -32,6 +32,7 @@ from pipelines.scoring_assets import ASSETS as SCORING_ASSETS
 from pipelines.store import Store
 from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS, StoreCheck
 from schemas.tables import (
+    CHUNK_SUMMARIES,
     DERIVED,
     INCOMPLETE_MATCHES,
     PLAYER_REVIEWS,
@@ -105,7 +106,7 @@ def replayed_tables(
     specs=[
         AssetSpec(
             name,
-            deps=["plays", "deal_hands", "tributes"],
+            deps=["player_match_patterns", "player_match_leads"],
             group_name="replay",
             skippable=True,
             description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name),
@@ -115,7 +116,7 @@ def replayed_tables(
     can_subset=False,
 )
 def player_pattern_tables(store: StoreResource) -> Events:
-    """``plan.patterns``: per-seat-deal and per-player play-pattern counts for the Player page."""
+    """``plan.patterns``: per-player play-pattern and lead counts for the Player page."""
     yield from step_events(plan.patterns(store.store()))
 
 
@@ -146,7 +147,7 @@ SCORING_KEYS: list[AssetKey] = [
 ]
 TABLE_KEYS: list[AssetKey] = [
     AssetKey("raw_events"),
-    *(AssetKey(n) for n in (*DERIVED, *REVIEWED, *SUMMARIES)),
+    *(AssetKey(n) for n in (*DERIVED, *REVIEWED, *CHUNK_SUMMARIES, *SUMMARIES)),
     AssetKey("superseded"),
     *SCORING_KEYS,
 ]

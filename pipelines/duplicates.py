@@ -13,31 +13,19 @@ The earlier match (by ingest order: the first raw batch holding it, then match i
 original. A later match all of whose compared deals repeat deals of one earlier match is a copy:
 ``excluded``, and the scoring assets leave it out. A later match sharing only some deals is
 listed, for a person to judge, and still scored. Both stay in ``raw_events`` and ``matches``.
+
+The fingerprints are computed once per deal, when its match is replayed
+(``pipelines.fingerprints``, the ``deal_fingerprints`` table), so this step reads that small
+table and the ingest order, not the store's plays (issue 17).
 """
 
 from __future__ import annotations
 
-import duckdb
 import polars as pl
 import pyarrow as pa
 
 from pipelines.state import StoreState
 from schemas.tables import DUPLICATE_MATCHES
-
-DEAL_FINGERPRINTS = """
-WITH h AS (
-    SELECT match_id, deal_no,
-           string_agg(seat || '=' || array_to_string(list_sort(hand), ','), ';' ORDER BY seat) AS hands
-    FROM deal_hands WHERE hand IS NOT NULL GROUP BY ALL),
-p AS (
-    SELECT match_id, deal_no,
-           string_agg(seat || ':' || action || ':' || coalesce(array_to_string(cards, ','), ''), ';'
-                      ORDER BY seq) AS actions
-    FROM plays GROUP BY ALL)
-SELECT match_id, deal_no, md5(coalesce(hands, '') || '|' || coalesce(actions, '')) AS fingerprint
-FROM p LEFT JOIN h USING (match_id, deal_no)
-"""
-"""One row per deal with at least one action: its content fingerprint."""
 
 
 def ingest_order(state: StoreState) -> dict[str, int]:
@@ -49,15 +37,13 @@ def ingest_order(state: StoreState) -> dict[str, int]:
     }
 
 
-def duplicate_matches(con: duckdb.DuckDBPyConnection, order: dict[str, int]) -> pa.Table:
-    """The ``duplicate_matches`` rows over the replayed tables of ``con`` (see the module docs).
+def duplicate_matches(fingerprints: pa.Table, order: dict[str, int]) -> pa.Table:
+    """The ``duplicate_matches`` rows of the deals' ``fingerprints`` (``deal_fingerprints`` rows;
+    see the module docs).
 
     ``order`` ranks matches by ingest order (:func:`ingest_order`); ties go by match id.
     """
-    tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    if not {"deal_hands", "plays"} <= tables:
-        return DUPLICATE_MATCHES.empty_table()
-    deals = pl.from_arrow(con.execute(DEAL_FINGERPRINTS).to_arrow_table())
+    deals = pl.from_arrow(fingerprints.select(["match_id", "deal_no", "fingerprint"]))
     assert isinstance(deals, pl.DataFrame)
     if deals.is_empty():
         return DUPLICATE_MATCHES.empty_table()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipelines.backfill import backfill
 from pipelines.player_patterns import write_player_patterns
 from pipelines.pool import Executor
 from pipelines.replaying import WRITTEN
@@ -28,7 +29,8 @@ from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 from pipelines.warehouse import warehouse_is_current, write_warehouse
 from schemas.catalog import ALL_TABLES
 
-PATTERN_TABLES = ("seat_patterns", "player_patterns", "player_leads")
+PATTERN_TABLES = ("player_patterns", "player_leads")
+"""The tables the patterns step writes (``seat_patterns`` is appended by the replay step)."""
 
 DOWNSTREAM: tuple[str, ...] = (*PATTERN_TABLES, *(t for t in SCORING_TABLES if t in ALL_TABLES))
 """The tables the downstream steps recompute from the replayed tables on every run with something new."""
@@ -66,23 +68,28 @@ def replay(store: Store, *, workers: int = 0, executor: Executor | None = None,
 
     The batches of whole matches run on ``executor`` (default: the local process pool). The
     step also rewrites ``incomplete_matches`` and ``superseded``; without ``reviews`` the matches
-    it replays get no ``play_reviews`` rows. Its report has no outputs when
+    it replays get no ``play_reviews`` rows. First, on a store replayed before the chunk summary
+    tables existed, those are computed once from the whole store (``pipelines.backfill``). Its
+    report has no outputs when
     the downstream part is :func:`up_to_date` (and not ``refresh``): the downstream steps are
     then skipped.
     """
+    backfilled = backfill(store)
     report = replay_step(store, workers=workers or None, executor=executor, reviews=reviews)
     if not refresh and up_to_date(store):
         return StepReport("replay")
     summary = report.as_metadata()
     outputs = {name: {"rows_added": report.rows_written[name], **summary} for name in WRITTEN}
+    for name, rows in backfilled.items():
+        outputs[name]["rows_backfilled"] = rows
     outputs["incomplete_matches"] = {"rows": report.incomplete}
     outputs["superseded"] = {"rows": report.superseded}
     return StepReport("replay", outputs)
 
 
 def patterns(store: Store) -> StepReport:
-    """Per-seat-deal and per-player play-pattern counts for the Player page
-    (``pipelines.player_patterns``)."""
+    """Per-player play-pattern and lead counts for the Player page, the sums of the per-match
+    counts the replay step appended (``pipelines.player_patterns``)."""
     return StepReport("patterns", {name: {"rows": n} for name, n in write_player_patterns(store).items()})
 
 

@@ -2,10 +2,10 @@
 
 The Player page compares a player's play patterns with the population's (``dashboards.patterns``).
 Computing them from ``plays`` means scanning every play on each cold page load; these tables hold
-the same counts, computed once per pipeline run with DuckDB over the Parquet views:
+the same counts:
 
-- ``seat_patterns``: one row per seat per deal with at least one action, sorted by match and
-  deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
+- ``seat_patterns``: one row per seat per deal with at least one action, each appended part sorted by
+  match and deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
   filtered seat-deals instead of scanning ``plays``, whose row groups mix many matches, so a
   player's few matches still read most of them (issue 18 "Speed");
 - ``player_patterns``: the ``seat_patterns`` sums per player, with deals and tribute returns,
@@ -13,9 +13,11 @@ the same counts, computed once per pipeline run with DuckDB over the Parquet vie
   ``player_id``), so the column sums are exactly the population's counts;
 - ``player_leads``: leads per player and combination type.
 
-All three are full recomputes from the committed ``plays``, ``deal_hands`` and ``tributes``, so
-a corrected match's retracted revision (``pipelines.corrections``) is gone from them too, and,
-like those tables, they keep matches that ``duplicate_matches`` excludes from scoring only.
+``seat_patterns`` and the per-match counts the other two sum (``player_match_patterns``,
+``player_match_leads``) are computed once per replayed chunk (``pipelines.pattern_counts``,
+appended by the replay step), so a run reads only those small tables, never every play (issue
+17), and a corrected match's retracted revision (``pipelines.corrections``) leaves them with its
+other rows. Like ``plays``, they keep matches that ``duplicate_matches`` excludes from scoring only.
 
 Definitions (the Player page's metrics; seats and partners per rules.md §1):
 
@@ -38,127 +40,57 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from pipelines.chunk_summaries import summarise
+from pipelines.pattern_counts import MATCH_COUNTS
 from pipelines.store import Store
-from pipelines.warehouse import create_views
-from schemas.tables import PLAYER_LEADS, PLAYER_PATTERNS, SEAT_PATTERNS
-from schemas.vocabulary import sql_partner, sql_rank, sql_rank_value
+from schemas.tables import PLAYER_LEADS, PLAYER_PATTERNS
 
 INPUTS = ("plays", "deal_hands", "tributes")
-"""The tables the summaries are computed from (only their views are created)."""
-MEMORY = "1GB"
-"""DuckDB memory cap while computing (the plays scan spills beyond it)."""
+"""The replayed tables every count comes from."""
 
-_RETURN_RANK = sql_rank_value(sql_rank("return_card"))
-"""SQL: the natural rank of the return card as 2 … 14 (null for a joker or no card)."""
 
-SEAT_PATTERNS_SQL = f"""
-WITH a AS (
-    SELECT match_id, deal_no, seat, player_id,
-        count(*) FILTER (WHERE action = 'pass' AND could_beat) AS pass_beat,
-        count(*) FILTER (WHERE (action = 'pass' AND could_beat) OR (action = 'play' AND NOT is_lead))
-            AS able_to_beat,
-        count(*) FILTER (WHERE overtook_partner) AS overtakes,
-        count(*) FILTER (WHERE NOT is_lead AND table_seat = {sql_partner("seat")}) AS facing_partner,
-        count(*) FILTER (WHERE bomb_class IS NOT NULL) AS bombs,
-        coalesce(sum(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL), 0) AS bomb_opp_left_sum,
-        count(opp_min_left) FILTER (WHERE bomb_class IS NOT NULL) AS bomb_opp_left_n
-    FROM plays GROUP BY match_id, deal_no, seat, player_id
-),
-w AS (
-    SELECT match_id, deal_no, seat, is_lead,
-           last_value(CASE WHEN action = 'play' THEN seat END IGNORE NULLS) OVER win AS prev_seat,
-           last_value(CASE WHEN action = 'play' THEN went_out END IGNORE NULLS) OVER win AS prev_out
-    FROM plays
-    WINDOW win AS (PARTITION BY match_id, deal_no ORDER BY seq
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-j AS (
-    SELECT w.match_id, w.deal_no, w.seat, count(*) AS jie_feng
-    FROM w SEMI JOIN deal_hands h USING (match_id, deal_no, seat)
-    WHERE w.is_lead AND w.prev_out AND w.prev_seat = {sql_partner("w.seat")}
-    GROUP BY ALL
-)
-SELECT a.*, coalesce(j.jie_feng, 0) AS jie_feng
-FROM a LEFT JOIN j USING (match_id, deal_no, seat)
-ORDER BY a.match_id, a.deal_no, a.seat
-"""
-"""One ``seat_patterns`` row per seat per deal with at least one action, sorted by deal."""
+def player_patterns(per_match: pa.Table) -> pa.Table:
+    """``player_patterns``: the ``player_match_patterns`` rows summed per player (null last)."""
+    rows = per_match.group_by("player_id", use_threads=False).aggregate([(c, "sum") for c in MATCH_COUNTS])
+    rows = rows.rename_columns([c.removesuffix("_sum") if c != "player_id" else c for c in rows.column_names])
+    return _sorted(rows.select(PLAYER_PATTERNS.names), ["player_id"]).cast(PLAYER_PATTERNS)
 
-PATTERNS_SQL = f"""
-WITH a AS (
-    SELECT player_id, sum(pass_beat) AS pass_beat, sum(able_to_beat) AS able_to_beat,
-           sum(overtakes) AS overtakes, sum(facing_partner) AS facing_partner, sum(bombs) AS bombs,
-           sum(bomb_opp_left_sum) AS bomb_opp_left_sum, sum(bomb_opp_left_n) AS bomb_opp_left_n,
-           sum(jie_feng) AS jie_feng
-    FROM seat_patterns GROUP BY player_id
-),
-d AS (SELECT player_id, count(*) AS deals FROM deal_hands GROUP BY player_id),
-r AS (
-    SELECT receiver_player AS player_id, count(return_card) AS returns,
-           coalesce(sum({_RETURN_RANK}), 0) AS return_rank_sum,
-           count({_RETURN_RANK}) AS return_rank_n
-    FROM tributes WHERE kind IN ('single', 'double') GROUP BY receiver_player
-),
-ids AS (
-    SELECT player_id FROM a UNION SELECT player_id FROM d UNION SELECT player_id FROM r
-)
-SELECT ids.player_id,
-       coalesce(d.deals, 0) AS deals,
-       coalesce(a.pass_beat, 0) AS pass_beat,
-       coalesce(a.able_to_beat, 0) AS able_to_beat,
-       coalesce(a.overtakes, 0) AS overtakes,
-       coalesce(a.facing_partner, 0) AS facing_partner,
-       coalesce(a.bombs, 0) AS bombs,
-       coalesce(a.bomb_opp_left_sum, 0) AS bomb_opp_left_sum,
-       coalesce(a.bomb_opp_left_n, 0) AS bomb_opp_left_n,
-       coalesce(a.jie_feng, 0) AS jie_feng,
-       coalesce(r.returns, 0) AS returns,
-       coalesce(r.return_rank_sum, 0) AS return_rank_sum,
-       coalesce(r.return_rank_n, 0) AS return_rank_n
-FROM ids
-LEFT JOIN a ON a.player_id IS NOT DISTINCT FROM ids.player_id
-LEFT JOIN d ON d.player_id IS NOT DISTINCT FROM ids.player_id
-LEFT JOIN r ON r.player_id IS NOT DISTINCT FROM ids.player_id
-ORDER BY ids.player_id NULLS LAST
-"""
-"""One ``player_patterns`` row per player: the ``seat_patterns`` sums, deals and tribute returns."""
 
-LEADS_SQL = """
-SELECT player_id, coalesce(combo_type, '?') AS combo_type, count(*) AS leads
-FROM plays WHERE is_lead AND action = 'play'
-GROUP BY ALL ORDER BY player_id NULLS LAST, combo_type
-"""
+def player_leads(per_match: pa.Table) -> pa.Table:
+    """``player_leads``: the ``player_match_leads`` rows summed per player and combination type."""
+    rows = per_match.group_by(["player_id", "combo_type"], use_threads=False).aggregate([("leads", "sum")])
+    rows = rows.rename_columns({"leads_sum": "leads"}).select(PLAYER_LEADS.names)
+    return _sorted(rows, ["player_id", "combo_type"]).cast(PLAYER_LEADS)
 
 
 def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pa.Table]:
-    """``seat_patterns``, ``player_patterns`` and ``player_leads`` from the views of ``con``
-    (typed by their schemas); ``player_patterns`` sums the ``seat_patterns`` computed here."""
-    seats = con.execute(SEAT_PATTERNS_SQL).to_arrow_table().cast(SEAT_PATTERNS)
-    con.register("seat_patterns", seats)
-    try:
-        players = con.execute(PATTERNS_SQL).to_arrow_table().cast(PLAYER_PATTERNS)
-    finally:
-        con.unregister("seat_patterns")
+    """``seat_patterns``, ``player_patterns`` and ``player_leads`` of the ``plays``, ``deal_hands``
+    and ``tributes`` of ``con`` in one go: the per-match rows of all of them, summed (what the
+    incremental tables of a store add up to)."""
+    per_match = summarise({name: con.execute(f'SELECT * FROM "{name}"').to_arrow_table() for name in INPUTS})
     return {
-        "seat_patterns": seats,
-        "player_patterns": players,
-        "player_leads": con.execute(LEADS_SQL).to_arrow_table().cast(PLAYER_LEADS),
+        "seat_patterns": per_match["seat_patterns"],
+        "player_patterns": player_patterns(per_match["player_match_patterns"]),
+        "player_leads": player_leads(per_match["player_match_leads"]),
     }
 
 
 def write_player_patterns(store: Store | str | Path) -> dict[str, int]:
-    """Recompute the three tables from the store's replayed tables and replace them; returns row counts.
+    """Replace ``player_patterns`` and ``player_leads`` by the sums of the store's per-match rows;
+    returns row counts.
 
     Each table is replaced atomically; unchanged content leaves the files untouched.
     """
     the_store = store if isinstance(store, Store) else Store(store)
-    con = duckdb.connect(":memory:", config={"memory_limit": MEMORY})
-    try:
-        con.execute("SET enable_progress_bar = false")
-        create_views(con, the_store, the_store.snapshot(), INPUTS)
-        tables = compute(con)
-    finally:
-        con.close()
+    tables = {
+        "player_patterns": player_patterns(the_store.read_table("player_match_patterns")),
+        "player_leads": player_leads(the_store.read_table("player_match_leads")),
+    }
     for name, table in tables.items():
         the_store.write_table(name, table)
     return {name: table.num_rows for name, table in tables.items()}
+
+
+def _sorted(rows: pa.Table, keys: list[str]) -> pa.Table:
+    """``rows`` sorted by ``keys``, nulls last (as the tables have always been)."""
+    return rows.sort_by([(k, "ascending", "at_end") for k in keys])

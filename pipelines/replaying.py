@@ -7,8 +7,9 @@ after it changed), is dropped: same match, seq and content hash as an event of a
 A line repeated *within* one read of a file is kept: that log itself is faulty, and the replay
 reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
 Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool; the same task
-then reviews the chunk's valid deals with the endgame solver (``pipelines.reviews``:
-``play_reviews``). Raw rows are
+then computes the chunk's summary tables (``pipelines.chunk_summaries``: ``seat_patterns``, deal
+fingerprints, per-match pattern and lead counts) and reviews the chunk's valid deals with the
+endgame solver (``pipelines.reviews``: ``play_reviews``). Raw rows are
 read in slices of whole matches of one hash bucket and results are written as they come, so
 memory stays bounded however large the input.
 
@@ -44,11 +45,12 @@ from pipelines.replay_task import ReplayFn, ReviewFn, replay_task
 from pipelines.state import MatchInfo, StoreState
 from pipelines.store import Store
 from replay.errors import ErrorCode
-from schemas.tables import DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
+from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 
-REPLAY_CPU, REVIEW_CPU = "replay", "reviews"
-"""Stages of :data:`pipelines.cpu.CPU_S` this step counts: ``replay_batch`` and the reviews."""
-WRITTEN: dict[str, pa.Schema] = {**DERIVED, **REVIEWED}
+REPLAY_CPU, SUMMARY_CPU, REVIEW_CPU = "replay", "summaries", "reviews"
+"""Stages of :data:`pipelines.cpu.CPU_S` this step counts: ``replay_batch``, the chunks' summary
+tables and the reviews."""
+WRITTEN: dict[str, pa.Schema] = {**DERIVED, **CHUNK_SUMMARIES, **REVIEWED}
 """Every table the replay step appends to."""
 CHUNK_EVENTS = 20_000
 """Events per task sent to a worker: whole matches, about 150 deals."""
@@ -85,6 +87,8 @@ class ReplayReport:
     missing_from_replay: list[str] = field(default_factory=list)
     replay_cpu_s: float = 0.0
     """CPU seconds the workers spent in ``replay_batch``, summed over the chunks."""
+    summary_cpu_s: float = 0.0
+    """CPU seconds the workers spent on the chunks' summary tables (``pipelines.chunk_summaries``)."""
     review_cpu_s: float = 0.0
     """CPU seconds the workers spent reviewing the chunks (0 for a run without reviews)."""
     retracted: int = 0
@@ -106,6 +110,7 @@ class ReplayReport:
             "matches_retracted": self.retracted,
             "revisions_superseded": self.superseded,
             "replay_cpu_ms": round(self.replay_cpu_s * 1000),
+            "summary_cpu_ms": round(self.summary_cpu_s * 1000),
             "review_cpu_ms": round(self.review_cpu_s * 1000),
             **{f"matches_{k}": v for k, v in sorted(self.statuses.items())},
         }
@@ -174,14 +179,16 @@ def replay_ready(
     try:
         _quarantine_malformed(store, state, writers, report)
         chunks = ((fn, review, ids, table)
-                  for ids, table in _ready_chunks(store, ready, late, writers, report))
+                  for ids, table in _combined(_ready_chunks(store, ready, late, writers, report)))
         pool_size = workers if sum(i.rows for i in ready.values()) > CHUNK_EVENTS else 1
         with (executor or Executor()).ordered_map(replay_task, pool_size) as run:
-            for match_ids, rows, out, (replay_s, review_s) in run(chunks):
-                report.replay_cpu_s += replay_s
-                report.review_cpu_s += review_s
-                add_cpu(REPLAY_CPU, replay_s)
-                add_cpu(REVIEW_CPU, review_s)
+            for match_ids, rows, out, cpu in run(chunks):
+                report.replay_cpu_s += cpu.replay
+                report.summary_cpu_s += cpu.summaries
+                report.review_cpu_s += cpu.review
+                add_cpu(REPLAY_CPU, cpu.replay)
+                add_cpu(SUMMARY_CPU, cpu.summaries)
+                add_cpu(REVIEW_CPU, cpu.review)
                 if "matches" in out:
                     out["matches"] = _with_revisions(out["matches"], state)
                 for name in WRITTEN:
@@ -253,6 +260,24 @@ def _ready_chunks(
             yield from _chunk_matches(frame.filter(_winning(b_ready)), b_ready, report)
         del frame
         pa.default_memory_pool().release_unused()
+
+
+def _combined(chunks: Iterator[tuple[list[str], pa.Table]]) -> Iterator[tuple[list[str], pa.Table]]:
+    """Consecutive chunks joined until each holds :data:`CHUNK_EVENTS` events (the last may hold
+    fewer). A run adding a few matches to each of many buckets then sends a few tasks, not one
+    per bucket: a task has a fixed cost (the worker's calls, a row group per table written)."""
+    ids: list[str] = []
+    parts: list[pa.Table] = []
+    size = 0
+    for chunk_ids, table in chunks:
+        ids.extend(chunk_ids)
+        parts.append(table)
+        size += table.num_rows
+        if size >= CHUNK_EVENTS:
+            yield ids, pa.concat_tables(parts)
+            ids, parts, size = [], [], 0
+    if parts:
+        yield ids, pa.concat_tables(parts)
 
 
 def _winning(infos: dict[str, MatchInfo]) -> pl.Expr:

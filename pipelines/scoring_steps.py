@@ -57,16 +57,12 @@ def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
 
 
 def duplicate_matches_step(store: Store) -> StepReport:
-    """Matches whose deals repeat an earlier match's under another id (``pipelines.duplicates``)."""
+    """Matches whose deals repeat an earlier match's under another id (``pipelines.duplicates``),
+    from the deals' fingerprints computed when they were replayed (``deal_fingerprints``)."""
     from pipelines.duplicates import duplicate_matches, ingest_order
     from pipelines.state import load_state
-    from pipelines.warehouse import connect
 
-    con = connect(store.root, snapshot=store.snapshot())
-    try:
-        table = duplicate_matches(con, ingest_order(load_state(store)))
-    finally:
-        con.close()
+    table = duplicate_matches(store.read_table("deal_fingerprints"), ingest_order(load_state(store)))
     store.write_table("duplicate_matches", table)
     excluded = sum(table["excluded"].to_pylist())
     metadata: Meta = {"rows": table.num_rows, "excluded": excluded}

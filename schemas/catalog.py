@@ -5,9 +5,9 @@ from __future__ import annotations
 import pyarrow as pa
 
 from schemas.scoring import SCORING
-from schemas.tables import DERIVED, QUALITY, RAW_EVENTS, REVIEWED, SUMMARIES
+from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUALITY, RAW_EVENTS, REVIEWED, SUMMARIES
 
 ALL_TABLES: dict[str, pa.Schema] = {
-    "raw_events": RAW_EVENTS, **DERIVED, **REVIEWED, **SUMMARIES, **QUALITY, **SCORING,
+    "raw_events": RAW_EVENTS, **DERIVED, **REVIEWED, **CHUNK_SUMMARIES, **SUMMARIES, **QUALITY, **SCORING,
 }
 """Every table of the store, by name: each is a folder of Parquet files and a DuckDB view."""

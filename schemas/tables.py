@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 9
+TABLES_VERSION = 10
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -386,13 +386,43 @@ PLAYER_REVIEWS = pa.schema(
 
 SUMMARIES: dict[str, pa.Schema] = {
     "incomplete_matches": INCOMPLETE_MATCHES,
-    "seat_patterns": SEAT_PATTERNS,
     "player_patterns": PLAYER_PATTERNS,
     "player_leads": PLAYER_LEADS,
     "player_reviews": PLAYER_REVIEWS,
     "players": PLAYERS,
 }
 """Small tables the pipeline computes after replay (not returned by ``replay.replay_batch``)."""
+
+DEAL_FINGERPRINTS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("fingerprint", pa.string(), nullable=False),
+    ],
+    metadata={"doc": "one row per deal with at least one play or pass: the md5 of its dealt hands and its "
+                     "actions, which duplicate_matches compares (internal)"},
+)
+
+PLAYER_MATCH_PATTERNS = pa.schema(
+    [pa.field("match_id", pa.string(), nullable=False), *PLAYER_PATTERNS],
+    metadata={"doc": "one row per player per match: the player_patterns counts of that match, which "
+                     "player_patterns sums (internal)"},
+)
+
+PLAYER_MATCH_LEADS = pa.schema(
+    [pa.field("match_id", pa.string(), nullable=False), *PLAYER_LEADS],
+    metadata={"doc": "leads per player, match and combination type, which player_leads sums (internal)"},
+)
+
+CHUNK_SUMMARIES: dict[str, pa.Schema] = {
+    "seat_patterns": SEAT_PATTERNS,
+    "deal_fingerprints": DEAL_FINGERPRINTS,
+    "player_match_patterns": PLAYER_MATCH_PATTERNS,
+    "player_match_leads": PLAYER_MATCH_LEADS,
+}
+"""Per-deal and per-match summaries of the replayed tables, computed from each replayed chunk and
+appended with it (``pipelines.chunk_summaries``), so a run's summary steps read these small tables
+instead of every play; a corrected match's rows leave them with its other rows."""
 
 INGESTED_FILES = pa.schema(
     [

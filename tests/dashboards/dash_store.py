@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipelines.backfill import backfill
 from pipelines.player_patterns import write_player_patterns
 from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
@@ -576,6 +577,7 @@ def build_store(root: Path) -> Path:
         ],
     }.items():
         _write(store, name, rows)
+    backfill(store)
     write_player_patterns(store)
     write_player_reviews(store)
     write_roster(store)

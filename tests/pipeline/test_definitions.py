@@ -36,12 +36,14 @@ def test_asset_keys_are_the_table_names_and_the_warehouse_comes_last() -> None:
 
 
 def test_summary_tables_follow_their_inputs() -> None:
-    """incomplete_matches comes with the replay; the Player page's summaries after plays; the
-    roster after the raw match_start events and the matches' start times."""
+    """incomplete_matches and seat_patterns come with the replay; the Player page's per-player
+    summaries after the per-match counts the replay appends; the roster after the raw
+    match_start events and the matches' start times."""
     graph = defs.resolve_asset_graph()
-    assert AssetKey("raw_events") in graph.get(AssetKey("incomplete_matches")).parent_keys
-    inputs = {AssetKey(n) for n in ("plays", "deal_hands", "tributes")}
-    for name in ("seat_patterns", "player_patterns", "player_leads"):
+    for name in ("incomplete_matches", "seat_patterns", "player_match_patterns", "player_match_leads"):
+        assert AssetKey("raw_events") in graph.get(AssetKey(name)).parent_keys, name
+    inputs = {AssetKey(n) for n in ("player_match_patterns", "player_match_leads")}
+    for name in ("player_patterns", "player_leads"):
         assert graph.get(AssetKey(name)).parent_keys == inputs
     assert graph.get(AssetKey("players")).parent_keys == {AssetKey("raw_events"), AssetKey("matches")}
 

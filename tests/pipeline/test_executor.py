@@ -32,8 +32,9 @@ from simulator import simulate_to_dir
 
 __all__ = ["cleanup"]  # the fixture of test_cli_signals, used here too
 
-CHUNK_EVENTS = 300
-"""Events per replay task in these tests: about one match each, so a dozen tasks or more."""
+CHUNK_EVENTS = 150
+"""Events per replay task in these tests: about one match each (small chunks of several buckets
+are joined up to this size), so a dozen tasks or more."""
 
 
 @pytest.fixture(scope="module")

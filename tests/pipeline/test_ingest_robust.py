@@ -269,9 +269,8 @@ def _deal_tables(deals: dict[str, list[list[str]]]) -> tuple[object, object]:
 def test_duplicates_need_the_same_hands_and_the_same_plays() -> None:
     """Same hands but other plays (a duplicate board's other room) is no copy; a match sharing
     only some deals is listed but still scored; the earlier match in ingest order is the original."""
-    import duckdb
-
     from pipelines.duplicates import duplicate_matches
+    from pipelines.fingerprints import deal_fingerprints
 
     deal_hands, plays = _deal_tables(
         {
@@ -282,11 +281,8 @@ def test_duplicates_need_the_same_hands_and_the_same_plays() -> None:
             "c-part": [["H5"], ["H9"]],
         }
     )
-    con = duckdb.connect()
-    con.register("deal_hands", deal_hands)
-    con.register("plays", plays)
     order = {"room-open": 0, "room-closed": 0, "b-copy": 1, "a": 0, "c-part": 2}
-    rows = duplicate_matches(con, order).to_pylist()
+    rows = duplicate_matches(deal_fingerprints(plays, deal_hands), order).to_pylist()
     assert [
         (r["match_id"], r["duplicate_of"], r["deals"], r["match_deals"], r["excluded"]) for r in rows
     ] == [("b-copy", "a", 2, 2, True), ("c-part", "a", 1, 2, False)]
