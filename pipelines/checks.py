@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import orjson
@@ -210,13 +211,14 @@ def memoized(
     versions = {t: store.version(t) for t in tables}
     key = orjson.dumps(versions, option=orjson.OPT_SORT_KEYS).decode()
     memos = store.read_memory("check_memos", MEMOS, latest=True).filter(pc.field("name") == name).to_pylist()
-    last = memos[-1] if memos else None
-    if last is not None and last["key"] == key:
-        cached = {**orjson.loads(last["metadata"]), "cached": "tables unchanged since the last check"}
-        return bool(last["passed"]), cached
-    gained = _gained_files(store, last["key"], versions) if last is not None and increment else None
-    if gained is not None and increment is not None and last is not None:
-        memo = (bool(last["passed"]), orjson.loads(last["metadata"]))
+    same = next((m for m in memos if m["key"] == key), None)
+    if same is not None:
+        cached = {**orjson.loads(same["metadata"]), "cached": "tables unchanged since the last check"}
+        return bool(same["passed"]), cached
+    base = _latest_memo(memos, versions) if increment is not None else None
+    gained = _gained_files(store, base[0], versions) if base is not None else None
+    if gained is not None and increment is not None and base is not None:
+        memo = (bool(base[1]["passed"]), orjson.loads(base[1]["metadata"]))
         passed, meta = increment.combine(memo, increment.over_files(gained))
     else:
         passed, meta = compute()
@@ -226,16 +228,36 @@ def memoized(
     return passed, meta
 
 
-def _gained_files(store: Store, key: str, versions: Mapping[str, int | None]) -> dict[str, list[str]] | None:
-    """Per table, the Parquet files its version in ``versions`` has and the one in memo ``key``
-    had not; None when a table lost a file since (rows deleted, rolled back or compacted) or
-    the key is not a versions object (a memo of another form): then only a whole check is right."""
-    try:
-        before = orjson.loads(key)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(before, dict) or set(before) != set(versions):
-        return None
+def _latest_memo(
+    memos: list[dict[str, Any]], versions: Mapping[str, int | None]
+) -> tuple[dict[str, int | None], dict[str, Any]] | None:
+    """The memo of the latest versions not past ``versions`` (its versions, the memo), if any.
+
+    By versions, not by row order: the memos' files are listed in no particular order, and a
+    table's versions only grow. A memo whose key is not a versions object of the same tables
+    (an older form) is passed over.
+    """
+    out = None
+    for memo in memos:
+        try:
+            before = orjson.loads(memo["key"])
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(before, dict) or set(before) != set(versions):
+            continue
+        rank = [-1 if before[t] is None else before[t] for t in sorted(versions)]
+        now = [-1 if versions[t] is None else versions[t] for t in sorted(versions)]
+        if all(b <= n for b, n in zip(rank, now, strict=True)) and (out is None or rank > out[0]):
+            out = (rank, before, memo)
+    return None if out is None else (out[1], out[2])
+
+
+def _gained_files(
+    store: Store, before: Mapping[str, int | None], versions: Mapping[str, int | None]
+) -> dict[str, list[str]] | None:
+    """Per table, the Parquet files its version in ``versions`` has and the one in ``before``
+    had not; None when a table lost a file since (rows deleted, rolled back or compacted): then
+    only a whole check is right."""
     out = {}
     for table, version in versions.items():
         old = set(store.data_files(table, before[table])) if before[table] is not None else set()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 
@@ -98,6 +99,30 @@ def test_card_conservation_over_new_batches_equals_the_whole_store_check(
         assert (whole.calls > before) is computed_whole, label
     assert outcome[1]["deals_checked"] == 3 * 2 + 2 * 3 + 12 + 1 + 2 + 4 + 1
     assert outcome[1]["examples"] == "bad2#1"
+
+
+def test_the_memo_combined_with_is_the_one_of_the_latest_versions_whatever_the_row_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memo table's files come in no set order, and a store may hold memos of the older form
+    (a hash key): the memo of the latest versions is found."""
+    whole = _Whole(monkeypatch)
+    store = Store(tmp_path)
+    legacy = {"name": "card_conservation", "key": "0" * 64, "passed": True, "metadata": "{}"}
+    store.append(store.memory_path("check_memos"), pa.Table.from_pylist([legacy], schema=checks.MEMOS),
+                 "legacy", step=False)
+    real = Store.read_memory
+
+    def reversed_rows(self: Store, name: str, schema: Any, *, latest: bool = False) -> Any:
+        rows = real(self, name, schema, latest=latest)
+        return rows.take(pa.array(range(rows.num_rows - 1, -1, -1), pa.int64()))
+
+    monkeypatch.setattr(Store, "read_memory", reversed_rows)
+    for i, events in enumerate([match_events("m1"), _bad_deal(match_events("m2"), 1), match_events("m3")]):
+        _add(tmp_path, f"{i}.jsonl", events)
+        outcome, reference = _check_and_whole(tmp_path, whole)
+        assert outcome == reference
+    assert whole.calls == 1
 
 
 def test_a_rerun_with_nothing_new_returns_the_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
