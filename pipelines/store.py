@@ -39,17 +39,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from deltalake import CommitProperties, DeltaTable, Schema, Transaction, write_deltalake
 from deltalake.exceptions import TableNotFoundError
 from deltalake.transaction import AddAction, create_table_with_add_actions
 
 from schemas.catalog import ALL_TABLES
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 DELTA_LOG = "_delta_log"
 BATCH = "batch"
@@ -335,10 +337,13 @@ class Store:
     def row_count(self, name: str) -> int:
         """Rows of table ``name`` at its latest version, from the Delta log (no data file read)."""
         table = _latest(self.table_path(name))
-        if table is None:
-            return 0
-        counts = pa.table(table.get_add_actions(flatten=True)).column("num_records").to_pylist()
-        return sum(n or 0 for n in counts)
+        return 0 if table is None else _rows_logged(table)
+
+    def committed_rows(self, name: str) -> int:
+        """Rows of table ``name`` at the version this store reads (:meth:`version`), from the Delta
+        log's file statistics, so counting reads no data file (``gdan run``'s quarantine count)."""
+        version = self.version(name)
+        return 0 if version is None else _rows_logged(_at(self.table_path(name), version))
 
     # -- reading -------------------------------------------------------------------------
     def dataset(self, name: str, version: int | None = None) -> ds.Dataset | None:
@@ -348,6 +353,8 @@ class Store:
         partition columns from the paths (not delta-rs's ``to_pyarrow_dataset``, whose file
         system handler could abort the process at exit).
         """
+        import pyarrow.dataset as ds  # a rerun with nothing new reads no table (it imports pandas)
+
         version = self.version(name) if version is None else version
         if version is None:
             return None
@@ -410,6 +417,8 @@ class Store:
         self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
     ) -> pa.Table:
         """Rows of the given Parquet files of one table (no partition columns)."""
+        import pyarrow.dataset as ds
+
         if not files:
             raise ValueError("read_files needs at least one file")
         return ds.dataset([str(f) for f in files], format="parquet").to_table(columns=columns, filter=where)
@@ -563,7 +572,7 @@ class Store:
         if not set(known) <= set(files) or not rows.schema.equals(schema):
             known, rows = (), schema.empty_table()
         new = [f for f in files if f not in set(known)]
-        parts = [pq.read_table(f).select(schema.names).cast(schema) for f in new]
+        parts = [pq.ParquetFile(f).read().select(schema.names).cast(schema) for f in new]
         data = pa.concat_tables([rows, *parts]) if parts else rows
         READS[name] = READS.get(name, 0) + data.num_rows - rows.num_rows
         with _cache_lock:
@@ -599,12 +608,12 @@ class Store:
         memory = sorted(self.state_dir.glob("*"))
         candidates += [(p.name, p) for p in memory if p.name != COMMITS and p.is_dir()]
         for name, path in candidates:
-            table = _open(path)
+            table = _latest(path)
             if table is None:
                 continue
             version = named.get(name)
             if version is not None and table.version() > version:
-                table.restore(version)
+                DeltaTable(_uri(path)).restore(version)
                 restored[name] = DeltaTable(_uri(path)).version()
                 out.append(name)
             elif version is None and self._is_uncommitted_append(table):
@@ -932,7 +941,7 @@ def _commit_rows(file: str) -> tuple[Commit, ...]:
         cached = _commit_files.get(file)
     if cached is not None:
         return cached
-    data = pq.read_table(file)
+    data = pq.ParquetFile(file).read()  # not pq.read_table: it imports pyarrow.dataset (and pandas)
     READS[COMMITS] = READS.get(COMMITS, 0) + data.num_rows
     rows = tuple(_commit(r) for r in data.to_pylist())
     with _cache_lock:
@@ -952,6 +961,15 @@ def _commit(r: Mapping[str, Any]) -> Commit:
         malformed_rows=r["malformed_rows"] or 0,
         counts=None if counts is None else {c["name"]: c["value"] for c in counts},
     )
+
+
+def _rows_logged(table: DeltaTable) -> int:
+    """Rows of ``table`` at its version, from its add actions' ``numRecords`` (every file the store
+    writes has them; a file without is read)."""
+    actions = pa.table(table.get_add_actions(flatten=True)).select(["path", "num_records"]).to_pylist()
+    base = Path(_local(table.table_uri))
+    return sum(pq.ParquetFile(base / _unquote(a["path"])).metadata.num_rows if a["num_records"] is None
+               else a["num_records"] for a in actions)
 
 
 def _open(path: Path) -> DeltaTable | None:

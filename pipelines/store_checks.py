@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import duckdb
-import pyarrow.dataset as ds
 
 from pipelines import checks
 from pipelines.state import load_state
@@ -58,6 +57,8 @@ def unique_match_ids(store: Store) -> CheckOutcome:
 
 def _files_con(files: Mapping[str, list[str]]) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with one view per table over exactly the given Parquet files."""
+    import pyarrow.dataset as ds  # only when a check runs (a rerun with nothing new runs none)
+
     con = duckdb.connect(config={"memory_limit": CHECK_MEMORY})
     for name, paths in files.items():
         con.register(name, ds.dataset(paths, schema=ALL_TABLES[name], format="parquet"))

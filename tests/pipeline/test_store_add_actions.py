@@ -148,3 +148,17 @@ def test_files_of_a_publish_that_crashed_before_its_commit_are_removed_by_recove
     _publish(store, "b2", {1: ["m1"]}, ["m1"])
     assert sorted(set(store.read_table("deal_hands")["match_id"].to_pylist())) == (
         ["m1"] if first else ["m0", "m1"])
+
+
+def test_committed_rows_count_from_the_log_what_a_read_returns(tmp_path: Path) -> None:
+    """``gdan run`` counts the quarantine rows from the add actions' ``numRecords`` (no file read),
+    also after a correction's ``delete_rows`` and while a batch is published but not committed."""
+    store = Store(tmp_path)
+    assert store.committed_rows("deal_hands") == 0
+    _publish(store, "b1", {1: ["m1"]}, ["m1", "m2", "m3"])
+    store.delete_rows("deal_hands", "match_id", ["m2"])
+    store.commit(None, store.unnamed_versions())
+    pq.write_table(_hands(["m4"]), store.stage_file("b2", "deal_hands"))
+    store.publish_batch("b2")
+    assert store.committed_rows("deal_hands") == store.read_table("deal_hands").num_rows == 8
+    assert store.committed_rows("raw_events") == 1
