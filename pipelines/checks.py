@@ -237,7 +237,7 @@ def _latest_memo(
     table's versions only grow. A memo whose key is not a versions object of the same tables
     (an older form) is passed over.
     """
-    out = None
+    out: tuple[list[int], dict[str, int | None], dict[str, Any]] | None = None
     for memo in memos:
         try:
             before = orjson.loads(memo["key"])
@@ -245,11 +245,16 @@ def _latest_memo(
             continue
         if not isinstance(before, dict) or set(before) != set(versions):
             continue
-        rank = [-1 if before[t] is None else before[t] for t in sorted(versions)]
-        now = [-1 if versions[t] is None else versions[t] for t in sorted(versions)]
+        rank = [_rank(before[t]) for t in sorted(versions)]
+        now = [_rank(versions[t]) for t in sorted(versions)]
         if all(b <= n for b, n in zip(rank, now, strict=True)) and (out is None or rank > out[0]):
             out = (rank, before, memo)
     return None if out is None else (out[1], out[2])
+
+
+def _rank(version: int | None) -> int:
+    """A version for ordering memos (-1: no table yet)."""
+    return -1 if version is None else version
 
 
 def _gained_files(

@@ -1120,7 +1120,7 @@ def _commit_adds(
             partition_by=partition_by or None, commit_properties=properties,
         )
         return
-    current.create_write_transaction(actions, mode="append", schema=current.schema(),
+    current.create_write_transaction([*actions], mode="append", schema=current.schema(),
                                      partition_by=partition_by or None, commit_properties=properties)
 
 
