@@ -1050,7 +1050,7 @@ def _place(staged: Path, target: Path, schema: pa.Schema) -> None:
     source = pq.ParquetFile(staged)
     with pq.ParquetWriter(target, schema, compression="zstd", store_schema=False) as writer:
         for batch in source.iter_batches(batch_size=APPEND_ROWS, columns=schema.names):
-            writer.write_table(pa.Table.from_batches([batch]).cast(schema))
+            writer.write_table(pa.Table.from_batches([batch]).select(schema.names).cast(schema))
 
 
 STATS_COLUMNS = 32

@@ -100,10 +100,10 @@ def test_add_actions_carry_the_footer_statistics(tmp_path: Path) -> None:
     assert pruned == [], "a file whose match ids are all below 'zz' is skipped by its statistics"
 
 
-def test_a_staged_file_of_another_schema_is_cast_to_the_tables(tmp_path: Path) -> None:
+def test_a_staged_file_of_another_schema_is_rewritten_in_the_tables(tmp_path: Path) -> None:
     store = Store(tmp_path)
-    loose = pa.schema([pa.field(f.name, f.type) for f in DEAL_HANDS])  # every column nullable
-    pq.write_table(_hands(["m1"]).cast(loose), store.stage_file("b1", "deal_hands"))
+    loose = pa.schema([pa.field(f.name, f.type) for f in reversed(DEAL_HANDS)])  # nullable, reordered
+    pq.write_table(_hands(["m1"]).select(loose.names).cast(loose), store.stage_file("b1", "deal_hands"))
     store.commit("b1", store.publish_batch("b1"))
     (file,) = store.data_files("deal_hands")
     assert pq.read_schema(file).remove_metadata().equals(DEAL_HANDS.remove_metadata())
