@@ -222,10 +222,10 @@ def _require_table_path(store: Path) -> None:
 
 
 def _quarantine_rows(store: Path) -> int:
-    """Rows in the store's ``quarantine`` table."""
+    """Rows in the store's ``quarantine`` table (from its Delta log: no data file read)."""
     from pipelines.store import Store
 
-    return Store(store).read_table("quarantine", columns=["code"]).num_rows
+    return Store(store).committed_rows("quarantine")
 
 
 def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None,
@@ -287,18 +287,20 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
 
 
 def _file_problems(store: Path, before: set[str]) -> None:
-    """Warn about the files this run read that need attention (their ``ingested_files`` rows)."""
+    """Warn about the files this run read that need attention (their ``ingested_files`` rows; a
+    run that committed no batch read no file, and reads no row here)."""
     import pyarrow.compute as pc
     from rich.markup import escape
 
     from pipelines.store import Store
 
     the_store = Store(store)
-    if not the_store.has_data("ingested_files"):
+    batches = set(the_store.committed_batches()) - before
+    if not batches or not the_store.has_data("ingested_files"):
         return
-    rows = the_store.read_table("ingested_files", columns=["source_file", "batch", "problem", "message"],
-                                where=pc.field("problem").is_valid())
-    new = [r for r in rows.to_pylist() if r["batch"] not in before]
+    needing = pc.field("problem").is_valid() & pc.field("batch").isin(sorted(batches))
+    columns = ["source_file", "batch", "problem", "message"]
+    new = the_store.read_table("ingested_files", columns=columns, where=needing).to_pylist()
     for row in new:
         console.print(f"[yellow]warning:[/] {escape(row['source_file'])}: {escape(row['message'])}",
                       soft_wrap=True, highlight=False)

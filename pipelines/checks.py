@@ -8,8 +8,9 @@ with nothing new does not rescan every deal.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import orjson
@@ -108,7 +109,9 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     108 cards, each of the 54 card codes exactly twice; and every deal of a ``valid`` match
     has its four hands (a deal with a missing hand makes the match ``partial``, events.md).
     The cards are counted in slices of matches (by a hash of the match id) of about
-    :data:`DEALS_PER_SLICE` deals each.
+    :data:`DEALS_PER_SLICE` deals each. ``examples`` are the first five bad deals by their name
+    (``match#deal``) whatever the slicing, so results over disjoint deals combine exactly
+    (:func:`combine_card_conservation`).
     """
     dealt = con.execute("SELECT count(*) FROM (SELECT DISTINCT match_id, deal_no FROM deal_hands)").fetchone()
     slices = 1 + (int(dealt[0]) if dealt else 0) // DEALS_PER_SLICE
@@ -129,7 +132,8 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
                 SELECT match_id, deal_no FROM per_card GROUP BY match_id, deal_no
                 HAVING count(*) <> 54 OR min(c) <> 2 OR max(c) <> 2)
             SELECT (SELECT count(*) FROM full_deals), (SELECT count(*) FROM bad),
-                   (SELECT list(match_id || '#' || deal_no) FROM (SELECT * FROM bad ORDER BY ALL LIMIT 5))
+                   (SELECT list(deal) FROM (SELECT match_id || '#' || deal_no AS deal FROM bad
+                                            ORDER BY deal LIMIT 5))
             """,
             {"slices": slices, "part": part},
         ).fetchone()
@@ -155,27 +159,115 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     return bad == 0 and valid_without_hands == 0, meta
 
 
+def combine_card_conservation(before: CheckResult, new: CheckResult) -> CheckResult:
+    """The :func:`card_conservation` result of two disjoint sets of deals, from each one's.
+
+    Exact because a replay batch holds whole matches (a deal's hands, its row and its match's
+    status come in one batch) and the examples are the first five by name on both sides.
+    """
+    meta_a, meta_b = before[1], new[1]
+    counted = ("deals_checked", "deals_not_two_decks", "valid_deals_without_four_hands")
+    meta: dict[str, int | str] = {k: int(meta_a[k]) + int(meta_b[k]) for k in counted}
+    examples = [e for m in (meta_a, meta_b) for e in str(m["examples"]).split(", ") if e]
+    meta["examples"] = ", ".join(sorted(examples)[:5])
+    return meta["deals_not_two_decks"] == 0 and meta["valid_deals_without_four_hands"] == 0, meta
+
+
 MEMOS = pa.schema(
     [("name", pa.string()), ("key", pa.string()), ("passed", pa.bool_()), ("metadata", pa.string())]
 )
-"""The check memos (memory table ``check_memos``): one row per check computed; a check's last row counts."""
+"""The check memos (memory table ``check_memos``): one row per check computed; a check's last row
+counts. ``key``: the JSON object of the Delta version of each table the check read."""
+
+FilesCheck = Callable[[Mapping[str, list[str]]], CheckResult]
+"""A check over given Parquet files per table (the files a table gained since the last memo)."""
 
 
-def memoized(store: Store, name: str, tables: list[str], compute: Callable[[], CheckResult]) -> CheckResult:
+@dataclass(frozen=True, slots=True)
+class Increment:
+    """How a check is brought up to date from its memo: run over the files each table gained
+    (``over_files``) and ``combine`` with the memo's result."""
+
+    over_files: FilesCheck
+    combine: Callable[[CheckResult, CheckResult], CheckResult]
+
+
+def memoized(
+    store: Store,
+    name: str,
+    tables: list[str],
+    compute: Callable[[], CheckResult],
+    increment: Increment | None = None,
+) -> CheckResult:
     """``compute()``, or its saved result when the Delta versions of ``tables`` are unchanged.
 
-    The key hashes the version of each table as the store reads it: a Delta version is never
-    rewritten, so an equal key means equal data. A computed result is appended to the memos.
+    The key is the version of each table as the store reads it: a Delta version is never
+    rewritten, so an equal key means equal data. With an ``increment``, when every table only
+    gained files since the memo (appended batches; no file removed by a deletion, a rollback or
+    a compaction), the check runs over the gained files and is combined with the memo, so its
+    cost follows the new data; otherwise it is recomputed whole. A computed result is appended
+    to the memos.
     """
-    versions = [[t, store.version(t)] for t in tables]
-    key = hashlib.sha256(orjson.dumps([str(store.root), versions])).hexdigest()
+    versions = {t: store.version(t) for t in tables}
+    key = orjson.dumps(versions, option=orjson.OPT_SORT_KEYS).decode()
     memos = store.read_memory("check_memos", MEMOS, latest=True).filter(pc.field("name") == name).to_pylist()
-    if memos and memos[-1]["key"] == key:
-        entry = memos[-1]
-        cached = {**orjson.loads(entry["metadata"]), "cached": "tables unchanged since the last check"}
-        return bool(entry["passed"]), cached
-    passed, meta = compute()
+    same = next((m for m in memos if m["key"] == key), None)
+    if same is not None:
+        cached = {**orjson.loads(same["metadata"]), "cached": "tables unchanged since the last check"}
+        return bool(same["passed"]), cached
+    base = _latest_memo(memos, versions) if increment is not None else None
+    gained = _gained_files(store, base[0], versions) if base is not None else None
+    if gained is not None and increment is not None and base is not None:
+        memo = (bool(base[1]["passed"]), orjson.loads(base[1]["metadata"]))
+        passed, meta = increment.combine(memo, increment.over_files(gained))
+    else:
+        passed, meta = compute()
     row = {"name": name, "key": key, "passed": passed, "metadata": orjson.dumps(meta).decode()}
-    memo = pa.Table.from_pylist([row], schema=MEMOS)
-    store.append(store.memory_path("check_memos"), memo, f"check-{new_id()}", step=False)
+    memo_row = pa.Table.from_pylist([row], schema=MEMOS)
+    store.append(store.memory_path("check_memos"), memo_row, f"check-{new_id()}", step=False)
     return passed, meta
+
+
+def _latest_memo(
+    memos: list[dict[str, Any]], versions: Mapping[str, int | None]
+) -> tuple[dict[str, int | None], dict[str, Any]] | None:
+    """The memo of the latest versions not past ``versions`` (its versions, the memo), if any.
+
+    By versions, not by row order: the memos' files are listed in no particular order, and a
+    table's versions only grow. A memo whose key is not a versions object of the same tables
+    (an older form) is passed over.
+    """
+    out: tuple[list[int], dict[str, int | None], dict[str, Any]] | None = None
+    for memo in memos:
+        try:
+            before = orjson.loads(memo["key"])
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(before, dict) or set(before) != set(versions):
+            continue
+        rank = [_rank(before[t]) for t in sorted(versions)]
+        now = [_rank(versions[t]) for t in sorted(versions)]
+        if all(b <= n for b, n in zip(rank, now, strict=True)) and (out is None or rank > out[0]):
+            out = (rank, before, memo)
+    return None if out is None else (out[1], out[2])
+
+
+def _rank(version: int | None) -> int:
+    """A version for ordering memos (-1: no table yet)."""
+    return -1 if version is None else version
+
+
+def _gained_files(
+    store: Store, before: Mapping[str, int | None], versions: Mapping[str, int | None]
+) -> dict[str, list[str]] | None:
+    """Per table, the Parquet files its version in ``versions`` has and the one in ``before``
+    had not; None when a table lost a file since (rows deleted, rolled back or compacted): then
+    only a whole check is right."""
+    out = {}
+    for table, version in versions.items():
+        old = set(store.data_files(table, before[table])) if before[table] is not None else set()
+        now = store.data_files(table, version) if version is not None else []
+        if not old <= set(now):
+            return None
+        out[table] = [f for f in now if f not in old]
+    return out

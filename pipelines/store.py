@@ -39,16 +39,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
+from deltalake import CommitProperties, DeltaTable, Schema, Transaction, write_deltalake
 from deltalake.exceptions import TableNotFoundError
+from deltalake.transaction import AddAction, create_table_with_add_actions
 
 from schemas.catalog import ALL_TABLES
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 DELTA_LOG = "_delta_log"
 BATCH = "batch"
@@ -334,10 +337,13 @@ class Store:
     def row_count(self, name: str) -> int:
         """Rows of table ``name`` at its latest version, from the Delta log (no data file read)."""
         table = _latest(self.table_path(name))
-        if table is None:
-            return 0
-        counts = pa.table(table.get_add_actions(flatten=True)).column("num_records").to_pylist()
-        return sum(n or 0 for n in counts)
+        return 0 if table is None else _rows_logged(table)
+
+    def committed_rows(self, name: str) -> int:
+        """Rows of table ``name`` at the version this store reads (:meth:`version`), from the Delta
+        log's file statistics, so counting reads no data file (``gdan run``'s quarantine count)."""
+        version = self.version(name)
+        return 0 if version is None else _rows_logged(_at(self.table_path(name), version))
 
     # -- reading -------------------------------------------------------------------------
     def dataset(self, name: str, version: int | None = None) -> ds.Dataset | None:
@@ -347,6 +353,8 @@ class Store:
         partition columns from the paths (not delta-rs's ``to_pyarrow_dataset``, whose file
         system handler could abort the process at exit).
         """
+        import pyarrow.dataset as ds  # a rerun with nothing new reads no table (it imports pandas)
+
         version = self.version(name) if version is None else version
         if version is None:
             return None
@@ -409,6 +417,8 @@ class Store:
         self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
     ) -> pa.Table:
         """Rows of the given Parquet files of one table (no partition columns)."""
+        import pyarrow.dataset as ds
+
         if not files:
             raise ValueError("read_files needs at least one file")
         return ds.dataset([str(f) for f in files], format="parquet").to_table(columns=columns, filter=where)
@@ -492,9 +502,10 @@ class Store:
     def publish_batch(self, batch_id: str) -> dict[str, int]:
         """Append every staged table of ``batch_id`` to its Delta table; returns the new versions.
 
-        One Delta commit per table, carrying the app transaction ``gdan-batch-<id>``: a table
-        that already holds this batch (a retry after a commit whose answer was lost) is not
-        appended again. Readers and the next steps see the batch only once :meth:`commit`
+        One Delta commit per table adding the staged files themselves (:meth:`_append_staged`:
+        linked into the table, not rewritten), carrying the app transaction ``gdan-batch-<id>``:
+        a table that already holds this batch (a retry after a commit whose answer was lost) is
+        not appended again. Readers and the next steps see the batch only once :meth:`commit`
         names these versions; until then :meth:`recover` would roll them back.
         """
         staged = self.staging_dir / batch_id
@@ -561,7 +572,7 @@ class Store:
         if not set(known) <= set(files) or not rows.schema.equals(schema):
             known, rows = (), schema.empty_table()
         new = [f for f in files if f not in set(known)]
-        parts = [pq.read_table(f).select(schema.names).cast(schema) for f in new]
+        parts = [pq.ParquetFile(f).read().select(schema.names).cast(schema) for f in new]
         data = pa.concat_tables([rows, *parts]) if parts else rows
         READS[name] = READS.get(name, 0) + data.num_rows - rows.num_rows
         with _cache_lock:
@@ -575,13 +586,16 @@ class Store:
             self.staging_dir.rmdir()
 
     def recover(self) -> list[str]:
-        """Undo a crashed step: drop staging and temp files, roll back versions no commit names.
+        """Undo a crashed step: drop staging, temp files and the files a crashed publish linked
+        into a table without committing them (:meth:`_remove_orphans`), roll back versions no
+        commit names.
 
         A table (or memory table) whose latest version is past the last commit's is restored
         to that version's content (a new version, which a commit row then names, so the next
         recovery finds nothing to do); one the last commit does not name at all, created by the
         crashed step, is removed. Returns the tables rolled back or removed.
         """
+        self._remove_orphans()
         if self.staging_dir.exists():
             shutil.rmtree(self.staging_dir)
         for tmp in self.root.glob(f"{WAREHOUSE_TMP}*"):
@@ -594,12 +608,12 @@ class Store:
         memory = sorted(self.state_dir.glob("*"))
         candidates += [(p.name, p) for p in memory if p.name != COMMITS and p.is_dir()]
         for name, path in candidates:
-            table = _open(path)
+            table = _latest(path)
             if table is None:
                 continue
             version = named.get(name)
             if version is not None and table.version() > version:
-                table.restore(version)
+                DeltaTable(_uri(path)).restore(version)
                 restored[name] = DeltaTable(_uri(path)).version()
                 out.append(name)
             elif version is None and self._is_uncommitted_append(table):
@@ -795,11 +809,15 @@ class Store:
         self.append(self.memory_path(COMMITS), log, f"commit-{row.seq}", step=False)
 
     def _append_staged(self, name: str, batch_id: str, folder: Path) -> int:
-        """Append the staged Parquet files of one table of a batch, with their partition columns.
+        """Append the staged Parquet files of one table of a batch as Delta add actions.
 
-        The files are streamed to Delta row group by row group (a ``RecordBatchReader``), so
-        memory holds a few row groups, not the batch's whole table (issue 17: the peak stays
-        bounded however large a batch is).
+        Each staged file is linked into the table's folder under its partition path
+        (:func:`_target`) and the links are committed in one Delta commit
+        (``create_write_transaction``, or ``create_table_with_add_actions`` for the table's first
+        batch), so no row is decoded or encoded again (issue 17: ``write_deltalake`` re-encoded
+        every appended row). A staged file whose Arrow schema is not exactly the table's is
+        rewritten once, cast to it, so every file of the table reads with the table's schema.
+        The links a crashed publish left uncommitted are removed by :meth:`recover`.
         """
         files = sorted(folder.rglob("*.parquet"))
         if not files:
@@ -810,18 +828,58 @@ class Store:
         schema = _schema(name)
         out = pa.schema([*schema, *(pa.field(k, pa.int32()) for k in keys),
                          *([pa.field(BATCH, pa.string())] if batched else [])])
+        path = self.table_path(name)
+        app = f"{APP}{batch_id}"
+        current = _latest(path)
+        if current is not None and current.transaction_version(app) is not None:
+            return current.version()
+        actions = []
+        for file in files:
+            values = {p.split("=", 1)[0]: p.split("=", 1)[1] for p in file.relative_to(folder).parts[:-1]}
+            if batched:
+                values = {BATCH: batch_id, **values}
+            target = _target(path, batch_id, values, file.name)
+            _place(file, target, schema)
+            actions.append(_add_action(path, target, values))
+        properties = CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
+                                      custom_metadata={BATCH_KEY: batch_id})
+        try:
+            _commit_adds(path, current, actions, out, partition_by, properties)
+        except Exception:
+            landed = _latest(path)
+            if landed is None or landed.transaction_version(app) is None:
+                raise
+        return DeltaTable(_uri(path)).version()
 
-        def batches() -> Iterator[pa.RecordBatch]:
-            for file in files:
-                values = [int(p.split("=", 1)[1]) for p in file.relative_to(folder).parts[:-1]]
-                for batch in pq.ParquetFile(file).iter_batches(batch_size=APPEND_ROWS, columns=schema.names):
-                    columns = [*pa.Table.from_batches([batch]).cast(schema).columns,
-                               *(pa.array([v] * batch.num_rows, pa.int32()) for v in values),
-                               *([pa.array([batch_id] * batch.num_rows, pa.string())] if batched else [])]
-                    yield from pa.Table.from_arrays(columns, schema=out).to_batches()
+    def _remove_orphans(self) -> list[Path]:
+        """Remove the files a crashed :meth:`publish_batch` linked into a table but did not commit.
 
-        reader = pa.RecordBatchReader.from_batches(out, batches())
-        return self.append(self.table_path(name), reader, batch_id, partition_by or None)
+        They are found from the staged batches still in ``staging/`` (a publish drops its batch
+        only after every table's commit): each staged file's link in its table (:func:`_target`)
+        is an orphan when that table does not hold the batch's app transaction. Returns them.
+        """
+        out = []
+        for staged in sorted(self.staging_dir.glob("*/*")) if self.staging_dir.exists() else []:
+            batch_id, name = staged.parent.name, staged.name
+            if name not in ALL_TABLES or not staged.is_dir():
+                continue
+            path = self.table_path(name)
+            table = _open(path)
+            if table is not None and table.transaction_version(f"{APP}{batch_id}") is not None:
+                continue
+            for file in sorted(staged.rglob("*.parquet")):
+                parts = file.relative_to(staged).parts[:-1]
+                values = {p.split("=", 1)[0]: p.split("=", 1)[1] for p in parts}
+                if name in BATCHED:
+                    values = {BATCH: batch_id, **values}
+                target = _target(path, batch_id, values, file.name)
+                if target.exists():
+                    target.unlink()
+                    out.append(target)
+                    _prune_empty(target.parent, path)
+            if table is None and path.exists() and not any(path.rglob("*")):
+                path.rmdir()
+        return out
 
     @staticmethod
     def _is_uncommitted_append(table: DeltaTable) -> bool:
@@ -883,7 +941,7 @@ def _commit_rows(file: str) -> tuple[Commit, ...]:
         cached = _commit_files.get(file)
     if cached is not None:
         return cached
-    data = pq.read_table(file)
+    data = pq.ParquetFile(file).read()  # not pq.read_table: it imports pyarrow.dataset (and pandas)
     READS[COMMITS] = READS.get(COMMITS, 0) + data.num_rows
     rows = tuple(_commit(r) for r in data.to_pylist())
     with _cache_lock:
@@ -903,6 +961,15 @@ def _commit(r: Mapping[str, Any]) -> Commit:
         malformed_rows=r["malformed_rows"] or 0,
         counts=None if counts is None else {c["name"]: c["value"] for c in counts},
     )
+
+
+def _rows_logged(table: DeltaTable) -> int:
+    """Rows of ``table`` at its version, from its add actions' ``numRecords`` (every file the store
+    writes has them; a file without is read)."""
+    actions = pa.table(table.get_add_actions(flatten=True)).select(["path", "num_records"]).to_pylist()
+    base = Path(_local(table.table_uri))
+    return sum(pq.ParquetFile(base / _unquote(a["path"])).metadata.num_rows if a["num_records"] is None
+               else a["num_records"] for a in actions)
 
 
 def _open(path: Path) -> DeltaTable | None:
@@ -963,6 +1030,105 @@ def _logged_files(table_dir: Path) -> set[str]:
     if table is not None:
         out |= {Path(_local(u)).relative_to(table_dir).as_posix() for u in table.file_uris()}
     return out
+
+
+def _target(table_dir: Path, batch_id: str, values: Mapping[str, str], name: str) -> Path:
+    """Where staged file ``name`` of batch ``batch_id`` is linked in the table at ``table_dir``:
+    under its partition path (``values`` in partition order), named after the batch."""
+    folder = table_dir.joinpath(*(f"{k}={v}" for k, v in values.items()))
+    return folder / f"part-{batch_id}-{name}"
+
+
+def _place(staged: Path, target: Path, schema: pa.Schema) -> None:
+    """Put the staged Parquet file at ``target`` in its table: a hard link when its Arrow schema
+    is exactly ``schema`` (types, nullability, field order), else a copy cast to ``schema``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    if pq.read_schema(staged).remove_metadata().equals(schema.remove_metadata()):
+        os.link(staged, target)
+        return
+    source = pq.ParquetFile(staged)
+    with pq.ParquetWriter(target, schema, compression="zstd", store_schema=False) as writer:
+        for batch in source.iter_batches(batch_size=APPEND_ROWS, columns=schema.names):
+            writer.write_table(pa.Table.from_batches([batch]).select(schema.names).cast(schema))
+
+
+STATS_COLUMNS = 32
+"""Leading columns with min/max/null-count statistics in an add action (Delta's default
+``delta.dataSkippingNumIndexedCols``)."""
+_STATS_TYPES = (pa.types.is_integer, pa.types.is_string)
+"""Column types whose Parquet footer min/max are exact in Delta's statistics (timestamps are
+kept to milliseconds there and floats have NaN, so those get a null count only)."""
+_STRING_STATS = 32
+"""Longest string min/max kept (Delta truncates longer ones; such a column gets no min/max)."""
+
+
+def _add_action(table_dir: Path, file: Path, values: Mapping[str, str]) -> AddAction:
+    """The Delta add action of the Parquet ``file`` in the table at ``table_dir``, with the
+    statistics its footer gives (rows; min, max and nulls of flat columns: data skipping)."""
+    info = file.stat()
+    return AddAction(
+        path=file.relative_to(table_dir).as_posix(),
+        size=info.st_size,
+        partition_values=dict(values),
+        modification_time=info.st_mtime_ns // 1_000_000,
+        data_change=True,
+        stats=orjson.dumps(_file_stats(pq.ParquetFile(file).metadata)).decode(),
+    )
+
+
+def _file_stats(meta: pq.FileMetaData) -> dict[str, Any]:
+    """Delta's ``stats`` of one Parquet file from its footer: ``numRecords``, and per flat column
+    among the first :data:`STATS_COLUMNS` its ``nullCount`` and, when exact, ``minValues``/``maxValues``."""
+    arrow = meta.schema.to_arrow_schema()
+    mins: dict[str, Any] = {}
+    maxs: dict[str, Any] = {}
+    nulls: dict[str, int] = {}
+    leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+    for field in list(arrow)[:STATS_COLUMNS]:
+        index = leaves.get(field.name)
+        if index is None:
+            continue
+        stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
+        if not all(s is not None and s.has_null_count for s in stats):
+            continue
+        nulls[field.name] = sum(s.null_count for s in stats)
+        ranged = [s for s in stats if s.num_values]
+        exact = any(check(field.type) for check in _STATS_TYPES)
+        if not exact or not ranged or not all(s.has_min_max for s in ranged):
+            continue
+        low, high = min(s.min for s in ranged), max(s.max for s in ranged)
+        if isinstance(low, str) and max(len(low), len(high)) > _STRING_STATS:
+            continue
+        mins[field.name], maxs[field.name] = low, high
+    return {"numRecords": meta.num_rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls}
+
+
+def _commit_adds(
+    table_dir: Path,
+    current: DeltaTable | None,
+    actions: list[AddAction],
+    schema: pa.Schema,
+    partition_by: list[str],
+    properties: CommitProperties,
+) -> None:
+    """Commit ``actions`` (files already in the table's folder) as one Delta append; the first
+    commit of a table creates it with ``schema`` (schema columns, then partition columns)."""
+    if current is None:
+        create_table_with_add_actions(
+            _uri(table_dir), Schema.from_arrow(schema), actions, mode="append",
+            partition_by=partition_by or None, commit_properties=properties,
+        )
+        return
+    current.create_write_transaction([*actions], mode="append", schema=current.schema(),
+                                     partition_by=partition_by or None, commit_properties=properties)
+
+
+def _prune_empty(folder: Path, top: Path) -> None:
+    """Remove ``folder`` and its parents up to (not including) ``top`` while they are empty."""
+    while folder != top and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _unquote(path: str) -> str:

@@ -2,13 +2,14 @@
 :class:`~pipelines.step_reports.CheckOutcome` (the SQL is in ``pipelines.checks``).
 
 A check whose tables did not change since it last ran returns its memo (``checks.memoized``), so
-a run with nothing new does not rescan every deal. ``gdan run`` calls them through
+a run with nothing new does not rescan every deal; card conservation after an append checks only
+the deals appended since. ``gdan run`` calls them through
 ``pipelines.plan``; the Dagster asset checks of ``pipelines.assets`` call the same functions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import duckdb
@@ -18,6 +19,7 @@ from pipelines.state import load_state
 from pipelines.step_reports import CheckOutcome
 from pipelines.store import Store
 from pipelines.warehouse import connect
+from schemas.catalog import ALL_TABLES
 
 CHECK_MEMORY = "512MB"
 """DuckDB memory cap of the checks (they scan whole tables; DuckDB spills beyond it)."""
@@ -53,10 +55,37 @@ def unique_match_ids(store: Store) -> CheckOutcome:
     return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
 
 
+def _files_con(files: Mapping[str, list[str]]) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with one view per table over exactly the given Parquet files."""
+    import pyarrow.dataset as ds  # only when a check runs (a rerun with nothing new runs none)
+
+    con = duckdb.connect(config={"memory_limit": CHECK_MEMORY})
+    for name, paths in files.items():
+        con.register(name, ds.dataset(paths, schema=ALL_TABLES[name], format="parquet"))
+    return con
+
+
+def _card_conservation_over(files: Mapping[str, list[str]]) -> checks.CheckResult:
+    con = _files_con(files)
+    try:
+        return checks.card_conservation(con)
+    finally:
+        con.close()
+
+
+CARD_CONSERVATION_INCREMENT = checks.Increment(_card_conservation_over, checks.combine_card_conservation)
+"""Card conservation over the deals batches added since its memo, combined with it."""
+
+
 def card_conservation(store: Store) -> CheckOutcome:
-    """Every fully known deal is two full decks (rules.md §1), every deal of a valid match has four hands."""
+    """Every fully known deal is two full decks (rules.md §1), every deal of a valid match has four hands.
+
+    Over the deals appended since the check last ran, combined with its memo; whole when rows
+    were deleted since or there is no memo (``checks.memoized``).
+    """
     passed, meta = checks.memoized(store, "card_conservation", ["deal_hands", "deals", "matches"],
-                                   lambda: checks.card_conservation(_con(store)))
+                                   lambda: checks.card_conservation(_con(store)),
+                                   CARD_CONSERVATION_INCREMENT)
     return CheckOutcome("card_conservation_check", "deals", passed, meta)
 
 

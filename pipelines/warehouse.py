@@ -57,13 +57,16 @@ def _literal(path: str) -> str:
 
 @functools.cache
 def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
-    """DuckDB's name of each column type of ``schema``: asked once per schema and process (a
-    connection costs tens of milliseconds, and every view statement needs the types)."""
-    con = duckdb.connect()
-    try:
-        return tuple(str(t) for t in con.from_arrow(schema.empty_table()).types)
-    finally:
-        con.close()
+    """DuckDB's name of each column type of ``schema``: asked once per schema and process, of one
+    connection per process (a connection costs tens of milliseconds, and every view statement
+    needs the types)."""
+    return tuple(str(t) for t in _types_connection().from_arrow(schema.empty_table()).types)
+
+
+@functools.cache
+def _types_connection() -> duckdb.DuckDBPyConnection:
+    """The in-memory connection :func:`_duckdb_types` asks (it holds no data)."""
+    return duckdb.connect()
 
 
 def view_statements(

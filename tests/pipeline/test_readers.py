@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -260,15 +261,18 @@ from pipelines import replaying, store
 from pipelines.runner import run_pipeline
 
 replaying.default_replay_fn = lambda: fake_replay
-real_write, calls = store.write_deltalake, []
+calls = []
 
-def write(*args, **kwargs):
-    calls.append(1)
-    if len(calls) == int(sys.argv[2]):
-        os._exit(3)
-    real_write(*args, **kwargs)
+def killing(real):
+    def write(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == int(sys.argv[2]):
+            os._exit(3)
+        real(*args, **kwargs)
+    return write
 
-store.write_deltalake = write
+store.write_deltalake = killing(store.write_deltalake)
+store._commit_adds = killing(store._commit_adds)
 run_pipeline(sys.argv[1], workers=1)
 """
 
@@ -289,9 +293,10 @@ def _content(root: Path) -> dict[str, list[tuple[object, ...]]]:
 def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_completes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kill_at: float
 ) -> None:
-    """Killed (``os._exit``) at a Delta write (a fraction of the writes an uninterrupted run
-    makes): readers still see a whole run, and the next run ends with exactly the tables of a
-    run that was never interrupted."""
+    """Killed (``os._exit``) at a Delta write or add-action commit (a fraction of those an
+    uninterrupted run makes; killed at a commit of add actions, the batch's files are in the
+    table's folder, uncommitted): readers still see a whole run, and the next run ends with
+    exactly the tables of a run that was never interrupted and leaves no foreign file."""
     from pipelines import store as store_module
 
     expected_root = tmp_path / "uninterrupted"
@@ -299,15 +304,18 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
         write_jsonl(root / "inbox" / "a.jsonl", match_events("m1"))
         run_pipeline(root, workers=1)
         write_jsonl(root / "inbox" / "b.jsonl", _events("n", 3) + match_events("open", end=False))
-    real_write, writes = store_module.write_deltalake, []
+    writes: list[int] = []
 
-    def counted(*args: object, **kwargs: object) -> None:
-        writes.append(1)
-        real_write(*args, **kwargs)  # type: ignore[call-overload]
+    def counting(real: Callable[..., None]) -> Callable[..., None]:
+        def counted(*args: object, **kwargs: object) -> None:
+            writes.append(1)
+            real(*args, **kwargs)
+        return counted
 
-    monkeypatch.setattr(store_module, "write_deltalake", counted)
-    run_pipeline(expected_root, workers=1)
-    monkeypatch.setattr(store_module, "write_deltalake", real_write)
+    with monkeypatch.context() as patched:
+        patched.setattr(store_module, "write_deltalake", counting(store_module.write_deltalake))
+        patched.setattr(store_module, "_commit_adds", counting(store_module._commit_adds))
+        run_pipeline(expected_root, workers=1)
     root = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
     command = [sys.executable, "-c", KILL_AT_WRITE, str(root), str(max(1, int(len(writes) * kill_at)))]
@@ -316,3 +324,4 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
     assert _counts(connect(root)) in (ONE_MATCH, _counts(connect(expected_root)))
     run_pipeline(root, workers=1)
     assert _content(root) == _content(expected_root)
+    assert Store(root).foreign_files() == []
