@@ -33,7 +33,7 @@ class ScoringConfig(Config):
         return load_event_overrides(self.overrides_file) if self.overrides_file else None
 
 
-@asset(name="duplicate_matches", group_name="quality", deps=["matches", "deal_hands", "plays"])
+@asset(name="duplicate_matches", group_name="quality", deps=["matches", "deal_fingerprints"])
 def duplicate_matches_asset(store: StoreResource) -> Results:
     """Matches whose deals repeat an earlier match's under another id (``pipelines.duplicates``)."""
     yield from step_events(steps.duplicate_matches_step(store.store()))
