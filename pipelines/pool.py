@@ -35,8 +35,10 @@ R_co = TypeVar("R_co", covariant=True)
 Runner = Callable[[Iterable[tuple[Any, ...]]], Iterator[R]]
 
 
-TASKS_PER_WORKER = 50
-"""Tasks a worker runs before it is replaced: caps the growth of per-process caches."""
+TASKS_PER_WORKER = 25
+"""Tasks a worker runs before it is replaced: caps the growth of per-process caches (the rules
+engine's reading caches; 50 let a replay worker reach 480 MiB at 100k deals, 25 keeps the
+first run's peak at 1.34 GiB, docs/performance.md "Session 8")."""
 
 STOP_WAIT_S = 5.0
 """How long a terminated worker may take to exit before it is killed."""
