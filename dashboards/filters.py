@@ -10,7 +10,7 @@ the count behind it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from typing import Any
 
@@ -98,8 +98,9 @@ def filter_bar(
 
 
 def _listed(value: Any) -> list[str]:
-    """A list cell of ``coach_options`` (an array, or null when the store has none) as a list."""
-    return [] if value is None or isinstance(value, float) else [str(v) for v in value]
+    """A list cell of ``coach_options`` (an array, or null when the store has none: None, NaN or
+    ``pd.NA``, as with matches logged without an event) as a list."""
+    return [str(v) for v in value] if isinstance(value, Iterable) and not isinstance(value, str) else []
 
 
 def _pick(
