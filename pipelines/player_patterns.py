@@ -37,16 +37,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
-from pipelines.chunk_summaries import summarise
 from pipelines.pattern_counts import MATCH_COUNTS
 from pipelines.store import Store
 from schemas.tables import PLAYER_LEADS, PLAYER_PATTERNS
-
-INPUTS = ("plays", "deal_hands", "tributes")
-"""The replayed tables every count comes from."""
 
 
 def player_patterns(per_match: pa.Table) -> pa.Table:
@@ -61,18 +56,6 @@ def player_leads(per_match: pa.Table) -> pa.Table:
     rows = per_match.group_by(["player_id", "combo_type"], use_threads=False).aggregate([("leads", "sum")])
     rows = rows.rename_columns({"leads_sum": "leads"}).select(PLAYER_LEADS.names)
     return _sorted(rows, ["player_id", "combo_type"]).cast(PLAYER_LEADS)
-
-
-def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pa.Table]:
-    """``seat_patterns``, ``player_patterns`` and ``player_leads`` of the ``plays``, ``deal_hands``
-    and ``tributes`` of ``con`` in one go: the per-match rows of all of them, summed (what the
-    incremental tables of a store add up to)."""
-    per_match = summarise({name: con.execute(f'SELECT * FROM "{name}"').to_arrow_table() for name in INPUTS})
-    return {
-        "seat_patterns": per_match["seat_patterns"],
-        "player_patterns": player_patterns(per_match["player_match_patterns"]),
-        "player_leads": player_leads(per_match["player_match_leads"]),
-    }
 
 
 def write_player_patterns(store: Store | str | Path) -> dict[str, int]:

@@ -15,6 +15,8 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from pipelines.chunk_summaries import summarise
+from pipelines.player_patterns import player_leads, player_patterns
 from pipelines.store import Store
 from pipelines.warehouse import connect
 from replay.errors import ErrorCode
@@ -158,4 +160,17 @@ def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
         "deals": pa.Table.from_pylist(deals, schema=DEALS),
         "deal_hands": pa.Table.from_pylist(deal_hands, schema=DEAL_HANDS),
         "quarantine": pa.Table.from_pylist(quarantine, schema=QUARANTINE),
+    }
+
+
+def pattern_tables(con: duckdb.DuckDBPyConnection) -> dict[str, pa.Table]:
+    """``seat_patterns``, ``player_patterns`` and ``player_leads`` of the ``plays``, ``deal_hands``
+    and ``tributes`` of ``con`` in one go, as one chunk: what a store's incremental tables add up to."""
+    tables = {name: con.execute(f'SELECT * FROM "{name}"').to_arrow_table()
+              for name in ("plays", "deal_hands", "tributes")}
+    per_match = summarise(tables)
+    return {
+        "seat_patterns": per_match["seat_patterns"],
+        "player_patterns": player_patterns(per_match["player_match_patterns"]),
+        "player_leads": player_leads(per_match["player_match_leads"]),
     }

@@ -20,10 +20,10 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pipeline_helpers import pattern_tables
 
 from pipelines.duplicates import duplicate_matches, ingest_order
 from pipelines.fingerprints import deal_fingerprints
-from pipelines.player_patterns import compute
 from pipelines.runner import run_pipeline
 from pipelines.state import load_state
 from pipelines.store import Store
@@ -139,7 +139,7 @@ def _check_against_a_whole_store_recompute(root: Path) -> list[tuple[Any, ...]]:
     store = Store(root)
     con = connect(root)
     try:
-        whole = compute(con)
+        whole = pattern_tables(con)
         fingerprints = con.execute(OLD_FINGERPRINTS_SQL).to_arrow_table()
         tables = {n: con.execute(f"SELECT * FROM {n}").to_arrow_table()
                   for n in (*SUMMARIES, "player_patterns", "player_leads", "duplicate_matches")}
@@ -216,7 +216,7 @@ def _store_of_the_layout_before(root: Path, monkeypatch: pytest.MonkeyPatch) -> 
     store = Store(root)
     con = connect(root)
     try:
-        store.write_table("seat_patterns", compute(con)["seat_patterns"])
+        store.write_table("seat_patterns", pattern_tables(con)["seat_patterns"])
     finally:
         con.close()
     return store

@@ -11,8 +11,8 @@ import duckdb
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pipeline_helpers import pattern_tables
 
-from pipelines.player_patterns import compute
 from schemas.tables import DEAL_HANDS, PLAYS, TRIBUTES
 
 SEATS = "ENWS"
@@ -108,7 +108,7 @@ def _expected(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
 @given(play_rows, hand_deals, returns)
 def test_counts_follow_the_definitions(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
                                        tributes: list[tuple[str, str, str]]) -> None:
-    got = compute(_con(plays, hands, tributes))["player_patterns"].to_pylist()
+    got = pattern_tables(_con(plays, hands, tributes))["player_patterns"].to_pylist()
     expected = _expected(plays, hands, tributes)
     assert {r["player_id"] for r in got} == set(expected)
     for row in got:
@@ -120,7 +120,7 @@ def test_counts_follow_the_definitions(plays: list[dict[str, Any]], hands: set[t
 @settings(max_examples=40, deadline=None)
 @given(play_rows, hand_deals)
 def test_seat_patterns_count_each_seat_deal(plays: list[dict[str, Any]], hands: set[tuple[int, str]]) -> None:
-    tables = compute(_con(plays, hands, []))
+    tables = pattern_tables(_con(plays, hands, []))
     got = tables["seat_patterns"].to_pylist()
     keys = [(r["deal_no"], r["seat"]) for r in got]
     assert keys == sorted(keys), "sorted by match and deal"
@@ -135,7 +135,7 @@ def test_seat_patterns_count_each_seat_deal(plays: list[dict[str, Any]], hands: 
 @settings(max_examples=25, deadline=None)
 @given(play_rows)
 def test_leads_per_type_sum_to_every_lead(plays: list[dict[str, Any]]) -> None:
-    leads = compute(_con(plays, set(), []))["player_leads"].to_pylist()
+    leads = pattern_tables(_con(plays, set(), []))["player_leads"].to_pylist()
     want = Counter((r["player_id"], r["combo_type"] or "?")
                    for r in plays if r["is_lead"] and r["action"] == "play")
     assert {(r["player_id"], r["combo_type"]): r["leads"] for r in leads} == dict(want)
