@@ -534,20 +534,11 @@ class Store:
         commits, the check memos, which :meth:`recover` leaves alone).
         """
         app = f"{APP}{txn}"
-        current = _latest(path)
-        if current is not None and current.transaction_version(app) is not None:
-            return current.version()
-        try:
-            write_deltalake(
-                _uri(path), table, mode="append", partition_by=partition_by,
-                commit_properties=CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
-                                                   custom_metadata={BATCH_KEY: txn} if step else None),
-            )
-        except Exception:
-            landed = _latest(path)
-            if landed is None or landed.transaction_version(app) is None:
-                raise
-        return DeltaTable(_uri(path)).version()
+        return _commit_once(path, app, lambda _: write_deltalake(
+            _uri(path), table, mode="append", partition_by=partition_by,
+            commit_properties=CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
+                                               custom_metadata={BATCH_KEY: txn} if step else None),
+        ))
 
     def read_memory(self, name: str, schema: pa.Schema, *, latest: bool = False) -> pa.Table:
         """Memory table ``name`` at the version the store's commit names, or its ``latest``.
@@ -830,26 +821,19 @@ class Store:
                          *([pa.field(BATCH, pa.string())] if batched else [])])
         path = self.table_path(name)
         app = f"{APP}{batch_id}"
-        current = _latest(path)
-        if current is not None and current.transaction_version(app) is not None:
-            return current.version()
-        actions = []
-        for file in files:
-            values = {p.split("=", 1)[0]: p.split("=", 1)[1] for p in file.relative_to(folder).parts[:-1]}
-            if batched:
-                values = {BATCH: batch_id, **values}
-            target = _target(path, batch_id, values, file.name)
-            _place(file, target, schema)
-            actions.append(_add_action(path, target, values))
         properties = CommitProperties(app_transactions=[Transaction(app_id=app, version=1)],
                                       custom_metadata={BATCH_KEY: batch_id})
-        try:
+
+        def link_and_commit(current: DeltaTable | None) -> None:
+            actions = []
+            for file in files:
+                values = _partition_values(folder, file, batch_id if batched else None)
+                target = _target(path, batch_id, values, file.name)
+                _place(file, target, schema)
+                actions.append(_add_action(path, target, values))
             _commit_adds(path, current, actions, out, partition_by, properties)
-        except Exception:
-            landed = _latest(path)
-            if landed is None or landed.transaction_version(app) is None:
-                raise
-        return DeltaTable(_uri(path)).version()
+
+        return _commit_once(path, app, link_and_commit)
 
     def _remove_orphans(self) -> list[Path]:
         """Remove the files a crashed :meth:`publish_batch` linked into a table but did not commit.
@@ -868,10 +852,7 @@ class Store:
             if table is not None and table.transaction_version(f"{APP}{batch_id}") is not None:
                 continue
             for file in sorted(staged.rglob("*.parquet")):
-                parts = file.relative_to(staged).parts[:-1]
-                values = {p.split("=", 1)[0]: p.split("=", 1)[1] for p in parts}
-                if name in BATCHED:
-                    values = {BATCH: batch_id, **values}
+                values = _partition_values(staged, file, batch_id if name in BATCHED else None)
                 target = _target(path, batch_id, values, file.name)
                 if target.exists():
                     target.unlink()
@@ -1030,6 +1011,29 @@ def _logged_files(table_dir: Path) -> set[str]:
     if table is not None:
         out |= {Path(_local(u)).relative_to(table_dir).as_posix() for u in table.file_uris()}
     return out
+
+
+def _commit_once(path: Path, app: str, commit: Callable[[DeltaTable | None], object]) -> int:
+    """Make the Delta commit ``commit`` (given the table's latest version, None: no table yet),
+    which carries app transaction ``app``, unless the table at ``path`` already holds it; returns
+    the table's version. A commit that raised but did land (a lost answer) counts as done."""
+    current = _latest(path)
+    if current is not None and current.transaction_version(app) is not None:
+        return current.version()
+    try:
+        commit(current)
+    except Exception:
+        landed = _latest(path)
+        if landed is None or landed.transaction_version(app) is None:
+            raise
+    return DeltaTable(_uri(path)).version()
+
+
+def _partition_values(folder: Path, file: Path, batch_id: str | None) -> dict[str, str]:
+    """The partition values of staged ``file`` from its path under ``folder`` (``key=value``
+    folders), the batch first when the table is partitioned by batch (``batch_id`` given)."""
+    values = dict(p.split("=", 1) for p in file.relative_to(folder).parts[:-1])
+    return {BATCH: batch_id, **values} if batch_id is not None else values
 
 
 def _target(table_dir: Path, batch_id: str, values: Mapping[str, str], name: str) -> Path:
