@@ -6,7 +6,8 @@ Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simu
 into a fresh store's inbox, then times a whole pipeline run (``run_pipeline``: ingest -> replay
 in a process pool -> scoring -> warehouse) in a child process while sampling the resident memory
 of its whole process tree (``/proc``) every 0.2 s, then a second run with nothing new, then
-(``--add N``) a run after N more simulated deals arrived. For each run it prints wall time, the
+(``--add N``) a run after N more simulated deals arrived, in matches that start after the
+store's latest (a league going on). For each run it prints wall time, the
 CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
 as the workers measured it (``pipelines.cpu``): parse (ingest), ``replay_batch`` and the
 endgame reviews; "replay's own" is parse + ``replay_batch``. ``--no-reviews`` runs without the
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -112,15 +114,32 @@ def report(label: str, run: tuple[float, int, float, dict[str, float]]) -> None:
           f"(pipeline {ratio}), reviews {reviews:7.1f}, the rest {rest:6.1f}")
 
 
-def simulate(out: Path, deals: int, workers: int, seed: int) -> None:
-    """About ``deals`` deals of independent 10-deal matches into ``out``."""
+def simulate(out: Path, deals: int, workers: int, seed: int, after: datetime | None = None) -> None:
+    """About ``deals`` deals of independent 10-deal matches into ``out``, starting after ``after``."""
     from simulator import simulate_to_dir
+    from simulator.api import MATCHES_START
 
     start = time.perf_counter()
+    first = MATCHES_START if after is None else after + timedelta(hours=2)
     summary = simulate_to_dir(out, kind="matches", matches=max(1, deals // (DEALS_PER_MATCH - 1)),
-                              players=64, format=f"deals:{DEALS_PER_MATCH}", seed=seed, workers=workers)
+                              players=64, format=f"deals:{DEALS_PER_MATCH}", seed=seed, workers=workers,
+                              start=first)
     print(f"simulated {summary.matches} matches, {summary.deals} deals, {summary.events} events "
           f"in {time.perf_counter() - start:.0f} s")
+
+
+def query(store: Path, sql: str) -> str:
+    """The one value ``sql`` gives on the store (``gdan sql``, CSV)."""
+    gdan = str(Path(sys.executable).with_name("gdan"))
+    command = [gdan, "sql", sql, "--store", str(store), "--format", "csv"]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()[1]
+
+
+def last_start(store: Path) -> datetime:
+    """When the store's latest match started: added matches start after it, as a league's next
+    rounds do (so the ratings go on from the last run's instead of rating every round again)."""
+    latest = query(store, "SELECT strftime(max(started_at), '%Y-%m-%dT%H:%M:%S+00:00') FROM matches")
+    return datetime.fromisoformat(latest)
 
 
 def main() -> None:
@@ -151,13 +170,10 @@ def main() -> None:
     if args.add:
         added = args.dir / "added"
         shutil.rmtree(added, ignore_errors=True)
-        simulate(added, args.add, args.workers, seed=8)
+        simulate(added, args.add, args.workers, seed=8, after=last_start(store))
         shutil.copytree(added, store / "inbox" / "added")
         report(f"+{args.add} deals", timed_run(store, args.workers, args.reviews))
-    query = [str(Path(sys.executable).with_name("gdan")), "sql", "SELECT count(*) FROM deals",
-             "--store", str(store), "--format", "csv"]
-    deals = subprocess.run(query, capture_output=True, text=True, check=True)
-    print(f"deals in store: {deals.stdout.splitlines()[1]}")
+    print(f"deals in store: {query(store, 'SELECT count(*) FROM deals')}")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ from simulator.tournament import CHINA, SYSTEMS, Tournament
 
 KINDS = ("tournament", "league", "matches")
 MATCHES_PER_FILE = 100
+MATCHES_START = datetime(2026, 5, 1, 10, 0, tzinfo=CHINA)
+"""When the first of the independent matches (``kind="matches"``) starts by default."""
 DEFAULT_ROUNDS = {"tournament": 5, "league": 40}
 DEFAULT_LEAGUE_PLAYERS = 240
 
@@ -114,9 +116,10 @@ class _Matches:
     """Independent matches among a pool of players, written in chunks of MATCHES_PER_FILE."""
 
     def __init__(
-        self, players: list[Player], rules: Ruleset, fmt: RoundFormat, seed: int, count: int
+        self, players: list[Player], rules: Ruleset, fmt: RoundFormat, seed: int, count: int, start: datetime
     ) -> None:
         self.players = players
+        self.start = start
         self.rules = rules
         self.format = fmt
         self.seed = seed
@@ -142,7 +145,7 @@ class _Matches:
                     seats=dict(zip(SEATS, four, strict=True)),
                     seed=f"{match_id}:{self.seed}",
                     deck_seed=f"{match_id}:deck:{self.seed}",
-                    start=datetime(2026, 5, 1, 10, 0, tzinfo=CHINA) + timedelta(hours=2 * i),
+                    start=self.start + timedelta(hours=2 * i),
                 )
             )
         return specs
@@ -182,6 +185,7 @@ def simulate_to_dir(
     system: str = "swiss",
     knockout: int = 0,
     progress: bool = False,
+    start: datetime = MATCHES_START,
 ) -> SimulationSummary:
     """Simulate a tournament, a league or independent matches into `out` (see module doc).
 
@@ -189,7 +193,8 @@ def simulate_to_dir(
     `pairs` pairs over 5 rounds under `national`, then, with `knockout` = k, a knockout stage of
     the first k (``simulator.tournament``); leagues have 240 players over 40 sessions under `bcta`
     (its 60-minute / 11-deal rounds); `matches` runs `matches` independent matches among
-    `players` (default 16) players. `rounds` and `format` override the defaults.
+    `players` (default 16) players, two hours apart from `start`. `rounds` and `format` override
+    the defaults.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -211,7 +216,7 @@ def simulate_to_dir(
         team_of = {}
     else:
         roster = make_players(players or 16, seed)
-        schedule = _Matches(roster, ruleset, fmt, seed, matches)
+        schedule = _Matches(roster, ruleset, fmt, seed, matches, start)
         team_of = {}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from sim_playcheck import check_plays
 
@@ -77,3 +79,15 @@ def test_match_start_and_wild_plays_are_declared() -> None:
             wild_plays += 1
             assert set(e["combo"]) == {"type", "rank"}
     assert wild_plays > 0
+
+
+def test_independent_matches_start_two_hours_apart_from_start(tmp_path: Path) -> None:
+    """``simulate_to_dir(kind="matches", start=...)``: the first match starts then, the next two
+    hours later (a benchmark's added matches come after the store's, as a league's next rounds)."""
+    from simulator import simulate_to_dir
+
+    first = datetime(2031, 1, 5, 9, 0, tzinfo=UTC)
+    simulate_to_dir(tmp_path, kind="matches", matches=2, players=4, format="deals:1", seed=3, start=first)
+    starts = [orjson.loads(line) for f in sorted(tmp_path.glob("*.jsonl"))
+              for line in f.read_bytes().splitlines() if b'"match_start"' in line]
+    assert [datetime.fromisoformat(e["t"]) for e in starts] == [first, first + timedelta(hours=2)]
