@@ -1,9 +1,10 @@
 """Parsing input lines into ``raw_events`` rows: the part of ingest that runs in worker processes.
 
-Its own module because a spawned worker imports the module of the function it runs: this one
-needs only pyarrow and orjson, not the store, the state and polars that ``pipelines.ingest``
-imports (about 140 MiB less per worker; issue 17's peak memory). See ``pipelines.ingest`` for
-what a row is and why rows are bucketed by match.
+Its own module because a worker has the module of the function it runs imported (the pool's
+forkserver preloads it, ``pipelines.pool.PRELOAD``; a Dask worker imports it): this one needs
+only pyarrow, orjson and the replayer, not the store, the state and polars that
+``pipelines.ingest`` imports (about 140 MiB less per worker; issue 17's peak memory). See
+``pipelines.ingest`` for what a row is and why rows are bucketed by match.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pyarrow as pa
 
 from pipelines.lines import Damage
 from replay.events import is_revision
+from replay.replayer import paused_gc
 from schemas.tables import RAW_EVENTS
 
 N_BUCKETS = 64
@@ -131,47 +133,51 @@ def parse_chunk(
     compressed file stops (its payload: the readable bytes of the cut line), so the damage is
     quarantined with file and line. ``revisions`` are the revisions the file declares per match
     (see :func:`declared_revision`; others are 1). A pure function of its arguments, so chunks can
-    be parsed in worker processes (the chunk's ``cpu_s`` is the one measurement it adds).
+    be parsed in worker processes (the chunk's ``cpu_s`` is the one measurement it adds). The
+    garbage collector is paused meanwhile: the rows make no reference cycles, and collections
+    triggered by the growing row lists scanned all of them again and again (a sixth of the
+    parse's CPU, docs/performance.md "Session 10").
     """
     start = time.process_time()
-    declared = revisions or {}
-    columns: dict[int, tuple[list[int], list[ParsedLine]]] = {}
-    per_match: dict[tuple[str, int], list[int]] = {}
-    malformed = blank = 0
-    for line_no, raw in enumerate(lines, start=first_line_no):
-        if not raw.strip():
-            blank += 1
-            continue
-        row = parse_line(raw)
-        if failure is not None:
-            row = ParsedLine(None, None, None, row.payload, row.content_hash, failure)
-        if row.match_id is None:
+    with paused_gc():
+        declared = revisions or {}
+        columns: dict[int, tuple[list[int], list[ParsedLine]]] = {}
+        per_match: dict[tuple[str, int], list[int]] = {}
+        malformed = blank = 0
+        for line_no, raw in enumerate(lines, start=first_line_no):
+            if not raw.strip():
+                blank += 1
+                continue
+            row = parse_line(raw)
+            if failure is not None:
+                row = ParsedLine(None, None, None, row.payload, row.content_hash, failure)
+            if row.match_id is None:
+                malformed += 1
+                bucket = MALFORMED_BUCKET
+            else:
+                bucket = bucket_of(row.match_id)
+                key = (row.match_id, declared.get(row.match_id, 1))
+                counts = per_match.get(key)
+                if counts is None:
+                    counts = per_match[key] = [0, 0]
+                counts[0] += 1
+                if row.type == "match_end":
+                    counts[1] = 1
+            numbers, parsed = columns.setdefault(bucket, ([], []))
+            numbers.append(line_no)
+            parsed.append(row)
+        rows = len(lines) - blank
+        if damage is not None:
+            payload = damage.fragment.decode("utf-8", errors="backslashreplace")
+            numbers, parsed = columns.setdefault(MALFORMED_BUCKET, ([], []))
+            numbers.append(first_line_no + len(lines))
+            parsed.append(ParsedLine(None, None, None, payload, _hash(damage.fragment), damage.message))
+            rows += 1
             malformed += 1
-            bucket = MALFORMED_BUCKET
-        else:
-            bucket = bucket_of(row.match_id)
-            key = (row.match_id, declared.get(row.match_id, 1))
-            counts = per_match.get(key)
-            if counts is None:
-                counts = per_match[key] = [0, 0]
-            counts[0] += 1
-            if row.type == "match_end":
-                counts[1] = 1
-        numbers, parsed = columns.setdefault(bucket, ([], []))
-        numbers.append(line_no)
-        parsed.append(row)
-    rows = len(lines) - blank
-    if damage is not None:
-        payload = damage.fragment.decode("utf-8", errors="backslashreplace")
-        numbers, parsed = columns.setdefault(MALFORMED_BUCKET, ([], []))
-        numbers.append(first_line_no + len(lines))
-        parsed.append(ParsedLine(None, None, None, payload, _hash(damage.fragment), damage.message))
-        rows += 1
-        malformed += 1
-    tables = {
-        bucket: _raw_table(source, numbers, parsed, ingested_at, declared)
-        for bucket, (numbers, parsed) in columns.items()
-    }
+        tables = {
+            bucket: _raw_table(source, numbers, parsed, ingested_at, declared)
+            for bucket, (numbers, parsed) in columns.items()
+        }
     return ParsedChunk(source, tables, per_match, rows, malformed, blank, time.process_time() - start)
 
 
@@ -181,7 +187,7 @@ def _raw_table(
     n = len(rows)
     return pa.table(
         {
-            "source_file": pa.array([source] * n, pa.string()),
+            "source_file": pa.repeat(pa.scalar(source, pa.string()), n),
             "line_no": numbers,
             "match_id": [r.match_id for r in rows],
             "seq": [r.seq for r in rows],
@@ -189,7 +195,7 @@ def _raw_table(
             "payload": [r.payload for r in rows],
             "content_hash": [r.content_hash for r in rows],
             "parse_error": [r.parse_error for r in rows],
-            "ingested_at": pa.array([ingested_at] * n, RAW_EVENTS.field("ingested_at").type),
+            "ingested_at": pa.repeat(pa.scalar(ingested_at, RAW_EVENTS.field("ingested_at").type), n),
             "revision": [None if r.match_id is None else revisions.get(r.match_id, 1) for r in rows],
         },
         schema=RAW_EVENTS,

@@ -2,8 +2,12 @@
 
 Used by ingest (parsing line chunks) and replay (replaying match chunks): at most
 ``2 * workers`` tasks are in flight, so a long input never piles up in memory. Workers are
-started with ``spawn`` (the pipeline may run inside Dagster's threads, where ``fork`` is
-unsafe); with one worker the function runs in this process.
+forked from a ``forkserver`` (the pipeline may run inside Dagster's threads, where forking this
+process is unsafe; the server is a fresh single-threaded interpreter) that has imported the
+workers' modules once (:data:`PRELOAD`) and frozen them out of the garbage collector's scans:
+a worker started with ``spawn`` spent 1–3 CPU-s importing them, once per
+:data:`TASKS_PER_WORKER` tasks (docs/performance.md "Session 10"). With one worker the
+function runs in this process.
 
 Stopping is never left to the workers' goodwill. A worker inherits ignored signals from its
 parent (a background job ignores SIGINT, and Dagster copies SIGINT's disposition to SIGTERM),
@@ -19,7 +23,9 @@ the same bounded number of tasks in flight.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
+import multiprocessing.context
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -27,6 +33,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol, TypeVar
 
@@ -39,6 +46,10 @@ TASKS_PER_WORKER = 25
 """Tasks a worker runs before it is replaced: caps the growth of per-process caches (the rules
 engine's reading caches; 50 let a replay worker reach 480 MiB at 100k deals, 25 keeps the
 first run's peak at 1.34 GiB, docs/performance.md "Session 8")."""
+
+PRELOAD = ("pipelines.parsing", "pipelines.replay_task", "replay", "pipelines.worker_start")
+"""Modules the forkserver imports before it forks any worker: everything a task imports, then
+``pipelines.worker_start``, which freezes them out of the collector's scans."""
 
 STOP_WAIT_S = 5.0
 """How long a terminated worker may take to exit before it is killed."""
@@ -95,6 +106,29 @@ def in_order(
         yield pending.popleft().result()
 
 
+@cache
+def forkserver_context() -> multiprocessing.context.BaseContext:
+    """The ``forkserver`` context, its server preloading :data:`PRELOAD` and stopped at exit.
+
+    ``multiprocessing`` leaves the server running when this process exits, to end later on its
+    own; stopping it at exit waits for it, so its workers' CPU time counts to this process's
+    children (``RUSAGE_CHILDREN``, as benchmarks measure it) and no server outlives a run.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    atexit.register(_stop_forkserver)
+    return context
+
+
+def _stop_forkserver() -> None:
+    # The one way to stop the server is its private ``_stop`` (CPython 3.8 and later).
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if stop is not None:
+        stop()
+
+
 @contextmanager
 def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order.
@@ -106,7 +140,7 @@ def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     if workers <= 1:
         yield lambda tasks: (fn(*task) for task in tasks)
         return
-    context = multiprocessing.get_context("spawn")
+    context = forkserver_context()
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,

@@ -1,7 +1,8 @@
 """The replay step's worker task: replay a chunk of whole matches, summarise it, then review it.
 
-Its own small module because a spawned worker imports the module of the function it runs:
-this one needs only pyarrow and the replayer, not the store, polars or DuckDB that
+Its own small module because a worker has the module of the function it runs imported (the
+pool's forkserver preloads it, ``pipelines.pool.PRELOAD``; a Dask worker imports it): this one
+needs only pyarrow and the replayer, not the store, polars or DuckDB that
 ``pipelines.replaying`` imports (about 140 MiB less per worker; issue 17's peak memory).
 """
 

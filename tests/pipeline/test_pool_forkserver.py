@@ -1,0 +1,49 @@
+"""The pool's workers fork from a server that imported their modules once (``pipelines.pool``).
+
+A spawned worker imported pyarrow and the replay engine itself, 1–3 CPU-s per worker and once
+per ``TASKS_PER_WORKER`` tasks; forked from the preloaded server it starts with them imported
+and frozen out of the collector's scans. The server is stopped when the run's process exits,
+so no process outlives a run and the workers' CPU counts to the run (what benchmarks measure).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from pipelines.pool import ordered_map
+
+BURN = """
+import math
+from multiprocessing import forkserver
+from pipelines.pool import ordered_map
+if __name__ == "__main__":
+    with ordered_map(math.factorial, 2) as run:
+        list(run([(170_000,)] * 6))
+    print(forkserver._forkserver._forkserver_pid)
+"""
+
+
+def test_workers_start_with_the_modules_imported_and_frozen() -> None:
+    with ordered_map(gc.get_freeze_count, 2) as run:
+        frozen = list(run([()] * 4))
+    assert all(count > 10_000 for count in frozen), frozen
+    with ordered_map(os.getpid, 2) as run:
+        assert os.getpid() not in set(run([()] * 4))
+
+
+def test_the_server_is_stopped_at_exit_and_its_workers_cpu_counts_to_the_run() -> None:
+    """Six tasks of about half a CPU-second each: the run's reaped children account for them."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-c", BURN], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert children >= 1.5, children
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(done.stdout.split()[-1]), 0)
