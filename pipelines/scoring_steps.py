@@ -51,8 +51,10 @@ def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.Dat
 
 
 def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
+    """Replace table ``name`` by ``df``, in its row order (one chunk: delta-rs may write the
+    record batches of a chunked table in another order)."""
     schema = ALL_TABLES[name]
-    store.write_table(name, df.to_arrow().cast(schema) if df.height else schema.empty_table())
+    store.write_table(name, df.rechunk().to_arrow().cast(schema) if df.height else schema.empty_table())
     return {"rows": df.height}
 
 
@@ -73,33 +75,82 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``.
 
     Matches excluded as duplicates are not scored (see the module docs). ``overrides``: per-event
-    scoring parameters (``scoring.params.load_event_overrides``).
+    scoring parameters (``scoring.params.load_event_overrides``). Only the partitions (event
+    stages, matches without an event) whose inputs changed are scored again
+    (``pipelines.scoring_parts``); the table is what scoring every match gives.
     """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, in_whole_order, partition_of, rows_of, score_digests
     from scoring.deductions import deductions
     from scoring.round_scores import score_matches
 
     ruled = "rulings" in ALL_TABLES and store.has_data("rulings")
-    ded = deductions(_scored(store, "rulings")) if ruled else None
-    scores = score_matches(_scored(store, "matches"), _scored(store, "deals"), ded, overrides)
+    rulings = _scored(store, "rulings") if ruled else None
+    matches = _scored(store, "matches")
+    now = score_digests(matches, rulings, overrides)
+    stored_rows = _read(store, "match_scores")
+    before = partitions.stored(store, "match_scores", stored_rows)
+    if before is None:
+        ded = deductions(rulings) if rulings is not None else None
+        scores = score_matches(matches, _scored(store, "deals"), ded, overrides)
+        redone = len(now)
+    else:
+        todo = changed(now, before)
+        keyed = matches.with_columns(partition_of())
+        redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
+        ids = redo["match_id"].to_list()
+        ded = deductions(rulings.filter(pl.col("match_id").is_in(ids))) if rulings is not None else None
+        fresh = score_matches(redo, rows_of(store, "deals", ids), ded, overrides)
+        kept = stored_rows.with_columns(partition_of())
+        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+        scores = in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"), matches)
+        redone = len(todo)
     meta = _write(store, "match_scores", scores)
+    partitions.save(store, "match_scores", now)
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
     two_each = per_match.filter(pl.col("len") != 2).is_empty()
     check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
-    return StepReport("match_scores", {"match_scores": meta}, (check,))
+    return StepReport("match_scores", {"match_scores": {**meta, "partitions": len(now),
+                                                         "partitions_scored": redone}}, (check,))
 
 
 def standings_step(store: Store, overrides: Overrides | None = None) -> StepReport:
-    """Standings per event/stage after each round with every tie-break column (scoring.md §S7)."""
+    """Standings per event/stage after each round with every tie-break column (scoring.md §S7).
+
+    Only the event stages whose ``match_scores`` rows, winners or override changed are ranked
+    again (``pipelines.scoring_parts``); the table is what ranking every stage gives.
+    """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, override_texts, stage_of, standings_in_whole_order
     from scoring.standings import standings
 
-    matches = _read(store, "matches").drop_nulls("winner")
+    matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
     winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
-    table = standings(_read(store, "match_scores"), overrides, winners)
+    scores = _read(store, "match_scores")
+    eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
+    keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
+        winners, default=None, return_dtype=pl.String).alias("_winner"))
+    now = partitions.digests(keyed, override_texts(keyed[partitions.PART], keyed["event_id"], overrides))
+    stored_rows = _read(store, "standings")
+    before = partitions.stored(store, "standings", stored_rows)
+    if before is None:
+        table = standings(scores, overrides, winners)
+        redone = len(now)
+    else:
+        todo = changed(now, before)
+        redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART, "_winner")
+        kept = stored_rows.with_columns(stage_of())
+        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+        fresh = standings(redo, overrides, winners)
+        table = standings_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+        redone = len(todo)
     meta = _write(store, "standings", table)
+    partitions.save(store, "standings", now)
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
                          {"duplicates": dup.height})
-    return StepReport("standings", {"standings": meta}, (check,))
+    outputs = {"standings": {**meta, "partitions": len(now), "partitions_ranked": redone}}
+    return StepReport("standings", outputs, (check,))
 
 
 def dan_step(store: Store) -> StepReport:
