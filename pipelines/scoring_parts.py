@@ -1,13 +1,15 @@
-"""``match_scores`` and ``standings`` recomputed partition by partition (issue 17).
+"""``match_scores``, ``standings`` and ``duplicate_results`` recomputed partition by partition (issue 17).
 
 ``scoring.round_scores.score_matches`` scores each match from its own row, deals and rulings and
 its event's parameters; the bye rows it infers (``bye_rows``) depend on the matches of one
 ``(event_id, stage)``. So a match with an event belongs to the partition of its event stage and a
 match without one is a partition of its own: the partition's ``match_scores`` rows depend on its
 matches alone. ``scoring.standings.standings`` ranks each ``(event_id, stage)`` from that stage's
-``match_scores`` rows, its parameters and its matches' winners. Both steps digest their inputs
-per partition (``pipelines.partitions``), recompute the partitions whose digest changed and keep
-the stored rows of the others, in the row order a whole recompute gives.
+``match_scores`` rows, its parameters and its matches' winners; ``scoring.duplicate``'s
+``duplicate_results`` compares the rooms (matches of a duplicate board) of one event stage. The
+steps digest their inputs per partition (``pipelines.partitions``), recompute the partitions
+whose digest changed and keep the stored rows of the others, in the row order a whole recompute
+gives.
 
 A match's digest is its ``matches`` row (every column, ``revision`` and ``n_events`` among them):
 a match is replayed once per revision, so its row stands for its deals, which are therefore read
@@ -117,3 +119,14 @@ def standings_in_whole_order(table: pl.DataFrame) -> pl.DataFrame:
     """``standings`` rows stage by stage in the order ``standings`` gives (by event id, then
     stage, nulls last; each stage's rows as ranked)."""
     return table.sort("event_id", "stage", nulls_last=True, maintain_order=True)
+
+
+RESULTS_ORDER = ("event_id", "stage", "board", "deal_no", "direction", "room")
+"""The sort key of ``duplicate_results`` (``scoring.duplicate.duplicate_results``; nulls as "")."""
+
+
+def results_in_whole_order(table: pl.DataFrame) -> pl.DataFrame:
+    """``duplicate_results`` rows in the order ``duplicate_results`` gives."""
+    text = [c for c in RESULTS_ORDER if table.schema[c] == pl.String]
+    keys = [pl.col(c).fill_null("") if c in text else pl.col(c) for c in RESULTS_ORDER]
+    return table.sort(keys, maintain_order=True)

@@ -234,12 +234,32 @@ def partners_step(store: Store) -> StepReport:
 
 
 def duplicate_events_step(store: Store) -> StepReport:
-    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
-    from scoring.duplicate import duplicate_results, duplicate_standings
+    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate.
 
-    results = duplicate_results(_scored(store, "matches"), _scored(store, "deals"))
-    outputs = {"duplicate_results": _write(store, "duplicate_results", results),
+    ``duplicate_results`` is recomputed only for the event stages whose rooms (their ``matches``
+    rows) changed, from those rooms' deals alone (``pipelines.scoring_parts``); the standings
+    are ranked from the results of every duplicate event, a table as small as those events.
+    """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, results_in_whole_order, rows_of, stage_of
+    from scoring.duplicate import SCORED_STATUSES, duplicate_results, duplicate_standings
+
+    matches = _scored(store, "matches")
+    rooms = matches.filter(pl.col("duplicate_board").is_not_null() & pl.col("status").is_in(SCORED_STATUSES))
+    keyed = rooms.with_columns(stage_of())
+    now = partitions.digests(keyed)
+    stored_rows = _read(store, "duplicate_results")
+    before = partitions.stored(store, "duplicate_results", stored_rows)
+    todo = set(now) if before is None else changed(now, before)
+    kept = stored_rows.clear() if before is None else stored_rows.with_columns(stage_of()).filter(
+        pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+    redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
+    fresh = duplicate_results(redo, rows_of(store, "deals", redo["match_id"].to_list()))
+    results = results_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+    outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
+                                     "partitions": len(now), "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
+    partitions.save(store, "duplicate_results", now)
     return StepReport("duplicate_events", outputs)
 
 

@@ -181,3 +181,37 @@ def test_a_store_without_its_digests_is_scored_whole(
     ranked = standings_step(Store(copy).pinned()).outputs["standings"]
     assert ranked["partitions_ranked"] == ranked["partitions"]
     _check_against_whole(copy)
+
+
+# -- duplicate events ----------------------------------------------------------------------------
+
+def test_duplicate_events_compare_only_the_stages_that_changed(tmp_path: Path) -> None:
+    """Two duplicate events (four pairs, two rounds each) arriving round by round: after each run
+    ``duplicate_results`` and ``duplicate_standings`` are what the pure functions give over the
+    whole store, and only the event stages with new rooms are compared again."""
+    from scoring.duplicate import duplicate_results, duplicate_standings
+    from simulator import simulate_to_dir
+
+    rounds = []
+    for seed in (3, 4):
+        simulate_to_dir(tmp_path / f"sim{seed}", kind="tournament", system="duplicate", pairs=4, rounds=2,
+                        format="deals:2", seed=seed)
+        rounds.append(sorted((tmp_path / f"sim{seed}").glob("*.jsonl")))
+    root = tmp_path / "store"
+    compared = []
+    for files in ([rounds[0][0]], [rounds[0][1], rounds[1][0]], [rounds[1][1]]):
+        inbox = Store(root).inbox
+        inbox.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            shutil.copy(f, inbox / f.name)
+        report = run_pipeline(root, workers=1, reviews=False)
+        out = report.step("duplicate_events").outputs["duplicate_results"]
+        compared.append((out["partitions"], out["partitions_compared"]))
+        store = Store(root).pinned()
+        whole = duplicate_results(_scored(store, "matches"), _scored(store, "deals"))
+        assert not whole.is_empty()
+        for name, want in (("duplicate_results", whole), ("duplicate_standings", duplicate_standings(whole))):
+            got = pl.from_arrow(store.read_table(name))
+            assert isinstance(got, pl.DataFrame)
+            assert got.to_dicts() == want.to_dicts(), name
+    assert compared == [(1, 1), (2, 2), (2, 1)]
