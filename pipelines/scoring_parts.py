@@ -102,7 +102,8 @@ def in_whole_order(scores: pl.DataFrame, matches: pl.DataFrame) -> pl.DataFrame:
     """``match_scores`` rows in the order ``score_matches`` gives over ``matches``: each match's
     rows in the matches' order (sides as they are), then the byes by the first match of their
     event stage and by round."""
-    position = matches.select("match_id").with_row_index("_pos")
+    position = matches.select("match_id").with_row_index("_pos").unique("match_id", keep="first",
+                                                                         maintain_order=True)
     played = scores.filter(pl.col("match_id").is_not_null()).join(
         position, on="match_id", how="left", maintain_order="left").sort("_pos", maintain_order=True)
     byes = scores.filter(pl.col("match_id").is_null())

@@ -2,10 +2,13 @@
 
 Each step reads its inputs from the store, replaces its table(s) and returns a
 :class:`~pipelines.step_reports.StepReport` with the checks a referee relies on (one current row
-per player, ledger totals that add up, one standings row per team and round). All tables are
-recomputed from the replayed tables on every run that has something new: scores, dans and
-ratings depend on the order of all rounds, and recomputing is what makes "re-deriving from the
-logs gives the same ledger" hold by construction.
+per player, ledger totals that add up, one standings row per team and round). Every table is
+what computing it from the whole replayed tables gives ("re-deriving from the logs gives the
+same ledger"), but not every step computes it so: ``match_scores``, ``standings`` and
+``duplicate_results`` recompute only the partitions whose inputs changed
+(``pipelines.scoring_parts``), the dan ledger and the ratings go on from the stored ledger and
+posterior when the new rounds come after every one applied, and fall back to the whole
+computation otherwise. The other tables are recomputed whole on every run with something new.
 
 Scoring reads the replayed tables without the matches that ``duplicate_matches`` marks
 ``excluded`` (a match ingested again under another id, ``pipelines.duplicates``), so a copy is
@@ -18,7 +21,7 @@ not counted twice in scores, dan points and ratings; the copy stays in ``matches
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -154,14 +157,33 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
 
 
 def dan_step(store: Store) -> StepReport:
-    """The amateur dan ledger and each player's current dan (scoring.md §S5)."""
-    from scoring.dan import dan_current, dan_ledger
+    """The amateur dan ledger and each player's current dan (scoring.md §S5).
+
+    When the rounds the stored ledger holds are still the first rounds in time order, unchanged
+    (their digest in ``scoring_partitions``), only the later ones are applied, from the players'
+    states the ledger ends with (``scoring.dan.states_from_ledger``): the same ledger as applying
+    every round. Otherwise (a correction, a round that sorts earlier, no digest) every round.
+    """
+    from pipelines import partitions
+    from scoring.dan import continue_ledger, dan_current, dan_ledger, dan_rounds, states_from_ledger
     from scoring.dan_checks import ledger_problems
 
-    ledger, states = dan_ledger(_read(store, "match_scores"))
+    scores = _read(store, "match_scores")
+    rounds = dan_rounds(scores)
+    stored_ledger = _read(store, "dan_ledger")
+    before = partitions.stored(store, "dan_ledger", stored_ledger)
+    done = stored_ledger["match_id"].n_unique() if before is not None else 0
+    if before is not None and before.get(ROUNDS) == _rounds_digest(rounds[:done]) and done <= len(rounds):
+        states = states_from_ledger(stored_ledger)
+        ledger = pl.concat([stored_ledger, continue_ledger(rounds[done:], states)],
+                           how="vertical_relaxed").sort("player_id", "seq")
+    else:
+        ledger, states = dan_ledger(scores)
+        done = 0
     current = dan_current(states)
-    outputs = {"dan_ledger": _write(store, "dan_ledger", ledger),
+    outputs = {"dan_ledger": {**_write(store, "dan_ledger", ledger), "rounds_applied": len(rounds) - done},
                "dan_current": _write(store, "dan_current", current)}
+    partitions.save(store, "dan_ledger", {ROUNDS: _rounds_digest(rounds)})
     problems = ledger_problems(ledger)
     checks = (
         CheckOutcome("running_totals_consistent", "dan_ledger", not problems,
@@ -170,6 +192,17 @@ def dan_step(store: Store) -> StepReport:
                      {"players": current.height}),
     )
     return StepReport("dan", outputs, checks)
+
+
+ROUNDS = "rounds"
+"""The one ``scoring_partitions`` entry of ``dan_ledger``: the digest of the rounds it holds."""
+
+
+def _rounds_digest(rounds: list[Any]) -> str:
+    """A SHA-256 of dan rounds (``scoring.dan.dan_rounds``), in order."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(repr(r) for r in rounds).encode()).hexdigest()
 
 
 def pro_dan_step(store: Store) -> StepReport:

@@ -382,5 +382,5 @@ SCORING: dict[str, pa.Schema] = {
 
 SCORING_BOOKKEEPING: dict[str, pa.Schema] = {"scoring_partitions": SCORING_PARTITIONS}
 """What the scoring steps keep to recompute only what changed (``pipelines.partitions``), by name:
-written by the ``match_scores``, ``standings`` and ``duplicate_events`` steps beside their tables,
-not an output."""
+written by the ``match_scores``, ``standings``, ``dan`` and ``duplicate_events`` steps beside
+their tables, not an output."""

@@ -215,3 +215,44 @@ def test_duplicate_events_compare_only_the_stages_that_changed(tmp_path: Path) -
             assert isinstance(got, pl.DataFrame)
             assert got.to_dicts() == want.to_dicts(), name
     assert compared == [(1, 1), (2, 2), (2, 1)]
+
+
+# -- the dan ledger ------------------------------------------------------------------------------
+
+def _check_dan_against_whole(root: Path) -> None:
+    from scoring.dan import dan_current, dan_ledger
+
+    store = Store(root).pinned()
+    ledger, states = dan_ledger(pl.from_arrow(store.read_table("match_scores")))  # type: ignore[arg-type]
+    assert not ledger.is_empty()
+    for name, want in (("dan_ledger", ledger), ("dan_current", dan_current(states))):
+        got = pl.from_arrow(store.read_table(name))
+        assert isinstance(got, pl.DataFrame)
+        assert got.to_dicts() == want.to_dicts(), name
+
+
+def test_later_dan_rounds_go_on_from_the_ledger(tmp_path: Path) -> None:
+    """A ``bcta`` Swiss tournament of six pairs over four rounds: rounds 1–2, then 3–4 (applied
+    from the stored ledger's states), then a round of another event that sorts before them all
+    (every round applied again); after each run the ledger and ``dan_current`` are those of
+    applying every round at once."""
+    from simulator import simulate_to_dir
+
+    for name, seed in (("main", 3), ("early", 4)):
+        simulate_to_dir(tmp_path / name, kind="tournament", rules="bcta", pairs=6, rounds=4, format="deals:1",
+                        seed=seed)
+    rounds = sorted((tmp_path / "main").glob("*.jsonl"))
+    early = sorted((tmp_path / "early").glob("*.jsonl"))[0]
+    year = orjson.loads(early.read_text().splitlines()[0])["t"][:4]
+    early.write_text(early.read_text().replace(f'"t":"{year}', f'"t":"{int(year) - 1}'))  # a year earlier
+    root = tmp_path / "store"
+    applied = []
+    for files in (rounds[:2], rounds[2:], [early]):
+        inbox = Store(root).inbox
+        inbox.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            shutil.copy(f, inbox / f.name)
+        report = run_pipeline(root, workers=1, reviews=False)
+        applied.append(report.step("dan").outputs["dan_ledger"]["rounds_applied"])
+        _check_dan_against_whole(root)
+    assert applied == [6, 6, 15]
