@@ -28,8 +28,9 @@ from schemas.catalog import ALL_TABLES
 
 TABLE = "scoring_partitions"
 SCHEME = f"1/polars-{pl.__version__}"
-"""How digests are computed: a stored digest of another scheme (or polars, whose JSON encoding
-it relies on) is not compared."""
+"""How digests are computed, and the version of the scoring code they stand for: a stored digest
+of another scheme (or polars, whose JSON encoding it relies on) is not compared. Bump the number
+when ``scoring``'s functions of a partitioned table change what they compute."""
 PART = "_partition"
 """The column naming each input row's partition while digesting."""
 

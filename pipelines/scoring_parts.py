@@ -14,8 +14,11 @@ gives.
 A match's digest is its ``matches`` row (every column, ``revision`` and ``n_events`` among them):
 a match is replayed once per revision, so its row stands for its deals, which are therefore read
 only for the matches of recomputed partitions. Its ``rulings`` rows are digested too (a small
-table), as is the event's scoring override. Matches excluded as duplicates are not among the
-inputs (``pipelines.scoring_steps``), so excluding one changes its partition's digest.
+table), as are the scoring parameters its rows are scored with (an event's override, the
+ruleset's built-in values). A change to the scoring code itself is not seen: bump
+``pipelines.partitions.SCHEME`` with it, as ``TABLES_VERSION`` with a schema. Matches excluded
+as duplicates are not among the inputs (``pipelines.scoring_steps``), so excluding one changes
+its partition's digest.
 
 Digests do not depend on the order of the rows (``pipelines.partitions``), since the store does
 not fix it. ``bye_rows`` takes a bye's ``rules`` from the first match of its stage in the order
@@ -36,6 +39,7 @@ from pipelines.store import Store
 from scoring.params import ScoringParams
 
 Overrides = Mapping[str, ScoringParams]
+"""Per-event scoring parameters by event id (as ``pipelines.scoring_steps.Overrides``)."""
 
 
 def partition_of() -> pl.Expr:
@@ -46,23 +50,28 @@ def partition_of() -> pl.Expr:
 
 
 def stage_of() -> pl.Expr:
-    """Each row's ``(event_id, stage)`` partition (rows without an event have no standings)."""
+    """Each row's ``(event_id, stage)`` partition (standings and duplicate results are per stage)."""
     return pl.struct("event_id", "stage").struct.json_encode().alias(PART)
 
 
-def override_texts(parts: pl.Series, events: pl.Series, overrides: Overrides | None) -> dict[str, str]:
-    """Per partition, the text of its event's scoring override (none: no entry)."""
-    if not overrides:
-        return {}
-    pairs = pl.DataFrame({"p": parts, "e": events}).unique(maintain_order=True)
-    return {p: repr(overrides[e]) for p, e in pairs.iter_rows() if e in overrides}
+def param_texts(keyed: pl.DataFrame, overrides: Overrides | None) -> dict[str, str]:
+    """Per partition (column ``PART`` of ``keyed``), the text of the scoring parameters its rows
+    are scored with (``scoring.params.params_for`` of each row's ``rules`` and ``event_id``): a
+    changed override, or built-in parameters changed in the code, change the partition's digest."""
+    from scoring.params import params_for
+
+    pairs = keyed.select(PART, "rules", "event_id").unique()
+    texts: dict[str, set[str]] = {}
+    for part, rules, event in pairs.iter_rows():
+        texts.setdefault(part, set()).add(repr(params_for(rules or "national", overrides, event)))
+    return {part: "\n".join(sorted(t)) for part, t in texts.items()}
 
 
 def score_digests(matches: pl.DataFrame, rulings: pl.DataFrame | None,
                   overrides: Overrides | None) -> dict[str, str]:
     """Per ``match_scores`` partition, the digest of its matches, their rulings and its override."""
     keyed = matches.with_columns(partition_of())
-    of_matches = digests(keyed, override_texts(keyed[PART], keyed["event_id"], overrides))
+    of_matches = digests(keyed, param_texts(keyed, overrides))
     ruled = {}
     if rulings is not None and not rulings.is_empty():
         keys = keyed.select("match_id", PART)

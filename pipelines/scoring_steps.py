@@ -124,7 +124,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     again (``pipelines.scoring_parts``); the table is what ranking every stage gives.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, override_texts, stage_of, standings_in_whole_order
+    from pipelines.scoring_parts import changed, param_texts, stage_of, standings_in_whole_order
     from scoring.standings import standings
 
     matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
@@ -133,7 +133,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
     keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
         winners, default=None, return_dtype=pl.String).alias("_winner"))
-    now = partitions.digests(keyed, override_texts(keyed[partitions.PART], keyed["event_id"], overrides))
+    now = partitions.digests(keyed, param_texts(keyed, overrides))
     stored_rows = _read(store, "standings")
     before = partitions.stored(store, "standings", stored_rows)
     if before is None:

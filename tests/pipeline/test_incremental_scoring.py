@@ -256,3 +256,35 @@ def test_later_dan_rounds_go_on_from_the_ledger(tmp_path: Path) -> None:
         applied.append(report.step("dan").outputs["dan_ledger"]["rounds_applied"])
         _check_dan_against_whole(root)
     assert applied == [6, 6, 15]
+
+
+def test_a_changed_override_rescores_its_event_only(
+    runs: tuple[Path, list[RunReport]], tmp_path: Path
+) -> None:
+    """An event's scoring override (here: a bye worth 1 match point) changes that event stage's
+    digest: it alone is scored and ranked again, and both tables equal a whole recompute with it."""
+    from dataclasses import replace
+
+    from scoring.params import params_for
+
+    root, _ = runs
+    copy = tmp_path / "store"
+    shutil.copytree(root, copy)
+    national = params_for("national")
+    bye_worth_one = replace(national.match_points, bye_match_points=1.0)
+    overrides = {"e-swiss": replace(national, match_points=bye_worth_one)}
+    scored = match_scores_step(Store(copy).pinned(), overrides).outputs["match_scores"]
+    ranked = standings_step(Store(copy).pinned(), overrides).outputs["standings"]
+    assert (scored["partitions_scored"], ranked["partitions_ranked"]) == (1, 1)
+    store = Store(copy).pinned()
+    ded = deductions(_scored(store, "rulings"))
+    whole = score_matches(_scored(store, "matches"), _scored(store, "deals"), ded, overrides)
+    scores = pl.from_arrow(store.read_table("match_scores"))
+    assert isinstance(scores, pl.DataFrame)
+    assert scores.to_dicts() == whole.to_dicts()
+    assert sorted(scores.filter(pl.col("outcome") == "bye")["match_points"].to_list()) == [1.0, 1.0]
+    matches = _scored(store, "matches").drop_nulls("winner")
+    winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
+    table = pl.from_arrow(store.read_table("standings"))
+    assert isinstance(table, pl.DataFrame)
+    assert table.to_dicts() == standings(whole, overrides, winners).to_dicts()
