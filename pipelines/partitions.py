@@ -96,4 +96,5 @@ def save(store: Store, table: str, current: Mapping[str, str]) -> None:
         schema={name: pl.String for name in ALL_TABLES[TABLE].names},
     )
     rows = mine if others is None else pl.concat([others, mine])
-    store.write_table(TABLE, rows.sort("table", "partition").to_arrow().cast(ALL_TABLES[TABLE]))
+    ordered = rows.sort("table", "partition").rechunk()  # one chunk: the same rows, the same bytes
+    store.write_table(TABLE, ordered.to_arrow().cast(ALL_TABLES[TABLE]))
