@@ -61,9 +61,13 @@ def param_texts(keyed: pl.DataFrame, overrides: Overrides | None) -> dict[str, s
     from scoring.params import params_for
 
     pairs = keyed.select(PART, "rules", "event_id").unique()
+    known: dict[tuple[str | None, str | None], str] = {}
     texts: dict[str, set[str]] = {}
     for part, rules, event in pairs.iter_rows():
-        texts.setdefault(part, set()).add(repr(params_for(rules or "national", overrides, event)))
+        key = (rules, event if overrides and event in overrides else None)
+        if key not in known:
+            known[key] = repr(params_for(rules or "national", overrides, key[1]))
+        texts.setdefault(part, set()).add(known[key])
     return {part: "\n".join(sorted(t)) for part, t in texts.items()}
 
 
