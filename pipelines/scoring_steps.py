@@ -2,10 +2,13 @@
 
 Each step reads its inputs from the store, replaces its table(s) and returns a
 :class:`~pipelines.step_reports.StepReport` with the checks a referee relies on (one current row
-per player, ledger totals that add up, one standings row per team and round). All tables are
-recomputed from the replayed tables on every run that has something new: scores, dans and
-ratings depend on the order of all rounds, and recomputing is what makes "re-deriving from the
-logs gives the same ledger" hold by construction.
+per player, ledger totals that add up, one standings row per team and round). Every table is
+what computing it from the whole replayed tables gives ("re-deriving from the logs gives the
+same ledger"), but not every step computes it so: ``match_scores``, ``standings`` and
+``duplicate_results`` recompute only the partitions whose inputs changed
+(``pipelines.scoring_parts``), the dan ledger and the ratings go on from the stored ledger and
+posterior when the new rounds come after every one applied, and fall back to the whole
+computation otherwise. The other tables are recomputed whole on every run with something new.
 
 Scoring reads the replayed tables without the matches that ``duplicate_matches`` marks
 ``excluded`` (a match ingested again under another id, ``pipelines.duplicates``), so a copy is
@@ -18,7 +21,7 @@ not counted twice in scores, dan points and ratings; the copy stays in ``matches
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -51,8 +54,10 @@ def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.Dat
 
 
 def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
+    """Replace table ``name`` by ``df``, in its row order (one chunk: delta-rs may write the
+    record batches of a chunked table in another order)."""
     schema = ALL_TABLES[name]
-    store.write_table(name, df.to_arrow().cast(schema) if df.height else schema.empty_table())
+    store.write_table(name, df.rechunk().to_arrow().cast(schema) if df.height else schema.empty_table())
     return {"rows": df.height}
 
 
@@ -73,44 +78,112 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     """Round scores per team per match and byes (scoring.md §S2–§S5), deductions from ``rulings``.
 
     Matches excluded as duplicates are not scored (see the module docs). ``overrides``: per-event
-    scoring parameters (``scoring.params.load_event_overrides``).
+    scoring parameters (``scoring.params.load_event_overrides``). Only the partitions (event
+    stages, matches without an event) whose inputs changed are scored again
+    (``pipelines.scoring_parts``); the table is what scoring every match gives.
     """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, in_whole_order, partition_of, rows_of, score_digests
     from scoring.deductions import deductions
     from scoring.round_scores import score_matches
 
     ruled = "rulings" in ALL_TABLES and store.has_data("rulings")
-    ded = deductions(_scored(store, "rulings")) if ruled else None
-    scores = score_matches(_scored(store, "matches"), _scored(store, "deals"), ded, overrides)
+    rulings = _scored(store, "rulings") if ruled else None
+    matches = _scored(store, "matches")
+    now = score_digests(matches, rulings, overrides)
+    stored_rows = _read(store, "match_scores")
+    before = partitions.stored(store, "match_scores", stored_rows)
+    if before is None:
+        ded = deductions(rulings) if rulings is not None else None
+        scores = score_matches(matches, _scored(store, "deals"), ded, overrides)
+        redone = len(now)
+    else:
+        todo = changed(now, before)
+        keyed = matches.with_columns(partition_of())
+        redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
+        ids = redo["match_id"].to_list()
+        ded = deductions(rulings.filter(pl.col("match_id").is_in(ids))) if rulings is not None else None
+        fresh = score_matches(redo, rows_of(store, "deals", ids), ded, overrides)
+        kept = stored_rows.with_columns(partition_of())
+        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+        scores = in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"), matches)
+        redone = len(todo)
     meta = _write(store, "match_scores", scores)
+    partitions.save(store, "match_scores", now)
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
     two_each = per_match.filter(pl.col("len") != 2).is_empty()
     check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
-    return StepReport("match_scores", {"match_scores": meta}, (check,))
+    return StepReport("match_scores", {"match_scores": {**meta, "partitions": len(now),
+                                                         "partitions_scored": redone}}, (check,))
 
 
 def standings_step(store: Store, overrides: Overrides | None = None) -> StepReport:
-    """Standings per event/stage after each round with every tie-break column (scoring.md §S7)."""
+    """Standings per event/stage after each round with every tie-break column (scoring.md §S7).
+
+    Only the event stages whose ``match_scores`` rows, winners or override changed are ranked
+    again (``pipelines.scoring_parts``); the table is what ranking every stage gives.
+    """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, param_texts, stage_of, standings_in_whole_order
     from scoring.standings import standings
 
-    matches = _read(store, "matches").drop_nulls("winner")
+    matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
     winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
-    table = standings(_read(store, "match_scores"), overrides, winners)
+    scores = _read(store, "match_scores")
+    eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
+    keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
+        winners, default=None, return_dtype=pl.String).alias("_winner"))
+    now = partitions.digests(keyed, param_texts(keyed, overrides))
+    stored_rows = _read(store, "standings")
+    before = partitions.stored(store, "standings", stored_rows)
+    if before is None:
+        table = standings(scores, overrides, winners)
+        redone = len(now)
+    else:
+        todo = changed(now, before)
+        redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART, "_winner")
+        kept = stored_rows.with_columns(stage_of())
+        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+        fresh = standings(redo, overrides, winners)
+        table = standings_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+        redone = len(todo)
     meta = _write(store, "standings", table)
+    partitions.save(store, "standings", now)
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
                          {"duplicates": dup.height})
-    return StepReport("standings", {"standings": meta}, (check,))
+    outputs = {"standings": {**meta, "partitions": len(now), "partitions_ranked": redone}}
+    return StepReport("standings", outputs, (check,))
 
 
 def dan_step(store: Store) -> StepReport:
-    """The amateur dan ledger and each player's current dan (scoring.md §S5)."""
-    from scoring.dan import dan_current, dan_ledger
+    """The amateur dan ledger and each player's current dan (scoring.md §S5).
+
+    When the rounds the stored ledger holds are still the first rounds in time order, unchanged
+    (their digest in ``scoring_partitions``), only the later ones are applied, from the players'
+    states the ledger ends with (``scoring.dan.states_from_ledger``): the same ledger as applying
+    every round. Otherwise (a correction, a round that sorts earlier, no digest) every round.
+    """
+    from pipelines import partitions
+    from scoring.dan import continue_ledger, dan_current, dan_ledger, dan_rounds, states_from_ledger
     from scoring.dan_checks import ledger_problems
 
-    ledger, states = dan_ledger(_read(store, "match_scores"))
+    scores = _read(store, "match_scores")
+    rounds = dan_rounds(scores)
+    stored_ledger = _read(store, "dan_ledger")
+    before = partitions.stored(store, "dan_ledger", stored_ledger)
+    done = stored_ledger["match_id"].n_unique() if before is not None else 0
+    if before is not None and before.get(ROUNDS) == _rounds_digest(rounds[:done]) and done <= len(rounds):
+        states = states_from_ledger(stored_ledger)
+        ledger = pl.concat([stored_ledger, continue_ledger(rounds[done:], states)],
+                           how="vertical_relaxed").sort("player_id", "seq")
+    else:
+        ledger, states = dan_ledger(scores)
+        done = 0
     current = dan_current(states)
-    outputs = {"dan_ledger": _write(store, "dan_ledger", ledger),
+    outputs = {"dan_ledger": {**_write(store, "dan_ledger", ledger), "rounds_applied": len(rounds) - done},
                "dan_current": _write(store, "dan_current", current)}
+    partitions.save(store, "dan_ledger", {ROUNDS: _rounds_digest(rounds)})
     problems = ledger_problems(ledger)
     checks = (
         CheckOutcome("running_totals_consistent", "dan_ledger", not problems,
@@ -119,6 +192,17 @@ def dan_step(store: Store) -> StepReport:
                      {"players": current.height}),
     )
     return StepReport("dan", outputs, checks)
+
+
+ROUNDS = "rounds"
+"""The one ``scoring_partitions`` entry of ``dan_ledger``: the digest of the rounds it holds."""
+
+
+def _rounds_digest(rounds: list[Any]) -> str:
+    """A SHA-256 of dan rounds (``scoring.dan.dan_rounds``), in order."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(repr(r) for r in rounds).encode()).hexdigest()
 
 
 def pro_dan_step(store: Store) -> StepReport:
@@ -183,12 +267,32 @@ def partners_step(store: Store) -> StepReport:
 
 
 def duplicate_events_step(store: Store) -> StepReport:
-    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate."""
-    from scoring.duplicate import duplicate_results, duplicate_standings
+    """Duplicate (複式) events: each deal matchpointed across rooms, pairs ranked by MP score rate.
 
-    results = duplicate_results(_scored(store, "matches"), _scored(store, "deals"))
-    outputs = {"duplicate_results": _write(store, "duplicate_results", results),
+    ``duplicate_results`` is recomputed only for the event stages whose rooms (their ``matches``
+    rows) changed, from those rooms' deals alone (``pipelines.scoring_parts``); the standings
+    are ranked from the results of every duplicate event, a table as small as those events.
+    """
+    from pipelines import partitions
+    from pipelines.scoring_parts import changed, results_in_whole_order, rows_of, stage_of
+    from scoring.duplicate import SCORED_STATUSES, duplicate_results, duplicate_standings
+
+    matches = _scored(store, "matches")
+    rooms = matches.filter(pl.col("duplicate_board").is_not_null() & pl.col("status").is_in(SCORED_STATUSES))
+    keyed = rooms.with_columns(stage_of())
+    now = partitions.digests(keyed)
+    stored_rows = _read(store, "duplicate_results")
+    before = partitions.stored(store, "duplicate_results", stored_rows)
+    todo = set(now) if before is None else changed(now, before)
+    kept = stored_rows.clear() if before is None else stored_rows.with_columns(stage_of()).filter(
+        pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+    redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
+    fresh = duplicate_results(redo, rows_of(store, "deals", redo["match_id"].to_list()))
+    results = results_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+    outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
+                                     "partitions": len(now), "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
+    partitions.save(store, "duplicate_results", now)
     return StepReport("duplicate_events", outputs)
 
 

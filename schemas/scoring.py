@@ -347,6 +347,20 @@ DAN_FORECAST = pa.schema(
                      "resets and counted rounds expected to the next dan (scoring.md §S5)"},
 )
 
+SCORING_PARTITIONS = pa.schema(
+    [
+        pa.field("table", pa.string(), nullable=False),
+        pa.field("partition", pa.string(), nullable=False),
+        pa.field("digest", pa.string(), nullable=False),
+        pa.field("scheme", pa.string(), nullable=False),
+        pa.field("table_digest", pa.string(), nullable=False),
+    ],
+    metadata={
+        "doc": "one row per partition of a partitioned scoring table: the hash of the partition's "
+        "inputs when its rows were computed, and the hash of the table's rows they describe"
+    },
+)
+
 SCORING: dict[str, pa.Schema] = {
     "match_scores": MATCH_SCORES,
     "standings": STANDINGS,
@@ -365,3 +379,8 @@ SCORING: dict[str, pa.Schema] = {
     "player_luck": PLAYER_LUCK,
 }
 """Tables derived from the replayed tables by ``scoring``, by name."""
+
+SCORING_BOOKKEEPING: dict[str, pa.Schema] = {"scoring_partitions": SCORING_PARTITIONS}
+"""What the scoring steps keep to recompute only what changed (``pipelines.partitions``), by name:
+written by the ``match_scores``, ``standings``, ``dan`` and ``duplicate_events`` steps beside
+their tables, not an output."""

@@ -113,9 +113,27 @@ def dan_ledger(scores: pl.DataFrame, p: DanParams | None = None) -> tuple[pl.Dat
     """
     p = p or DanParams()
     states: dict[str, DanState] = {}
-    seqs: dict[str, int] = {}
+    return continue_ledger(dan_rounds(scores, p), states, p), states
+
+
+def dan_rounds(scores: pl.DataFrame, p: DanParams | None = None) -> list[Round]:
+    """The rounds :func:`dan_ledger` applies, in its order (``(started_at, match_id)``)."""
+    return _rounds(scores, p or DanParams())
+
+
+def continue_ledger(
+    rounds: list[Round], states: dict[str, DanState], p: DanParams | None = None
+) -> pl.DataFrame:
+    """The ``dan_ledger`` rows of ``rounds`` applied after ``states`` (updated in place).
+
+    From the states the earlier rounds left (:func:`states_from_ledger`), the rows and states
+    are those of applying every round at once: a player's round number goes on from its
+    ``rounds``.
+    """
+    p = p or DanParams()
+    seqs = {player: st.rounds for player, st in states.items()}
     rows: list[dict[str, Any]] = []
-    for started_at, match_id, event_id, rnd, sides in _rounds(scores, p):
+    for started_at, match_id, event_id, rnd, sides in rounds:
         before = {
             pl_id: states.setdefault(pl_id, DanState()).dan
             for players, _ in sides.values()
@@ -156,8 +174,45 @@ def dan_ledger(scores: pl.DataFrame, p: DanParams | None = None) -> tuple[pl.Dat
                         "event": event,
                     }
                 )
-    ledger = frame(rows, DAN_LEDGER).sort("player_id", "seq")
-    return ledger, states
+    return frame(rows, DAN_LEDGER).sort("player_id", "seq")
+
+
+def states_from_ledger(ledger: pl.DataFrame) -> dict[str, DanState]:
+    """Every player's state after the rounds of ``ledger`` (a whole :func:`dan_ledger` table).
+
+    Read from each player's last row (dan and total after it; its window goes on, or a new one
+    starts after a promotion or a reset), the total held on the last promotion (none: 0) and the
+    counted rows: the state :func:`dan_ledger` ended with, field for field.
+    """
+    last = (
+        ledger.sort("player_id", "seq")
+        .group_by("player_id", maintain_order=True)
+        .agg(
+            pl.col("seq").last(),
+            pl.col("dan_after").last(),
+            pl.col("total_after").last(),
+            pl.col("window_no").last(),
+            pl.col("window_rounds_used").last(),
+            pl.col("event").last(),
+            pl.col("started_at").last(),
+            pl.col("counted").sum().alias("counted_rounds"),
+            pl.col("total_after").filter(pl.col("event") == "promoted").last().alias("held"),
+        )
+    )
+    states = {}
+    for r in last.iter_rows(named=True):
+        new_window = r["event"] in ("promoted", "window_reset")
+        states[r["player_id"]] = DanState(
+            dan=r["dan_after"],
+            total=r["total_after"],
+            held_at_dan=r["held"] or 0,
+            window_no=r["window_no"] + 1 if new_window else r["window_no"],
+            used=0 if new_window else r["window_rounds_used"],
+            rounds=r["seq"],
+            counted_rounds=r["counted_rounds"],
+            last_played=r["started_at"],
+        )
+    return states
 
 
 def dan_current(states: dict[str, DanState], p: DanParams | None = None) -> pl.DataFrame:
