@@ -24,7 +24,7 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from pipelines.state import StoreState
+from pipelines.state import StoreState, batches_by_match
 from schemas.tables import DUPLICATE_MATCHES
 
 
@@ -32,8 +32,8 @@ def ingest_order(state: StoreState) -> dict[str, int]:
     """Each match's position in ingest order: the index of the first committed batch holding it."""
     position = {batch: i for i, batch in enumerate(state.committed)}
     return {
-        m: min((position[b] for b in info.batches if b in position), default=len(position))
-        for m, info in state.matches.items()
+        m: min((position[b] for b in batches if b in position), default=len(position))
+        for m, batches in batches_by_match(state.matches)
     }
 
 

@@ -101,44 +101,163 @@ class MatchInfo:
         return self.ready or bool(self.late_batches) or self.retract
 
 
+INFO_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MatchInfo))
+"""The catalogue row's columns after ``match_id``, in :class:`MatchInfo`'s order."""
+
+
+def info_row(info: MatchInfo) -> tuple[Any, ...]:
+    """``info`` as a catalogue row without ``match_id``: a comparable tuple, its lists copied (so a
+    later change to the match does not change the row)."""
+    return tuple(list(v) if isinstance(v, list) else v for v in (getattr(info, n) for n in INFO_FIELDS))
+
+
 class Catalogue(MutableMapping[str, MatchInfo]):
     """The per-match catalogue as a mapping, read from its memory table on first use.
 
-    ``load`` returns the match rows; until something asks for a match nothing is read, and an
-    unread catalogue has nothing to save (:func:`save_state`).
+    ``load`` returns the latest row of every match as columns (``match_id`` and
+    :data:`INFO_FIELDS`). Until something asks for a match nothing is read, and an unread
+    catalogue has nothing to save (:func:`save_state`). Once read, a :class:`MatchInfo` is built
+    only for a match asked for or added, and saving compares only those (:meth:`changed`): a step
+    that touches the new data's matches pays for those, not for every match of the store.
+    :meth:`where` and :meth:`counts` answer for the others from the columns.
     """
 
-    def __init__(self, load: Callable[[], dict[str, MatchInfo]]) -> None:
-        self._load: Callable[[], dict[str, MatchInfo]] | None = load
+    def __init__(self, load: Callable[[], pl.DataFrame]) -> None:
+        self._load: Callable[[], pl.DataFrame] | None = load
+        self._frame = pl.DataFrame()
+        self._index: dict[str, int] = {}
         self._data: dict[str, MatchInfo] = {}
+        """Matches built from their row or added: the ones a save compares."""
+        self._saved: dict[str, tuple[Any, ...] | None] = {}
+        """Per match of ``_data``: its row as read or last saved (None: never saved)."""
+        self._added: dict[str, int] = {}
+        """Matches not in the table as read, in the order they were added."""
 
     @property
     def loaded(self) -> bool:
         return self._load is None
 
-    def _rows(self) -> dict[str, MatchInfo]:
+    def _read(self) -> None:
         if self._load is not None:
             load, self._load = self._load, None
-            self._data = load()
-        return self._data
+            self._frame = load()
+            if self._frame.height:
+                self._index = {m: i for i, m in enumerate(self._frame["match_id"].to_list())}
 
     def __getitem__(self, key: str) -> MatchInfo:
-        return self._rows()[key]
+        info = self._data.get(key)
+        if info is not None:
+            return info
+        self._read()
+        info = MatchInfo(*self._frame.row(self._index[key])[1:])
+        self._data[key] = info
+        self._saved[key] = info_row(info)
+        return info
 
     def __setitem__(self, key: str, value: MatchInfo) -> None:
-        self._rows()[key] = value
+        if key not in self._data:
+            self._read()
+            if key in self._index:
+                self._saved[key] = info_row(self[key])
+            else:
+                self._saved[key] = None
+                self._added[key] = len(self._added)
+        self._data[key] = value
 
     def __delitem__(self, key: str) -> None:
-        del self._rows()[key]
+        raise TypeError("the match catalogue is append-only: a match stays catalogued")
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows())
+        self._read()
+        yield from self._index
+        yield from self._added
 
     def __len__(self) -> int:
-        return len(self._rows())
+        self._read()
+        return len(self._index) + len(self._added)
 
-    def __repr__(self) -> str:
-        return f"Catalogue({self._rows()!r})" if self.loaded else "Catalogue(<not read>)"
+    def where(self, rows: pl.Expr, keep: Callable[[MatchInfo], bool]) -> dict[str, MatchInfo]:
+        """The matches for which ``keep`` holds, in catalogue order.
+
+        ``rows`` is the same condition on the columns: it picks the rows as read that can hold;
+        every match built or added since is tested by ``keep`` itself.
+        """
+        self._read()
+        picked = self._frame.filter(rows)["match_id"].to_list() if self._frame.height else []
+        candidates = sorted({*picked, *self._data}, key=self._position)
+        return {m: self[m] for m in candidates if keep(self[m])}
+
+    def _position(self, key: str) -> int:
+        at = self._index.get(key)
+        return at if at is not None else len(self._index) + self._added[key]
+
+    def batches(self) -> Iterator[tuple[str, list[str]]]:
+        """Every match with its raw-event batches (:attr:`MatchInfo.batches`), in catalogue order,
+        from the columns for the matches not built."""
+        self._read()
+        if self._frame.height:
+            for m, batches in zip(self._frame["match_id"].to_list(), self._frame["batches"].to_list(),
+                                  strict=True):
+                info = self._data.get(m)
+                yield m, batches if info is None else info.batches
+        for m in self._added:
+            yield m, self._data[m].batches
+
+    def counts(self) -> dict[str, int]:
+        """Matches and rows by status and the :data:`PENDING` matches (see ``catalogue_counts``)."""
+        self._read()
+        out: dict[str, int] = {PENDING: 0}
+        if self._frame.height:
+            untouched = self._frame.filter(~pl.col("match_id").is_in(list(self._data)))
+            by_status = untouched.group_by("status", maintain_order=True).agg(pl.len(), pl.col("rows").sum())
+            for status, n, rows in by_status.rows():
+                out[f"matches_{status}"], out[f"rows_{status}"] = n, rows
+            out[PENDING] = untouched.filter(PENDING_ROWS).height
+        for info in self._data.values():
+            _count(out, info)
+        return out
+
+    def changed(self) -> dict[str, tuple[Any, ...]]:
+        """The rows of the matches built or added that differ from their saved row."""
+        rows = {m: info_row(info) for m, info in self._data.items()}
+        return {m: row for m, row in rows.items() if row != self._saved.get(m)}
+
+    def mark_saved(self, rows: dict[str, tuple[Any, ...]]) -> None:
+        """``rows`` (from :meth:`changed`) are now the saved ones."""
+        self._saved.update(rows)
+
+
+def select(matches: MutableMapping[str, MatchInfo], rows: pl.Expr,
+           keep: Callable[[MatchInfo], bool]) -> dict[str, MatchInfo]:
+    """The matches of ``matches`` for which ``keep`` holds, in order; ``rows`` is the same
+    condition on the catalogue's columns (:meth:`Catalogue.where`: the others are not built)."""
+    if isinstance(matches, Catalogue):
+        return matches.where(rows, keep)
+    return {m: i for m, i in matches.items() if keep(i)}
+
+
+def batches_by_match(matches: MutableMapping[str, MatchInfo]) -> Iterator[tuple[str, list[str]]]:
+    """Every match of ``matches`` with its batches (:meth:`Catalogue.batches`: none is built)."""
+    if isinstance(matches, Catalogue):
+        return matches.batches()
+    return ((m, i.batches) for m, i in matches.items())
+
+
+HELD_ROWS = pl.col("status") == INCOMPLETE
+"""Matches held as incomplete, on the catalogue's columns (``MatchInfo.status == INCOMPLETE``)."""
+
+PENDING_ROWS = (
+    ((pl.col("status") == INCOMPLETE) & pl.col("has_end"))
+    | (pl.col("late_batches").list.len() > 0)
+    | pl.col("retract")
+)
+""":attr:`MatchInfo.pending` on the catalogue's columns."""
+
+
+def _count(out: dict[str, int], info: MatchInfo) -> None:
+    out[f"matches_{info.status}"] = out.get(f"matches_{info.status}", 0) + 1
+    out[f"rows_{info.status}"] = out.get(f"rows_{info.status}", 0) + info.rows
+    out[PENDING] += info.pending
 
 
 @dataclass(slots=True)
@@ -210,11 +329,11 @@ class StoreState:
 
     def catalogue_counts(self) -> dict[str, int]:
         """Matches and rows by status and the :data:`PENDING` matches: the commit row's ``counts``."""
+        if isinstance(self.matches, Catalogue):
+            return self.matches.counts()
         out: dict[str, int] = {PENDING: 0}
         for info in self.matches.values():
-            out[f"matches_{info.status}"] = out.get(f"matches_{info.status}", 0) + 1
-            out[f"rows_{info.status}"] = out.get(f"rows_{info.status}", 0) + info.rows
-            out[PENDING] += info.pending
+            _count(out, info)
         return out
 
 
@@ -263,13 +382,18 @@ MEMORY = {"file_log": FILES, "file_fingerprints": FINGERPRINTS, "match_catalogue
 
 def _latest(table: pa.Table, key: str) -> list[dict[str, Any]]:
     """Rows of ``table``, the latest (highest ``commit``) per ``key``, in first-seen order."""
+    return _latest_frame(table, key).to_dicts()
+
+
+def _latest_frame(table: pa.Table, key: str) -> pl.DataFrame:
+    """:func:`_latest` as columns (without ``commit``)."""
     if table.num_rows == 0:
-        return []
+        return pl.DataFrame()
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
     order = frame.with_row_index("_i").group_by(key).agg(pl.col("_i").first()).rename({"_i": "_first"})
     latest = frame.with_row_index("_i").sort("commit", "_i").group_by(key).last()
-    return latest.join(order, on=key).sort("_first").drop("_i", "_first", "commit").to_dicts()
+    return latest.join(order, on=key).sort("_first").drop("_i", "_first", "commit")
 
 
 def load_state(store: Store) -> StoreState:
@@ -291,11 +415,9 @@ def load_state(store: Store) -> StoreState:
         malformed_rows=commit.malformed_rows,
     )
 
-    def catalogue() -> dict[str, MatchInfo]:
-        rows = _latest(store.read_memory("match_catalogue", MATCHES), "match_id")
-        matches = {r.pop("match_id"): MatchInfo(**r) for r in rows}
-        state.saved["match_catalogue"] = {m: astuple(i) for m, i in matches.items()}
-        return matches
+    def catalogue() -> pl.DataFrame:
+        latest = _latest_frame(store.read_memory("match_catalogue", MATCHES), "match_id")
+        return latest.select("match_id", *INFO_FIELDS) if latest.height else latest
 
     state.matches = Catalogue(catalogue)
     state.saved = _image(state)
@@ -334,9 +456,13 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
     with store.writer_lock():
         commit = store.next_seq()
         image = _image(state)
+        catalogue = _catalogue_changes(state)
+        changes = _changes(state.saved, image)
+        changes["match_catalogue"] = [{"match_id": m, **dict(zip(INFO_FIELDS, row, strict=True))}
+                                      for m, row in catalogue.items()]
         token = new_id()
         written = dict(versions or {})
-        for name, rows in _changes(state.saved, image).items():
+        for name, rows in changes.items():
             if rows:
                 table = pa.Table.from_pylist([{**r, "commit": commit} for r in rows], schema=MEMORY[name])
                 written[name] = store.append(store.memory_path(name), table, f"{name}-{token}")
@@ -346,6 +472,8 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
         store.commit(batch, written, unquarantined=state.unquarantined, malformed_rows=state.malformed_rows,
                      counts=counts)
         state.saved = image
+        if isinstance(state.matches, Catalogue):
+            state.matches.mark_saved(catalogue)
 
 
 def _catalogue_counts(state: StoreState) -> dict[str, int] | None:
@@ -356,21 +484,30 @@ def _catalogue_counts(state: StoreState) -> dict[str, int] | None:
 
 
 def _image(state: StoreState) -> dict[str, Any]:
-    """The memory tables' current rows by key, as comparable tuples (an unread catalogue: as loaded)."""
-    unread = isinstance(state.matches, Catalogue) and not state.matches.loaded
-    return {
+    """The file memory tables' current rows by key as comparable tuples, and the catalogue's when
+    it is a plain mapping (a :class:`Catalogue` tracks its own changes)."""
+    image: dict[str, Any] = {
         "file_log": {h: astuple(r) for h, r in state.files.items()},
         "file_fingerprints": {p: tuple(v) for p, v in state.fingerprints.items()},
-        "match_catalogue": (state.saved.get("match_catalogue", {}) if unread
-                            else {m: astuple(i) for m, i in state.matches.items()}),
     }
+    if not isinstance(state.matches, Catalogue):
+        image["match_catalogue"] = {m: info_row(i) for m, i in state.matches.items()}
+    return image
+
+
+def _catalogue_changes(state: StoreState) -> dict[str, tuple[Any, ...]]:
+    """The catalogue rows to append: matches new or changed since the state was loaded or saved."""
+    if isinstance(state.matches, Catalogue):
+        return state.matches.changed()
+    saved = state.saved.get("match_catalogue", {})
+    rows = {m: info_row(i) for m, i in state.matches.items()}
+    return {m: row for m, row in rows.items() if saved.get(m) != row}
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The rows to append per memory table: keys new in ``after`` or with another value."""
-    old = {name: before.get(name, {}) for name in MEMORY}
+    """The file memory tables' rows to append: keys new in ``after`` or with another value."""
+    old = {name: before.get(name, {}) for name in ("file_log", "file_fingerprints")}
     record_fields = [f.name for f in fields(FileRecord)]
-    info_fields = [f.name for f in fields(MatchInfo)]
     return {
         "file_log": [
             _file_row(h, dict(zip(record_fields, v, strict=True)))
@@ -379,10 +516,6 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[di
         "file_fingerprints": [
             {"path": p, "size": v[0], "mtime_ns": v[1], "sha256": v[2]}
             for p, v in after["file_fingerprints"].items() if old["file_fingerprints"].get(p) != v
-        ],
-        "match_catalogue": [
-            {"match_id": m, **dict(zip(info_fields, v, strict=True))}
-            for m, v in after["match_catalogue"].items() if old["match_catalogue"].get(m) != v
         ],
     }
 
