@@ -88,6 +88,13 @@ def changed(now: Mapping[str, str], before: Mapping[str, str]) -> set[str]:
     return {p for p, d in now.items() if before.get(p) != d}
 
 
+def kept(stored: pl.DataFrame, partition: pl.Expr, now: Mapping[str, str], todo: set[str]) -> pl.DataFrame:
+    """The ``stored`` rows of the partitions (``partition``: each row's, as :func:`partition_of` or
+    :func:`stage_of`) still in ``now`` and not in ``todo``: the rows a run keeps."""
+    keep = sorted(set(now) - todo)
+    return stored.with_columns(partition).filter(pl.col(PART).is_in(keep)).drop(PART)
+
+
 def rows_of(store: Store, name: str, match_ids: list[str]) -> pl.DataFrame:
     """The rows of table ``name`` of the given matches only, typed by its schema.
 

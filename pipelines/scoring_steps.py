@@ -83,7 +83,7 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     (``pipelines.scoring_parts``); the table is what scoring every match gives.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, in_whole_order, partition_of, rows_of, score_digests
+    from pipelines.scoring_parts import changed, in_whole_order, kept, partition_of, rows_of, score_digests
     from scoring.deductions import deductions
     from scoring.round_scores import score_matches
 
@@ -104,9 +104,8 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
         ids = redo["match_id"].to_list()
         ded = deductions(rulings.filter(pl.col("match_id").is_in(ids))) if rulings is not None else None
         fresh = score_matches(redo, rows_of(store, "deals", ids), ded, overrides)
-        kept = stored_rows.with_columns(partition_of())
-        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
-        scores = in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"), matches)
+        scores = in_whole_order(pl.concat([kept(stored_rows, partition_of(), now, todo), fresh],
+                                          how="vertical_relaxed"), matches)
         redone = len(todo)
     meta = _write(store, "match_scores", scores)
     partitions.save(store, "match_scores", now)
@@ -124,7 +123,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     again (``pipelines.scoring_parts``); the table is what ranking every stage gives.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, param_texts, stage_of, standings_in_whole_order
+    from pipelines.scoring_parts import changed, kept, param_texts, stage_of, standings_in_whole_order
     from scoring.standings import standings
 
     matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
@@ -142,10 +141,9 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     else:
         todo = changed(now, before)
         redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART, "_winner")
-        kept = stored_rows.with_columns(stage_of())
-        kept = kept.filter(pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
         fresh = standings(redo, overrides, winners)
-        table = standings_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+        table = standings_in_whole_order(pl.concat([kept(stored_rows, stage_of(), now, todo), fresh],
+                                                   how="vertical_relaxed"))
         redone = len(todo)
     meta = _write(store, "standings", table)
     partitions.save(store, "standings", now)
@@ -274,7 +272,7 @@ def duplicate_events_step(store: Store) -> StepReport:
     are ranked from the results of every duplicate event, a table as small as those events.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, results_in_whole_order, rows_of, stage_of
+    from pipelines.scoring_parts import changed, kept, results_in_whole_order, rows_of, stage_of
     from scoring.duplicate import SCORED_STATUSES, duplicate_results, duplicate_standings
 
     matches = _scored(store, "matches")
@@ -284,11 +282,10 @@ def duplicate_events_step(store: Store) -> StepReport:
     stored_rows = _read(store, "duplicate_results")
     before = partitions.stored(store, "duplicate_results", stored_rows)
     todo = set(now) if before is None else changed(now, before)
-    kept = stored_rows.clear() if before is None else stored_rows.with_columns(stage_of()).filter(
-        pl.col(partitions.PART).is_in(sorted(set(now) - todo))).drop(partitions.PART)
+    old = kept(stored_rows, stage_of(), now, todo)
     redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
     fresh = duplicate_results(redo, rows_of(store, "deals", redo["match_id"].to_list()))
-    results = results_in_whole_order(pl.concat([kept, fresh], how="vertical_relaxed"))
+    results = results_in_whole_order(pl.concat([old, fresh], how="vertical_relaxed"))
     outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
                                      "partitions": len(now), "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
