@@ -17,7 +17,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.state import HELD_ROWS, INCOMPLETE, StoreState, select
+from pipelines.state import HELD, INCOMPLETE, StoreState, select
 from pipelines.store import Store, new_id
 
 CheckResult = tuple[bool, dict[str, int | str]]
@@ -32,8 +32,7 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     malformed). The ``incomplete_matches`` table must also list exactly the matches the ingest
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
     """
-    incomplete_now = select(state.matches, HELD_ROWS, lambda i: i.status == INCOMPLETE)
-    held = [(m, i.rows) for m, i in incomplete_now.items()]
+    held = [(m, i.rows) for m, i in select(state.matches, HELD).items()]
     incomplete = pa.table(
         {"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
         schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]),

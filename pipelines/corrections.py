@@ -22,7 +22,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.state import MatchInfo, load_state, select
+from pipelines.state import CORRECTED, MatchInfo, load_state, select
 from pipelines.store import Store
 from schemas.tables import RAW_EVENTS, SUPERSEDED
 
@@ -84,7 +84,7 @@ def write_superseded(store: Store) -> int:
     """
     with store.writer_lock():
         state = load_state(store)
-        corrected = select(state.matches, pl.col("superseded").list.len() > 0, lambda i: bool(i.superseded))
+        corrected = select(state.matches, CORRECTED)
         table = superseded_table(store, corrected)
         store.write_table("superseded", table)
         return table.num_rows

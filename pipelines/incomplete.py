@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.state import HELD_ROWS, INCOMPLETE, MatchInfo, load_state, select
+from pipelines.state import HELD, MatchInfo, load_state, select
 from pipelines.store import Store
 from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
@@ -95,7 +95,7 @@ def write_incomplete(store: Store) -> int:
     """
     with store.writer_lock():
         state = load_state(store)
-        held = select(state.matches, HELD_ROWS, lambda i: i.status == INCOMPLETE)
+        held = select(state.matches, HELD)
         table = incomplete_table(store, held)
         store.write_table("incomplete_matches", table)
         return table.num_rows

@@ -42,7 +42,7 @@ from pipelines.cpu import add_cpu
 from pipelines.parsing import MALFORMED_BUCKET
 from pipelines.pool import Executor
 from pipelines.replay_task import ReplayFn, ReviewFn, replay_task
-from pipelines.state import HELD_ROWS, MatchInfo, StoreState, select
+from pipelines.state import LATE, READY, RETRACTING, MatchInfo, StoreState, select
 from pipelines.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
@@ -167,9 +167,9 @@ def replay_ready(
     workers = workers or os.cpu_count() or 1
     report = ReplayReport(batch_id)
     writers = _TableWriters(store, batch_id, report)
-    ready = select(state.matches, HELD_ROWS & pl.col("has_end"), lambda i: i.ready)
-    late = select(state.matches, pl.col("late_batches").list.len() > 0, lambda i: bool(i.late_batches))
-    retracting = sorted(select(state.matches, pl.col("retract"), lambda i: i.retract))
+    ready = select(state.matches, READY)
+    late = select(state.matches, LATE)
+    retracting = sorted(select(state.matches, RETRACTING))
     if on_total:
         on_total(sum(i.rows for i in ready.values()))
     retract_matches(store, retracting, list(WRITTEN))

@@ -176,16 +176,13 @@ class Catalogue(MutableMapping[str, MatchInfo]):
         self._read()
         return len(self._index) + len(self._added)
 
-    def where(self, rows: pl.Expr, keep: Callable[[MatchInfo], bool]) -> dict[str, MatchInfo]:
-        """The matches for which ``keep`` holds, in catalogue order.
-
-        ``rows`` is the same condition on the columns: it picks the rows as read that can hold;
-        every match built or added since is tested by ``keep`` itself.
-        """
+    def where(self, condition: Condition) -> dict[str, MatchInfo]:
+        """The matches for which ``condition`` holds, in catalogue order: the rows as read are
+        picked by its columns' form, every match built or added since is tested itself."""
         self._read()
-        picked = self._frame.filter(rows)["match_id"].to_list() if self._frame.height else []
+        picked = self._frame.filter(condition.rows)["match_id"].to_list() if self._frame.height else []
         candidates = sorted({*picked, *self._data}, key=self._position)
-        return {m: self[m] for m in candidates if keep(self[m])}
+        return {m: self[m] for m in candidates if condition.holds(self[m])}
 
     def _position(self, key: str) -> int:
         at = self._index.get(key)
@@ -212,10 +209,13 @@ class Catalogue(MutableMapping[str, MatchInfo]):
             by_status = untouched.group_by("status", maintain_order=True).agg(pl.len(), pl.col("rows").sum())
             for status, n, rows in by_status.rows():
                 out[f"matches_{status}"], out[f"rows_{status}"] = n, rows
-            out[PENDING] = untouched.filter(PENDING_ROWS).height
+            out[PENDING] = untouched.filter(PENDING_MATCH.rows).height
         for info in self._data.values():
             _count(out, info)
         return out
+
+    def __repr__(self) -> str:
+        return f"Catalogue({dict(self.items())!r})" if self.loaded else "Catalogue(<not read>)"
 
     def changed(self) -> dict[str, tuple[Any, ...]]:
         """The rows of the matches built or added that differ from their saved row."""
@@ -227,13 +227,35 @@ class Catalogue(MutableMapping[str, MatchInfo]):
         self._saved.update(rows)
 
 
-def select(matches: MutableMapping[str, MatchInfo], rows: pl.Expr,
-           keep: Callable[[MatchInfo], bool]) -> dict[str, MatchInfo]:
-    """The matches of ``matches`` for which ``keep`` holds, in order; ``rows`` is the same
-    condition on the catalogue's columns (:meth:`Catalogue.where`: the others are not built)."""
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A condition on a match, stated on its :class:`MatchInfo` and on the catalogue's columns
+    alike: :meth:`Catalogue.where` reads the columns for the matches it has not built."""
+
+    rows: pl.Expr
+    holds: Callable[[MatchInfo], bool]
+
+
+HELD = Condition(pl.col("status") == INCOMPLETE, lambda i: i.status == INCOMPLETE)
+"""Held as incomplete (not replayed yet)."""
+READY = Condition(HELD.rows & pl.col("has_end"), lambda i: i.ready)
+""":attr:`MatchInfo.ready`."""
+LATE = Condition(pl.col("late_batches").list.len() > 0, lambda i: bool(i.late_batches))
+"""Rows arrived after the match was replayed, not handled yet."""
+RETRACTING = Condition(pl.col("retract"), lambda i: i.retract)
+"""A replayed lower revision's rows are still to be removed."""
+CORRECTED = Condition(pl.col("superseded").list.len() > 0, lambda i: bool(i.superseded))
+"""Lower revisions were ingested."""
+PENDING_MATCH = Condition(READY.rows | LATE.rows | RETRACTING.rows, lambda i: i.pending)
+""":attr:`MatchInfo.pending`."""
+
+
+def select(matches: MutableMapping[str, MatchInfo], condition: Condition) -> dict[str, MatchInfo]:
+    """The matches of ``matches`` for which ``condition`` holds, in order (of a
+    :class:`Catalogue`, without building the others: :meth:`Catalogue.where`)."""
     if isinstance(matches, Catalogue):
-        return matches.where(rows, keep)
-    return {m: i for m, i in matches.items() if keep(i)}
+        return matches.where(condition)
+    return {m: i for m, i in matches.items() if condition.holds(i)}
 
 
 def batches_by_match(matches: MutableMapping[str, MatchInfo]) -> Iterator[tuple[str, list[str]]]:
@@ -241,17 +263,6 @@ def batches_by_match(matches: MutableMapping[str, MatchInfo]) -> Iterator[tuple[
     if isinstance(matches, Catalogue):
         return matches.batches()
     return ((m, i.batches) for m, i in matches.items())
-
-
-HELD_ROWS = pl.col("status") == INCOMPLETE
-"""Matches held as incomplete, on the catalogue's columns (``MatchInfo.status == INCOMPLETE``)."""
-
-PENDING_ROWS = (
-    ((pl.col("status") == INCOMPLETE) & pl.col("has_end"))
-    | (pl.col("late_batches").list.len() > 0)
-    | pl.col("retract")
-)
-""":attr:`MatchInfo.pending` on the catalogue's columns."""
 
 
 def _count(out: dict[str, int], info: MatchInfo) -> None:
@@ -456,7 +467,7 @@ def save_state(store: Store, state: StoreState, batch: str | None = None,
     with store.writer_lock():
         commit = store.next_seq()
         image = _image(state)
-        catalogue = _catalogue_changes(state)
+        catalogue = _catalogue_changes(state, image)
         changes = _changes(state.saved, image)
         changes["match_catalogue"] = [{"match_id": m, **dict(zip(INFO_FIELDS, row, strict=True))}
                                       for m, row in catalogue.items()]
@@ -495,13 +506,13 @@ def _image(state: StoreState) -> dict[str, Any]:
     return image
 
 
-def _catalogue_changes(state: StoreState) -> dict[str, tuple[Any, ...]]:
-    """The catalogue rows to append: matches new or changed since the state was loaded or saved."""
+def _catalogue_changes(state: StoreState, image: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """The catalogue rows to append: matches new or changed since the state was loaded or saved
+    (of a plain mapping: by its rows in ``image``, as :func:`_image` took them)."""
     if isinstance(state.matches, Catalogue):
         return state.matches.changed()
     saved = state.saved.get("match_catalogue", {})
-    rows = {m: info_row(i) for m, i in state.matches.items()}
-    return {m: row for m, row in rows.items() if saved.get(m) != row}
+    return {m: row for m, row in image["match_catalogue"].items() if saved.get(m) != row}
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.state import (
-    HELD_ROWS,
+    HELD,
     INCOMPLETE,
     INFO_FIELDS,
-    PENDING_ROWS,
+    PENDING_MATCH,
+    RETRACTING,
     Catalogue,
     MatchInfo,
     StoreState,
@@ -86,11 +87,10 @@ def test_the_catalogue_answers_as_a_mapping_of_every_match(stored: list[MatchInf
     assert list(catalogue) == list(expected)
     assert len(catalogue) == len(expected)
     assert {m: info_row(i) for m, i in catalogue.items()} == {m: info_row(i) for m, i in expected.items()}
-    for rows, keep in ((HELD_ROWS, lambda i: i.status == INCOMPLETE), (PENDING_ROWS, lambda i: i.pending),
-                       (pl.col("retract"), lambda i: i.retract)):
+    for condition in (HELD, PENDING_MATCH, RETRACTING):
         fresh = Catalogue(lambda: _frame(plain))
         _apply(fresh, edit, len(stored))
-        assert list(select(fresh, rows, keep)) == list(select(expected, rows, keep))
+        assert list(select(fresh, condition)) == list(select(expected, condition))
     fresh = Catalogue(lambda: _frame(plain))
     _apply(fresh, edit, len(stored))
     assert fresh.counts() == StoreState(matches=expected).catalogue_counts()
@@ -106,7 +106,7 @@ def test_only_the_matches_touched_are_built_and_saved_rows_are_not_appended_agai
     catalogue["m7"].late_batches.append("b9")
     catalogue["x"] = MatchInfo(bucket=1)
     assert catalogue.counts()["matches_valid"] == 1000
-    assert select(catalogue, HELD_ROWS, lambda i: i.status == INCOMPLETE) == {"x": MatchInfo(bucket=1)}
+    assert select(catalogue, HELD) == {"x": MatchInfo(bucket=1)}
     assert len(catalogue._data) == 2
     changed = catalogue.changed()
     assert set(changed) == {"m7", "x"}
