@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipelines.state import CORRECTED, MatchInfo, load_state, select
-from pipelines.store import Store
+from pipelines.store import Store, of_matches
 from schemas.tables import RAW_EVENTS, SUPERSEDED
 
 _COLUMNS = ["match_id", "revision", "source_file", "ingested_at"]
@@ -50,7 +49,7 @@ def superseded_table(store: Store, corrected: dict[str, MatchInfo]) -> pa.Table:
         files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if not files:
             continue
-        where = pc.field("match_id").isin(pa.array(sorted(infos), pa.string()))
+        where = of_matches(infos)
         part = store.read_files(files, columns=_COLUMNS, where=where)
         frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
         assert isinstance(frame, pl.DataFrame)

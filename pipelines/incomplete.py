@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.state import HELD, MatchInfo, load_state, select
-from pipelines.store import Store
+from pipelines.store import Store, of_matches
 from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
 from schemas.times import offset_minutes
@@ -39,7 +39,7 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
         batches = sorted({b for info in infos.values() for b in info.batches})
         files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if files:
-            wanted = pc.field("match_id").isin(pa.array(sorted(infos), pa.string()))
+            wanted = of_matches(infos)
             part = store.read_files(files, columns=_COLUMNS, where=wanted)
             frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
             assert isinstance(frame, pl.DataFrame)

@@ -44,6 +44,7 @@ from pipelines.parsing import (
     parse_chunk,
 )
 from pipelines.pool import ordered_map
+from pipelines.staged_parts import PartWriter
 from pipelines.state import FileRecord, MatchInfo, StoreState
 from pipelines.store import Store
 from schemas.tables import INGESTED_FILES, RAW_EVENTS
@@ -164,13 +165,17 @@ class IngestReport:
 
 
 class _BucketWriter:
-    """Buffers parsed tables per bucket and appends them as row groups to one file per bucket."""
+    """Buffers parsed tables per bucket and appends them as row groups to each bucket's parts.
+
+    Every flush writes one row group per bucket (small: a few thousand rows at 64 buckets), so a
+    later read of a few matches (``pipelines.store.of_matches``) decodes little besides them.
+    """
 
     def __init__(self, store: Store, batch_id: str) -> None:
         self.store = store
         self.batch_id = batch_id
         self.buffers: dict[int, list[pa.Table]] = {}
-        self.writers: dict[int, pq.ParquetWriter] = {}
+        self.writers: dict[int, PartWriter] = {}
         self.buffered = 0
 
     def add(self, chunk: ParsedChunk) -> None:
@@ -184,9 +189,9 @@ class _BucketWriter:
         for bucket, tables in self.buffers.items():
             writer = self.writers.get(bucket)
             if writer is None:
-                path = self.store.stage_file(self.batch_id, "raw_events", {"bucket": bucket})
-                writer = self.writers[bucket] = pq.ParquetWriter(path, RAW_EVENTS, compression="zstd")
-            writer.write_table(pa.concat_tables(tables))
+                writer = self.writers[bucket] = PartWriter(self._path_of(bucket), RAW_EVENTS)
+            writer.write(pa.concat_tables(tables))
+            writer.flush()
         self.buffers = {}
         self.buffered = 0
 
@@ -194,6 +199,9 @@ class _BucketWriter:
         self.flush()
         for writer in self.writers.values():
             writer.close()
+
+    def _path_of(self, bucket: int) -> Callable[[int], Path]:
+        return lambda part: self.store.stage_file(self.batch_id, "raw_events", {"bucket": bucket}, part)
 
 
 @dataclass(slots=True)

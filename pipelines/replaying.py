@@ -31,21 +31,24 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from pipelines.corrections import retract_matches
 from pipelines.cpu import add_cpu
 from pipelines.parsing import MALFORMED_BUCKET
 from pipelines.pool import Executor
 from pipelines.replay_task import ReplayFn, ReviewFn, replay_task
+from pipelines.staged_parts import PartWriter
 from pipelines.state import LATE, READY, RETRACTING, MatchInfo, StoreState, select
-from pipelines.store import Store
+from pipelines.store import Store, of_matches
 from replay.errors import ErrorCode
 from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 REPLAY_CPU, SUMMARY_CPU, REVIEW_CPU = "replay", "summaries", "reviews"
 """Stages of :data:`pipelines.cpu.CPU_S` this step counts: ``replay_batch``, the chunks' summary
@@ -117,25 +120,25 @@ class ReplayReport:
 
 
 class _TableWriters:
-    """One Parquet file per derived table in the staged batch, appended chunk by chunk."""
+    """The staged part files of each derived table in the batch, appended chunk by chunk."""
 
     def __init__(self, store: Store, batch_id: str, report: ReplayReport) -> None:
         self.store = store
         self.batch_id = batch_id
         self.report = report
-        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.writers: dict[str, PartWriter] = {}
 
     def write(self, name: str, table: pa.Table) -> None:
         if table.num_rows == 0:
             return
         schema = WRITTEN[name]
-        data = table.select(schema.names).cast(schema)
         writer = self.writers.get(name)
         if writer is None:
-            path = self.store.stage_file(self.batch_id, name)
-            writer = self.writers[name] = pq.ParquetWriter(path, schema, compression="zstd")
-        writer.write_table(data)
-        self.report.rows_written[name] += data.num_rows
+            writer = self.writers[name] = PartWriter(
+                lambda part: self.store.stage_file(self.batch_id, name, part=part), schema
+            )
+        writer.write(table.select(schema.names).cast(schema))
+        self.report.rows_written[name] += table.num_rows
 
     def close(self) -> None:
         for writer in self.writers.values():
@@ -252,7 +255,7 @@ def _ready_chunks(
             [i.batches for i in b_ready.values()] + [i.batches + i.late_batches for i in b_late.values()]
         )
         bucket = next(iter({**b_ready, **b_late}.values())).bucket
-        wanted = pa.array(sorted(b_ready) + sorted(b_late), pa.string())
+        wanted = of_matches([*b_ready, *b_late])
         frame = _read_bucket(store, batches, bucket, wanted).with_row_index("_arrival")
         if b_late:
             _handle_late(frame, b_late, writers, report)
@@ -323,13 +326,13 @@ def _frame(table: pa.Table) -> pl.DataFrame:
     return out
 
 
-def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: pa.Array) -> pl.DataFrame:
+def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: ds.Expression) -> pl.DataFrame:
     """The raw rows of the ``wanted`` matches in one bucket, in arrival order, with their ``_batch``."""
     parts = []
     for batch in batches:
         files = _raw_files(store, [batch], bucket)
         if files:
-            part = store.read_files(files, where=pc.field("match_id").isin(wanted)).cast(RAW_EVENTS)
+            part = store.read_files(files, where=wanted).cast(RAW_EVENTS)
             parts.append(_frame(part).with_columns(_batch=pl.lit(batch)))
     if not parts:
         return _frame(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))

@@ -34,7 +34,7 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -107,6 +107,24 @@ benchmarks check that bookkeeping reads grow with new data, not with the store."
 def new_id() -> str:
     """A fresh id for a batch."""
     return uuid.uuid4().hex[:16]
+
+
+def of_matches(match_ids: Collection[str]) -> ds.Expression:
+    """A filter for the rows of ``match_ids``: their ``isin`` and their range of ids.
+
+    The range lets a Parquet read skip each row group whose ``match_id`` statistics fall outside
+    it; ``isin`` of more than about 60 ids (a replay slice holds about 115 matches) decodes every
+    row group (pyarrow 26; issue 17: at 1M deals each slice of the replay read its whole bucket,
+    15 times over). Ids that arrive in order (a league's, a simulation's)
+    have narrow row groups; others are read as before.
+    """
+    import pyarrow.compute as pc
+
+    ids = sorted(match_ids)
+    if not ids:
+        raise ValueError("of_matches needs at least one match id")
+    field = pc.field("match_id")
+    return (field >= ids[0]) & (field <= ids[-1]) & field.isin(pa.array(ids, pa.string()))
 
 
 class StorePathError(ValueError):
@@ -486,18 +504,20 @@ class Store:
         return out
 
     # -- append batches ------------------------------------------------------------------
-    def stage_file(self, batch_id: str, name: str, partition: Mapping[str, object] | None = None) -> Path:
-        """The Parquet file of append batch ``batch_id`` of table ``name`` (in one partition).
+    def stage_file(
+        self, batch_id: str, name: str, partition: Mapping[str, object] | None = None, part: int = 0
+    ) -> Path:
+        """Parquet file ``part`` of append batch ``batch_id`` of table ``name`` (in one partition).
 
-        Its folder is created; the file is the caller's to write. It is appended with the
-        batch by :meth:`publish_batch`.
+        Its folder is created; the file is the caller's to write. Every part is appended with
+        the batch by :meth:`publish_batch`.
         """
         _schema(name)
         folder = self.staging_dir / batch_id / name
         for key, value in (partition or {}).items():
             folder = folder / f"{key}={value}"
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / "part-0.parquet"
+        return folder / f"part-{part:05d}.parquet"
 
     def publish_batch(self, batch_id: str) -> dict[str, int]:
         """Append every staged table of ``batch_id`` to its Delta table; returns the new versions.
