@@ -161,7 +161,7 @@ def main() -> None:
         simulate(inbox_copy, args.deals, args.workers, seed=7)
     store = args.dir / "store"
     shutil.rmtree(store, ignore_errors=True)
-    shutil.copytree(inbox_copy, store / "inbox")
+    shutil.copytree(inbox_copy, store / "inbox", copy_function=os.link)
     size = sum(p.stat().st_size for p in (store / "inbox").rglob("*") if p.is_file())
     print(f"input: {size / 2**20:.0f} MiB")
 
