@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from pipelines.state import CORRECTED, MatchInfo, load_state, select
 from pipelines.store import Store, of_matches
-from schemas.tables import RAW_EVENTS, SUPERSEDED
+from schemas.tables import SUPERSEDED
 
 _COLUMNS = ["match_id", "revision", "source_file", "ingested_at"]
 
@@ -50,8 +50,8 @@ def superseded_table(store: Store, corrected: dict[str, MatchInfo]) -> pa.Table:
         if not files:
             continue
         where = of_matches(infos)
-        part = store.read_files(files, columns=_COLUMNS, where=where)
-        frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
+        part = store.read_files("raw_events", files, columns=_COLUMNS, where=where)
+        frame = pl.from_arrow(part)
         assert isinstance(frame, pl.DataFrame)
         frames.append(frame)
     if not frames:

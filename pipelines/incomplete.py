@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from pipelines.state import HELD, MatchInfo, load_state, select
 from pipelines.store import Store, of_matches
 from replay.events import parse_time
-from schemas.tables import INCOMPLETE_MATCHES, RAW_EVENTS
+from schemas.tables import INCOMPLETE_MATCHES
 from schemas.times import offset_minutes
 
 _COLUMNS = ["match_id", "seq", "type", "source_file", "line_no", "ingested_at"]
@@ -40,13 +40,12 @@ def incomplete_table(store: Store, held: dict[str, MatchInfo]) -> pa.Table:
         files = store.batch_files("raw_events", batches, {"bucket": bucket})
         if files:
             wanted = of_matches(infos)
-            part = store.read_files(files, columns=_COLUMNS, where=wanted)
-            frame = pl.from_arrow(part.cast(pa.schema([RAW_EVENTS.field(c) for c in _COLUMNS])))
+            part = store.read_files("raw_events", files, columns=_COLUMNS, where=wanted)
+            frame = pl.from_arrow(part)
             assert isinstance(frame, pl.DataFrame)
             frames.append(frame)
-            opening = store.read_files(
-                files, columns=["match_id", "payload"], where=wanted & (pc.field("type") == "match_start")
-            )
+            starting = wanted & (pc.field("type") == "match_start")
+            opening = store.read_files("raw_events", files, columns=["match_id", "payload"], where=starting)
             starts.update(_start_times(opening))
     if not frames:
         return INCOMPLETE_MATCHES.empty_table()

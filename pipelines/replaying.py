@@ -213,7 +213,8 @@ def _quarantine_malformed(
         files = _raw_files(store, [batch], MALFORMED_BUCKET)
         if not files:
             continue
-        raw = store.read_files(files, columns=["source_file", "line_no", "parse_error", "payload"])
+        columns = ["source_file", "line_no", "parse_error", "payload"]
+        raw = store.read_files("raw_events", files, columns=columns)
         writers.write(
             "quarantine",
             pa.table(
@@ -332,7 +333,7 @@ def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: ds.Expre
     for batch in batches:
         files = _raw_files(store, [batch], bucket)
         if files:
-            part = store.read_files(files, where=wanted).cast(RAW_EVENTS)
+            part = store.read_files("raw_events", files, where=wanted)
             parts.append(_frame(part).with_columns(_batch=pl.lit(batch)))
     if not parts:
         return _frame(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))

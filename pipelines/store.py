@@ -127,6 +127,23 @@ def of_matches(match_ids: Collection[str]) -> ds.Expression:
     return (field >= ids[0]) & (field <= ids[-1]) & field.isin(pa.array(ids, pa.string()))
 
 
+def _scan(dataset: ds.Dataset, columns: list[str] | None, where: ds.Expression | None) -> pa.Table:
+    """The rows of ``dataset`` that ``where`` keeps.
+
+    A file rewritten by a Delta ``DELETE`` (``Store.delete_rows``) stores its strings as
+    ``string_view``, which pyarrow's comparison and ``is_in`` kernels do not take (pyarrow 26):
+    a filter pushed down to such a file fails. Then each batch is read in the dataset's plain
+    types and filtered in memory, which decodes every row group but keeps only the rows wanted.
+    """
+    try:
+        return dataset.to_table(columns=columns, filter=where)
+    except pa.ArrowNotImplementedError:
+        if where is None:
+            raise
+        kept = pa.Table.from_batches((b.filter(where) for b in dataset.to_batches()), schema=dataset.schema)
+        return kept.select(columns) if columns else kept
+
+
 class StorePathError(ValueError):
     """A store path delta-rs cannot open: it panics on ``[`` or ``]`` anywhere in a table's path
     (it builds an object-store URL whose host holds the path), plain, percent-encoded or through
@@ -414,7 +431,7 @@ class Store:
         dataset = self.dataset(name)
         if dataset is None:
             return out_schema.empty_table()
-        return dataset.to_table(columns=wanted, filter=where).cast(out_schema)
+        return _scan(dataset, wanted, where).cast(out_schema)
 
     def batch_files(
         self, name: str, batches: Sequence[str], partition: Mapping[str, object] | None = None
@@ -432,14 +449,19 @@ class Store:
         return [Path(_local(u)) for u in uris]
 
     def read_files(
-        self, files: list[Path], columns: list[str] | None = None, where: ds.Expression | None = None
+        self,
+        name: str,
+        files: list[Path],
+        columns: list[str] | None = None,
+        where: ds.Expression | None = None,
     ) -> pa.Table:
-        """Rows of the given Parquet files of one table (no partition columns)."""
+        """Rows of the given Parquet files of table ``name``, typed by its schema (no partition columns)."""
         import pyarrow.dataset as ds
 
         if not files:
             raise ValueError("read_files needs at least one file")
-        return ds.dataset([str(f) for f in files], format="parquet").to_table(columns=columns, filter=where)
+        dataset = ds.dataset([str(f) for f in files], schema=_schema(name), format="parquet")
+        return _scan(dataset, columns, where)
 
     # -- full replace --------------------------------------------------------------------
     def write_table(self, name: str, table: pa.Table, partition_by: list[str] | None = None) -> None:
