@@ -108,7 +108,7 @@ def test_rows_are_bucketed_by_match(tmp_path: Path) -> None:
         expected.setdefault(bucket, set()).add(match_id)
     for bucket, ids in expected.items():
         files = store.batch_files("raw_events", [report.batch_id], {"bucket": bucket})
-        assert set(store.read_files(files)["match_id"].to_pylist()) == ids
+        assert set(store.read_files("raw_events", files)["match_id"].to_pylist()) == ids
     assert len(store.data_files("raw_events")) == len(expected)
 
 

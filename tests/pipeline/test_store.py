@@ -203,7 +203,7 @@ def test_batch_files_of_one_partition(tmp_path: Path) -> None:
             pq.write_table(_raw([f"{batch}m{bucket}"]), staged)
         store.commit(batch, store.publish_batch(batch))
     files = store.batch_files("raw_events", ["b2"], {"bucket": 2})
-    assert store.read_files(files)["match_id"].to_pylist() == ["b2m2"]
+    assert store.read_files("raw_events", files)["match_id"].to_pylist() == ["b2m2"]
     assert len(store.batch_files("raw_events", ["b1", "b2"])) == 4
     assert store.read_table("raw_events").schema.equals(RAW_EVENTS, check_metadata=False)
 
@@ -261,7 +261,8 @@ def test_filtered_reads_of_files_a_delete_rewrote(tmp_path: Path) -> None:
     files = [Path(f) for f in store.data_files("matches")]
     assert {str(pq.read_schema(f).field("match_id").type) for f in files} == {"string", "string_view"}
     wanted = of_matches(["m1", "m4", "m9"])
-    assert sorted(store.read_table("matches", ["match_id"], where=wanted)["match_id"].to_pylist()) == ["m1", "m4"]
+    by_table = store.read_table("matches", ["match_id"], where=wanted)["match_id"].to_pylist()
+    assert sorted(by_table) == ["m1", "m4"]
     read = store.read_files("matches", files, columns=["match_id", "status"], where=wanted)
     assert read.schema == pa.schema([MATCHES.field("match_id"), MATCHES.field("status")])
     assert sorted(read["match_id"].to_pylist()) == ["m1", "m4"]
