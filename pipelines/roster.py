@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.store import Store
-from pipelines.warehouse import _literal, create_views
+from pipelines.warehouse import create_views, path_literal
 from schemas.tables import PLAYERS
 
 MEMORY = "1GB"
@@ -145,7 +145,7 @@ def store_lines(store: Store, con: duckdb.DuckDBPyConnection) -> pa.Table:
 def _parse(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> pa.Table:
     """The declaration lines of the given ``raw_events`` Parquet files (absolute path → the name
     recorded in ``file``), in one scan of their ``match_start`` rows."""
-    listed = ", ".join(_literal(f) for f in files)
+    listed = ", ".join(path_literal(f) for f in files)
     con.execute("CREATE OR REPLACE TEMP VIEW raw_events AS SELECT * "
                 f"FROM read_parquet([{listed}], filename = true, union_by_name = true)")
     lines = con.execute(LINES_SQL.format(file="filename")).to_arrow_table().cast(DECLARATION_LINES)

@@ -45,7 +45,7 @@ def _empty_view_sql(schema: pa.Schema) -> str:
     return f"SELECT {cols} WHERE FALSE"
 
 
-def _literal(path: str) -> str:
+def path_literal(path: str) -> str:
     """``path`` as a DuckDB string literal that ``read_parquet`` takes literally (no glob).
 
     DuckDB expands ``*``, ``?`` and ``[…]`` in file names; each such character is written as a
@@ -86,7 +86,7 @@ def view_statements(
         version = snapshot.versions.get(name)
         files = store.data_files(name, version) if version is not None else []
         if files:
-            listed = ", ".join(_literal(f) for f in files)
+            listed = ", ".join(path_literal(f) for f in files)
             types = _duckdb_types(schema)
             cols = ", ".join(
                 f'CAST("{f.name}" AS {t}) AS "{f.name}"' for f, t in zip(schema, types, strict=True)
