@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipelines import checks
+from pipelines import check_increments, checks
 from pipelines.state import load_state
 from pipelines.step_reports import CheckOutcome
 from pipelines.store import Store
@@ -44,6 +44,7 @@ def match_statuses(store: Store) -> CheckOutcome:
     passed, meta = checks.memoized(
         store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
         lambda: checks.match_statuses(_con(store), load_state(store)),
+        check_increments.match_statuses(store),
     )
     return CheckOutcome("match_statuses_check", "matches", passed, meta)
 
@@ -51,7 +52,8 @@ def match_statuses(store: Store) -> CheckOutcome:
 def unique_match_ids(store: Store) -> CheckOutcome:
     """No duplicate match ids in ``matches``."""
     passed, meta = checks.memoized(store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(store)))
+                                   lambda: checks.unique_match_ids(_con(store)),
+                                   check_increments.unique_match_ids(store))
     return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
 
 
@@ -73,7 +75,7 @@ def _card_conservation_over(files: Mapping[str, list[str]]) -> checks.CheckResul
         con.close()
 
 
-CARD_CONSERVATION_INCREMENT = checks.Increment(_card_conservation_over, checks.combine_card_conservation)
+CARD_CONSERVATION_INCREMENT = checks.combining(_card_conservation_over, checks.combine_card_conservation)
 """Card conservation over the deals batches added since its memo, combined with it."""
 
 

@@ -1,0 +1,183 @@
+"""The match_statuses and unique_match_ids checks brought up to date from their memos (issue 17:
+a run's checks cost O(new data)); ``checks.memoized`` calls them when the tables only gained files.
+
+Both are exact: the result equals the whole check's (``checks.match_statuses``,
+``checks.unique_match_ids``) over the same store.
+
+- ``unique_match_ids``: the gained ``matches`` rows' ids are looked up in the older files (a
+  filtered read of those ids only). Duplicate rows = rows - distinct ids, so the memo's count
+  grows by the gained rows less the gained ids not seen before; the duplicated ids are the memo's
+  and the gained ids now on more than one row, so the first five by name of both are the first
+  five of the store.
+- ``match_statuses``: its counts are sums over match ids of a term of three per-match numbers:
+  r (raw rows, malformed lines apart), m (``matches`` rows), i (``incomplete_matches`` rows); see
+  :func:`_terms`. Only the matches touched since the memo can have changed numbers: the ids of the
+  gained raw and ``matches`` rows and of ``incomplete_matches`` now and at the memo (the memo
+  lists those, ``checks.INCOMPLETE_IDS``). For them the older numbers are read (their raw rows in
+  the older files of their batches and bucket, by the catalogue; their older ``matches`` rows by a
+  filtered read), their terms before are subtracted and their terms now added. Rows in, malformed
+  rows, bad statuses and rows per status only add up over the gained files; ``incomplete_matches``
+  (small, rewritten on every run) is read whole.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+from functools import partial
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipelines import checks
+from pipelines.state import StoreState, load_state
+from pipelines.store import Store, of_matches
+from schemas.tables import MATCHES, RAW_EVENTS
+
+_ADDED = ("neither", "both", "replayed_not_raw", "incomplete_not_raw", "rows_replayed", "rows_incomplete")
+"""The counts of ``checks.match_statuses`` that are sums of per-match terms (:func:`_terms`)."""
+
+
+def unique_match_ids(store: Store) -> checks.Increment:
+    """``checks.unique_match_ids`` from its memo and the ``matches`` files gained since."""
+    return checks.Increment(partial(_update_unique_ids, store))
+
+
+def match_statuses(store: Store) -> checks.Increment:
+    """``checks.match_statuses`` from its memo and the files gained since (``incomplete_matches``
+    read whole)."""
+    return checks.Increment(partial(_update_statuses, store), frozenset({"incomplete_matches"}))
+
+
+def _update_unique_ids(store: Store, memo: checks.CheckResult, gained: checks.Gained) -> checks.CheckResult:
+    added = _counts(_read(gained["matches"], ["match_id"], MATCHES)["match_id"])
+    before = _counts(rows_of(_older(store, "matches", gained), added, ["match_id"], MATCHES)["match_id"])
+    extra = int(memo[1]["duplicate_rows"]) + sum(added.values()) - sum(1 for m in added if m not in before)
+    duplicated = {m for m, n in added.items() if n + before.get(m, 0) > 1}
+    examples = {e for e in str(memo[1]["examples"]).split(", ") if e} | duplicated
+    return extra == 0, {"duplicate_rows": extra, "examples": ", ".join(sorted(examples)[:5])}
+
+
+def _update_statuses(
+    store: Store, memo: checks.CheckResult, gained: checks.Gained
+) -> checks.CheckResult | None:
+    """None when the memo does not list its incomplete matches (an older memo): check whole."""
+    meta = memo[1]
+    if checks.INCOMPLETE_IDS not in meta:
+        return None
+    state = load_state(store)
+    raw = _read(gained["raw_events"], ["match_id", "parse_error"], RAW_EVENTS)
+    replayed = _read(gained["matches"], ["match_id", "status"], MATCHES)
+    incomplete = store.read_table("incomplete_matches", ["match_id", "events"])
+    raw_added = _counts(raw.filter(pc.is_null(raw["parse_error"]))["match_id"])
+    m_added = _counts(replayed["match_id"])
+    i_before = Counter(orjson.loads(str(meta[checks.INCOMPLETE_IDS])))
+    i_now = _counts(incomplete["match_id"])
+    touched = {*raw_added, *m_added, *i_before, *i_now}
+    r_before = _raw_counts(store, state, touched, set(gained["raw_events"]))
+    m_before = _counts(rows_of(_older(store, "matches", gained), touched, ["match_id"], MATCHES)["match_id"])
+    counts = {k: int(meta[k]) for k in checks.STATUS_COUNTS}
+    for m in touched:
+        r, n = r_before.get(m, 0), m_before.get(m, 0)
+        was = _terms(r, n, i_before.get(m, 0))
+        now = _terms(r + raw_added.get(m, 0), n + m_added.get(m, 0), i_now.get(m, 0))
+        for k in _ADDED:
+            counts[k] += now[k] - was[k]
+    statuses = _counts(replayed["status"])
+    counts["rows_in"] += raw.num_rows
+    counts["rows_malformed"] += raw.num_rows - sum(raw_added.values())
+    counts["bad_status"] += sum(n for s, n in statuses.items() if s not in checks.REPLAYED_STATUSES)
+    counts["incomplete_out_of_step"] = checks.out_of_step(incomplete, state)
+    counts["matches_incomplete"] = incomplete.num_rows
+    by_status = Counter({k.removeprefix("matches_"): int(v) for k, v in meta.items()
+                         if k.startswith("matches_") and k != "matches_incomplete"})
+    by_status.update(statuses)
+    return checks.status_result(counts, by_status, list(i_now.elements()))
+
+
+def _terms(r: int, m: int, i: int) -> dict[str, int]:
+    """One match's terms of the counts of :data:`_ADDED`, from its raw rows (malformed lines apart),
+    ``matches`` rows and ``incomplete_matches`` rows (the whole check's SQL, per match)."""
+    return {
+        "neither": int(r > 0 and m == 0 and i == 0),
+        "both": m * (i > 0),
+        "replayed_not_raw": m * (r == 0),
+        "incomplete_not_raw": i * (r == 0),
+        "rows_replayed": r * m,
+        "rows_incomplete": r * i,
+    }
+
+
+def _raw_counts(store: Store, state: StoreState, ids: Collection[str], skip: set[str]) -> Counter[str]:
+    """Raw rows (malformed lines apart) of ``ids`` in the ``raw_events`` files not in ``skip``.
+
+    Only the files of the matches' own batches (the catalogue's, late ones included) in their
+    hash bucket are read, filtered by id (``of_matches``): raw files are never rewritten, so
+    their columns are plain strings and the filter is pushed down.
+    """
+    by_bucket: dict[int, tuple[list[str], set[str]]] = {}
+    for match_id in ids:
+        info = state.matches.get(match_id)
+        if info is not None:
+            wanted, batches = by_bucket.setdefault(info.bucket, ([], set()))
+            wanted.append(match_id)
+            batches.update(info.batches, info.late_batches)
+    out: Counter[str] = Counter()
+    for bucket, (wanted, batches) in by_bucket.items():
+        files = [f for f in store.batch_files("raw_events", sorted(batches), {"bucket": bucket})
+                 if str(f) not in skip]
+        if files:
+            where = of_matches(wanted) & pc.field("parse_error").is_null()
+            out.update(_counts(store.read_files(files, columns=["match_id"], where=where)["match_id"]))
+    return out
+
+
+def _older(store: Store, table: str, gained: checks.Gained) -> list[str]:
+    """The files of ``table`` that it had at the memo: now all but the gained ones (it lost none)."""
+    new = set(gained[table])
+    return [f for f in store.data_files(table) if f not in new]
+
+
+def rows_of(files: list[str], ids: Collection[str], columns: list[str], schema: pa.Schema) -> pa.Table:
+    """The rows of match ``ids`` in the given Parquet files of a table, ``columns`` typed by ``schema``.
+
+    A file rewritten by a Delta DELETE (a correction's retraction) holds ``string_view`` columns,
+    on which pyarrow 26's filters fail: those files are read whole and filtered in memory, the
+    others filtered by the read (``of_matches``).
+    """
+    typed = pa.schema([schema.field(c) for c in columns])
+    if not files or not ids:
+        return typed.empty_table()
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    views = [f for f in files if any(pa.types.is_string_view(t) for t in pq.read_schema(f).types)]
+    plain = [f for f in files if f not in set(views)]
+    parts = [typed.empty_table()]
+    if plain:
+        read = ds.dataset(plain, schema=typed, format="parquet")
+        parts.append(read.to_table(columns=columns, filter=of_matches(ids)))
+    if views:
+        whole = ds.dataset(views, schema=typed, format="parquet").to_table(columns=columns)
+        parts.append(whole.filter(pc.is_in(whole["match_id"], pa.array(sorted(ids), pa.string()))))
+    return pa.concat_tables(parts)
+
+
+def _read(files: list[str], columns: list[str], schema: pa.Schema) -> pa.Table:
+    """``columns`` of the given Parquet files of a table, typed by ``schema`` (no filter: any file)."""
+    import pyarrow.dataset as ds
+
+    typed = pa.schema([schema.field(c) for c in columns])
+    if not files:
+        return typed.empty_table()
+    return ds.dataset(files, schema=typed, format="parquet").to_table(columns=columns)
+
+
+def _counts(values: pa.ChunkedArray) -> Counter[str]:
+    """How often each value occurs."""
+    if len(values) == 0:
+        return Counter()
+    counted = pc.value_counts(values)
+    return Counter(dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(),
+                            strict=True)))
