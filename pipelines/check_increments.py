@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection
 from functools import partial
+from pathlib import Path
 
 import orjson
 import pyarrow as pa
@@ -32,11 +33,14 @@ import pyarrow.compute as pc
 
 from pipelines import checks
 from pipelines.state import StoreState, load_state
-from pipelines.store import Store, of_matches
+from pipelines.store import BATCH, Store, of_matches
 from schemas.tables import MATCHES, RAW_EVENTS
 
 _ADDED = ("neither", "both", "replayed_not_raw", "incomplete_not_raw", "rows_replayed", "rows_incomplete")
 """The counts of ``checks.match_statuses`` that are sums of per-match terms (:func:`_terms`)."""
+
+BUCKET = "bucket"
+"""The partition column of ``raw_events`` after ``batch`` (``pipelines.ingest``)."""
 
 
 def unique_match_ids(store: Store) -> checks.Increment:
@@ -113,23 +117,27 @@ def _raw_counts(store: Store, state: StoreState, ids: Collection[str], skip: set
     """Raw rows (malformed lines apart) of ``ids`` in the ``raw_events`` files not in ``skip``.
 
     Only the files of the matches' own batches (the catalogue's, late ones included) in their
-    hash bucket are read, filtered by id (``of_matches``): raw files are never rewritten, so
-    their columns are plain strings and the filter is pushed down.
+    hash bucket are read (picked from one listing of the table by their ``batch=``/``bucket=``
+    folders), filtered by id (``of_matches``): raw files are never rewritten, so their columns are
+    plain strings and the filter is pushed down.
     """
-    by_bucket: dict[int, tuple[list[str], set[str]]] = {}
+    by_bucket: dict[str, tuple[list[str], set[str]]] = {}
     for match_id in ids:
         info = state.matches.get(match_id)
         if info is not None:
-            wanted, batches = by_bucket.setdefault(info.bucket, ([], set()))
+            wanted, batches = by_bucket.setdefault(f"{BUCKET}={info.bucket}", ([], set()))
             wanted.append(match_id)
-            batches.update(info.batches, info.late_batches)
+            batches.update(f"{BATCH}={b}" for b in (*info.batches, *info.late_batches))
+    files: dict[str, list[Path]] = {}
+    for file in store.data_files("raw_events") if by_bucket else []:
+        path = Path(file)
+        bucket, batch = path.parent.name, path.parent.parent.name
+        if file not in skip and bucket in by_bucket and batch in by_bucket[bucket][1]:
+            files.setdefault(bucket, []).append(path)
     out: Counter[str] = Counter()
-    for bucket, (wanted, batches) in by_bucket.items():
-        files = [f for f in store.batch_files("raw_events", sorted(batches), {"bucket": bucket})
-                 if str(f) not in skip]
-        if files:
-            where = of_matches(wanted) & pc.field("parse_error").is_null()
-            out.update(_counts(store.read_files(files, columns=["match_id"], where=where)["match_id"]))
+    for bucket, paths in files.items():
+        where = of_matches(by_bucket[bucket][0]) & pc.field("parse_error").is_null()
+        out.update(_counts(store.read_files(paths, columns=["match_id"], where=where)["match_id"]))
     return out
 
 
