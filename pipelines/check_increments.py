@@ -23,7 +23,8 @@ Both are exact: the result equals the whole check's (``checks.match_statuses``,
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -32,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines import checks
-from pipelines.state import StoreState, load_state
+from pipelines.state import INCOMPLETE, StoreState, load_state
 from pipelines.store import BATCH, Store, of_matches
 from schemas.tables import MATCHES, RAW_EVENTS
 
@@ -56,7 +57,7 @@ def match_statuses(store: Store) -> checks.Increment:
 
 def _update_unique_ids(store: Store, memo: checks.CheckResult, gained: checks.Gained) -> checks.CheckResult:
     added = _counts(_read(gained["matches"], ["match_id"], MATCHES)["match_id"])
-    before = _counts(rows_of(_older(store, "matches", gained), added, ["match_id"], MATCHES)["match_id"])
+    before = _replayed_before(store, gained, added)
     extra = int(memo[1]["duplicate_rows"]) + sum(added.values()) - sum(1 for m in added if m not in before)
     duplicated = {m for m, n in added.items() if n + before.get(m, 0) > 1}
     examples = {e for e in str(memo[1]["examples"]).split(", ") if e} | duplicated
@@ -74,30 +75,46 @@ def _update_statuses(
     raw = _read(gained["raw_events"], ["match_id", "parse_error"], RAW_EVENTS)
     replayed = _read(gained["matches"], ["match_id", "status"], MATCHES)
     incomplete = store.read_table("incomplete_matches", ["match_id", "events"])
-    raw_added = _counts(raw.filter(pc.is_null(raw["parse_error"]))["match_id"])
-    m_added = _counts(replayed["match_id"])
+    added = _Numbers(_counts(raw.filter(pc.is_null(raw["parse_error"]))["match_id"]),
+                     _counts(replayed["match_id"]), Counter())
     i_before = Counter(orjson.loads(str(meta[checks.INCOMPLETE_IDS])))
     i_now = _counts(incomplete["match_id"])
-    touched = {*raw_added, *m_added, *i_before, *i_now}
-    r_before = _raw_counts(store, state, touched, set(gained["raw_events"]))
-    m_before = _counts(rows_of(_older(store, "matches", gained), touched, ["match_id"], MATCHES)["match_id"])
+    touched = {*added.raw, *added.replayed, *i_before, *i_now}
+    before = _Numbers(_raw_counts(store, state, touched, set(gained["raw_events"])),
+                      _replayed_before(store, gained, touched), i_before)
+    now = _Numbers(before.raw + added.raw, before.replayed + added.replayed, i_now)
     counts = {k: int(meta[k]) for k in checks.STATUS_COUNTS}
-    for m in touched:
-        r, n = r_before.get(m, 0), m_before.get(m, 0)
-        was = _terms(r, n, i_before.get(m, 0))
-        now = _terms(r + raw_added.get(m, 0), n + m_added.get(m, 0), i_now.get(m, 0))
+    for match_id in touched:
+        was, now_terms = before.terms(match_id), now.terms(match_id)
         for k in _ADDED:
-            counts[k] += now[k] - was[k]
+            counts[k] += now_terms[k] - was[k]
     statuses = _counts(replayed["status"])
     counts["rows_in"] += raw.num_rows
-    counts["rows_malformed"] += raw.num_rows - sum(raw_added.values())
+    counts["rows_malformed"] += raw.num_rows - added.raw.total()
     counts["bad_status"] += sum(n for s, n in statuses.items() if s not in checks.REPLAYED_STATUSES)
     counts["incomplete_out_of_step"] = checks.out_of_step(incomplete, state)
     counts["matches_incomplete"] = incomplete.num_rows
-    by_status = Counter({k.removeprefix("matches_"): int(v) for k, v in meta.items()
-                         if k.startswith("matches_") and k != "matches_incomplete"})
-    by_status.update(statuses)
-    return checks.status_result(counts, by_status, list(i_now.elements()))
+    return checks.status_result(counts, _by_status(meta) + statuses, list(i_now.elements()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Numbers:
+    """Per match id: its raw rows (malformed lines apart), ``matches`` rows and
+    ``incomplete_matches`` rows, at one version of the tables (or gained since)."""
+
+    raw: Counter[str]
+    replayed: Counter[str]
+    incomplete: Counter[str]
+
+    def terms(self, match_id: str) -> dict[str, int]:
+        """The match's terms of the counts of :data:`_ADDED`."""
+        return _terms(self.raw[match_id], self.replayed[match_id], self.incomplete[match_id])
+
+
+def _by_status(meta: Mapping[str, int | str]) -> Counter[str]:
+    """The ``matches`` rows per status of a :func:`checks.match_statuses` result."""
+    return Counter({k.removeprefix("matches_"): int(v) for k, v in meta.items()
+                    if k.startswith("matches_") and k != f"matches_{INCOMPLETE}"})
 
 
 def _terms(r: int, m: int, i: int) -> dict[str, int]:
@@ -141,10 +158,12 @@ def _raw_counts(store: Store, state: StoreState, ids: Collection[str], skip: set
     return out
 
 
-def _older(store: Store, table: str, gained: checks.Gained) -> list[str]:
-    """The files of ``table`` that it had at the memo: now all but the gained ones (it lost none)."""
-    new = set(gained[table])
-    return [f for f in store.data_files(table) if f not in new]
+def _replayed_before(store: Store, gained: checks.Gained, ids: Collection[str]) -> Counter[str]:
+    """The ``matches`` rows of ``ids`` at the memo: in all files but the gained ones (the table
+    lost none since)."""
+    new = set(gained["matches"])
+    older = [f for f in store.data_files("matches") if f not in new]
+    return _counts(rows_of(older, ids, ["match_id"], MATCHES)["match_id"])
 
 
 def rows_of(files: list[str], ids: Collection[str], columns: list[str], schema: pa.Schema) -> pa.Table:
