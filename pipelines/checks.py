@@ -3,7 +3,8 @@
 Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
 changed since it last ran (its memos are a Delta table, ``<store>/state/check_memos``), so a rerun
-with nothing new does not rescan every deal.
+with nothing new does not rescan every deal; after an append, a check with an :class:`Increment`
+brings its memo up to date from the files appended since (``pipelines.check_increments``).
 """
 
 from __future__ import annotations
