@@ -159,10 +159,11 @@ def test_examples_are_the_first_five_bad_deals_by_name_however_the_deals_are_sli
 
 
 def _cloning_replay(events: pa.Table) -> dict[str, pa.Table]:
-    """The stand-in replayer, but the ``matches`` row of match ``clone`` carries the id ``m0``: a
-    duplicate match id (and a raw match in neither table), which the pipeline itself never makes."""
+    """The stand-in replayer, but the ``matches`` row of a match ``clone-<id>`` carries the id
+    ``<id>``: a duplicate match id (and a raw match in neither table), which the pipeline itself
+    never makes."""
     out = fake_replay(events)
-    ids = ["m0" if m == "clone" else m for m in out["matches"]["match_id"].to_pylist()]
+    ids = [m.removeprefix("clone-") for m in out["matches"]["match_id"].to_pylist()]
     out["matches"] = out["matches"].set_column(0, "match_id", pa.array(ids, pa.string()))
     return out
 
@@ -188,7 +189,7 @@ STATUS_STEPS = [
      (), fake_replay, True, (True, True)),
     ("an addition after the correction", lambda: match_events("m4") + match_events("q", end=False), (),
      fake_replay, False, (True, True)),
-    ("a duplicate of m0's id (and a raw match replayed under another id)", lambda: match_events("clone"),
+    ("a duplicate of m0's id (and a raw match replayed under another id)", lambda: match_events("clone-m0"),
      (), _cloning_replay, False, (False, False)),
     ("another addition after it", lambda: match_events("m5"), ("{}",), fake_replay, False, (False, False)),
 ]
@@ -241,3 +242,18 @@ def test_match_statuses_from_a_memo_without_its_incomplete_ids_is_computed_whole
     outcome = store_checks.match_statuses(Store(tmp_path).pinned())
     assert whole.calls == before + 1
     assert (outcome.passed, dict(outcome.metadata)) == _whole_results(tmp_path, whole)[0]
+
+
+def test_duplicate_examples_are_the_first_five_by_name_of_the_memo_and_the_new_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _Whole(monkeypatch)
+    later = ["b", "c", "d", "e", "f", "g"]
+    for name, ids in [("a.jsonl", later), ("b.jsonl", ["a"]), ("c.jsonl", ["h"])]:
+        _add(tmp_path, name, [e for m in ids for e in match_events(m) + match_events(f"clone-{m}")],
+             replay_fn=_cloning_replay)
+        before = whole.calls
+        outcome = store_checks.unique_match_ids(Store(tmp_path).pinned())
+        assert (whole.calls > before) is (name == "a.jsonl")
+        assert (outcome.passed, dict(outcome.metadata)) == _whole_results(tmp_path, whole)[1]
+    assert outcome.metadata == {"duplicate_rows": 8, "examples": "a, b, c, d, e"}
