@@ -3,7 +3,8 @@
 Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
 changed since it last ran (its memos are a Delta table, ``<store>/state/check_memos``), so a rerun
-with nothing new does not rescan every deal.
+with nothing new does not rescan every deal; after an append, a check with an :class:`Increment`
+brings its memo up to date from the files appended since (``pipelines.check_increments``).
 """
 
 from __future__ import annotations
@@ -31,61 +32,93 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     such a match or is a malformed line (rows in = valid + partial + results_only + invalid + incomplete +
     malformed). The ``incomplete_matches`` table must also list exactly the matches the ingest
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
+    The whole check; ``pipelines.check_increments`` brings its memo up to date after an append.
     """
+    row = con.execute(
+        f"""
+        WITH r AS (SELECT match_id, count(*) AS n FROM raw_events
+                   WHERE parse_error IS NULL GROUP BY match_id),
+             m AS (SELECT match_id, status FROM matches),
+             i AS (SELECT match_id, events FROM incomplete_matches)
+        SELECT
+          (SELECT count(*) FROM r WHERE match_id NOT IN (SELECT match_id FROM m)
+                                    AND match_id NOT IN (SELECT match_id FROM i)) AS neither,
+          (SELECT count(*) FROM m WHERE match_id IN (SELECT match_id FROM i)) AS both,
+          (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
+          (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
+          (SELECT count(*) FROM m WHERE status NOT IN {REPLAYED_STATUSES}) AS bad_status,
+          (SELECT count(*) FROM raw_events) AS rows_in,
+          (SELECT count(*) FROM raw_events WHERE parse_error IS NOT NULL) AS rows_malformed,
+          (SELECT coalesce(sum(n), 0) FROM r JOIN m USING (match_id)) AS rows_replayed,
+          (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete,
+          (SELECT count(*) FROM i) AS incomplete
+        """
+    ).fetchone()
+    assert row is not None
+    names = [k for k in STATUS_COUNTS if k != "incomplete_out_of_step"]
+    counts: dict[str, int] = dict(zip(names, (int(v) for v in row), strict=True))
+    incomplete = con.execute("SELECT match_id, events FROM incomplete_matches").to_arrow_table()
+    counts["incomplete_out_of_step"] = out_of_step(incomplete, state)
+    by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status").fetchall()
+    return status_result(counts, {s: int(n) for s, n in by_status}, incomplete["match_id"].to_pylist())
+
+
+REPLAYED_STATUSES = ("valid", "partial", "results_only", "invalid")
+"""The statuses of a replayed match (``matches.status``)."""
+
+
+def out_of_step(incomplete: pa.Table, state: StoreState) -> int:
+    """Rows of ``incomplete`` (``incomplete_matches``' ``match_id`` and ``events``) and matches
+    the state holds as incomplete that are not on both sides with the same row count."""
     held = [(m, i.rows) for m, i in select(state.matches, HELD).items()]
-    incomplete = pa.table(
+    expected = pa.table(
         {"match_id": [m for m, _ in held], "rows": [n for _, n in held]},
         schema=pa.schema([("match_id", pa.string()), ("rows", pa.int64())]),
     )
-    con.register("_held", incomplete)
+    con = duckdb.connect()
     try:
+        con.register("i", incomplete)
+        con.register("h", expected)
         row = con.execute(
-            """
-            WITH r AS (SELECT match_id, count(*) AS n FROM raw_events
-                       WHERE parse_error IS NULL GROUP BY match_id),
-                 m AS (SELECT match_id, status FROM matches),
-                 i AS (SELECT match_id, events FROM incomplete_matches)
-            SELECT
-              (SELECT count(*) FROM r WHERE match_id NOT IN (SELECT match_id FROM m)
-                                        AND match_id NOT IN (SELECT match_id FROM i)) AS neither,
-              (SELECT count(*) FROM m WHERE match_id IN (SELECT match_id FROM i)) AS both,
-              (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
-              (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
-              (SELECT count(*) FROM m
-               WHERE status NOT IN ('valid', 'partial', 'results_only', 'invalid')) AS bad_status,
-              (SELECT count(*) FROM i FULL JOIN _held h USING (match_id)
-               WHERE i.events IS DISTINCT FROM h.rows) AS incomplete_out_of_step,
-              (SELECT count(*) FROM raw_events) AS rows_in,
-              (SELECT count(*) FROM raw_events WHERE parse_error IS NOT NULL) AS rows_malformed,
-              (SELECT coalesce(sum(n), 0) FROM r JOIN m USING (match_id)) AS rows_replayed,
-              (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete,
-              (SELECT count(*) FROM i) AS incomplete
-            """
+            "SELECT count(*) FROM i FULL JOIN h USING (match_id) WHERE i.events IS DISTINCT FROM h.rows"
         ).fetchone()
     finally:
-        con.unregister("_held")
-    assert row is not None
-    names = [
-        "neither",
-        "both",
-        "replayed_not_raw",
-        "incomplete_not_raw",
-        "bad_status",
-        "incomplete_out_of_step",
-        "rows_in",
-        "rows_malformed",
-        "rows_replayed",
-        "rows_incomplete",
-        f"matches_{INCOMPLETE}",
-    ]
-    counts: dict[str, int] = dict(zip(names, (int(v) for v in row), strict=True))
-    meta: dict[str, int | str] = dict(counts)
-    by_status = con.execute("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status").fetchall()
-    meta.update({f"matches_{s}": int(n) for s, n in by_status})
+        con.close()
+    return int(row[0]) if row else 0
+
+
+STATUS_COUNTS = (
+    "neither",
+    "both",
+    "replayed_not_raw",
+    "incomplete_not_raw",
+    "bad_status",
+    "incomplete_out_of_step",
+    "rows_in",
+    "rows_malformed",
+    "rows_replayed",
+    "rows_incomplete",
+    f"matches_{INCOMPLETE}",
+)
+""":func:`match_statuses`' counts; the first six must be 0."""
+
+INCOMPLETE_IDS = "incomplete_ids"
+"""Metadata of :func:`match_statuses`: the JSON list of the ids in ``incomplete_matches``. The
+incremental check (``pipelines.check_increments``) needs the ones of its memo: a match leaving
+that table changes the counts. As long as the incomplete matches, not the store."""
+
+
+def status_result(
+    counts: Mapping[str, int], by_status: Mapping[str, int], incomplete: list[str]
+) -> CheckResult:
+    """:func:`match_statuses`' result from its counts, the ``matches`` rows per status and the
+    ids listed in ``incomplete_matches`` (the whole check's and the incremental one's alike)."""
+    meta: dict[str, int | str] = {k: int(counts[k]) for k in STATUS_COUNTS}
+    meta.update({f"matches_{s}": n for s, n in sorted(by_status.items())})
+    meta[INCOMPLETE_IDS] = orjson.dumps(sorted(incomplete)).decode()
     accounted = counts["rows_malformed"] + counts["rows_replayed"] + counts["rows_incomplete"]
     rows_ok = counts["rows_in"] == accounted
-    passed = rows_ok and all(counts[k] == 0 for k in names[:6])
-    return passed, meta
+    return rows_ok and all(counts[k] == 0 for k in STATUS_COUNTS[:6]), meta
 
 
 def unique_match_ids(con: duckdb.DuckDBPyConnection) -> CheckResult:
@@ -179,17 +212,33 @@ MEMOS = pa.schema(
 """The check memos (memory table ``check_memos``): one row per check computed; a check's last row
 counts. ``key``: the JSON object of the Delta version of each table the check read."""
 
-FilesCheck = Callable[[Mapping[str, list[str]]], CheckResult]
+Gained = Mapping[str, list[str]]
+"""Per table, the Parquet files it gained since a memo (appended batches)."""
+
+FilesCheck = Callable[[Gained], CheckResult]
 """A check over given Parquet files per table (the files a table gained since the last memo)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Increment:
-    """How a check is brought up to date from its memo: run over the files each table gained
-    (``over_files``) and ``combine`` with the memo's result."""
+    """How a check is brought up to date from its memo: ``update(memo, gained)`` is the check's
+    result now, from the memo's result and the files each table gained since (None: the memo
+    lacks what the update needs, e.g. one of an older form; the check is computed whole).
 
-    over_files: FilesCheck
-    combine: Callable[[CheckResult, CheckResult], CheckResult]
+    ``replaced``: tables the update reads whole (small ones rewritten on every run, such as
+    ``incomplete_matches``): their losing files does not force the whole check.
+    """
+
+    update: Callable[[CheckResult, Gained], CheckResult | None]
+    replaced: frozenset[str] = frozenset()
+
+
+def combining(
+    over_files: FilesCheck, combine: Callable[[CheckResult, CheckResult], CheckResult]
+) -> Increment:
+    """The increment of a check whose results over disjoint data combine: run over the gained
+    files (``over_files``) and ``combine`` with the memo's result."""
+    return Increment(lambda memo, gained: combine(memo, over_files(gained)))
 
 
 def memoized(
@@ -204,9 +253,10 @@ def memoized(
     The key is the version of each table as the store reads it: a Delta version is never
     rewritten, so an equal key means equal data. With an ``increment``, when every table only
     gained files since the memo (appended batches; no file removed by a deletion, a rollback or
-    a compaction), the check runs over the gained files and is combined with the memo, so its
-    cost follows the new data; otherwise it is recomputed whole. A computed result is appended
-    to the memos.
+    a compaction; a table the increment reads whole, ``Increment.replaced``, may lose files), the
+    memo is brought up to date from the gained files (``Increment.update``), so its cost follows
+    the new data; otherwise it is recomputed whole. A computed result is appended to the memos
+    (one row per check computed: the memos grow by one row per run, whatever the store's size).
     """
     versions = {t: store.version(t) for t in tables}
     key = orjson.dumps(versions, option=orjson.OPT_SORT_KEYS).decode()
@@ -216,16 +266,28 @@ def memoized(
         cached = {**orjson.loads(same["metadata"]), "cached": "tables unchanged since the last check"}
         return bool(same["passed"]), cached
     base = _latest_memo(memos, versions) if increment is not None else None
-    gained = _gained_files(store, base[0], versions) if base is not None else None
-    if gained is not None and increment is not None and base is not None:
-        memo = (bool(base[1]["passed"]), orjson.loads(base[1]["metadata"]))
-        passed, meta = increment.combine(memo, increment.over_files(gained))
-    else:
-        passed, meta = compute()
+    result = None
+    if increment is not None and base is not None:
+        result = _updated(store, increment, base, versions)
+    passed, meta = result if result is not None else compute()
     row = {"name": name, "key": key, "passed": passed, "metadata": orjson.dumps(meta).decode()}
     memo_row = pa.Table.from_pylist([row], schema=MEMOS)
     store.append(store.memory_path("check_memos"), memo_row, f"check-{new_id()}", step=False)
     return passed, meta
+
+
+def _updated(
+    store: Store,
+    increment: Increment,
+    base: tuple[dict[str, int | None], dict[str, Any]],
+    versions: Mapping[str, int | None],
+) -> CheckResult | None:
+    """The memo ``base`` (its versions, its row) brought up to ``versions`` by ``increment``; None
+    when only a whole check is right (a table lost files, or the update cannot use the memo)."""
+    gained = _gained_files(store, base[0], versions, increment.replaced)
+    if gained is None:
+        return None
+    return increment.update((bool(base[1]["passed"]), orjson.loads(base[1]["metadata"])), gained)
 
 
 def _latest_memo(
@@ -258,16 +320,19 @@ def _rank(version: int | None) -> int:
 
 
 def _gained_files(
-    store: Store, before: Mapping[str, int | None], versions: Mapping[str, int | None]
+    store: Store,
+    before: Mapping[str, int | None],
+    versions: Mapping[str, int | None],
+    replaced: frozenset[str],
 ) -> dict[str, list[str]] | None:
     """Per table, the Parquet files its version in ``versions`` has and the one in ``before``
-    had not; None when a table lost a file since (rows deleted, rolled back or compacted): then
-    only a whole check is right."""
+    had not; None when a table not in ``replaced`` lost a file since (rows deleted, rolled back
+    or compacted): then only a whole check is right."""
     out = {}
     for table, version in versions.items():
         old = set(store.data_files(table, before[table])) if before[table] is not None else set()
         now = store.data_files(table, version) if version is not None else []
-        if not old <= set(now):
+        if table not in replaced and not old <= set(now):
             return None
         out[table] = [f for f in now if f not in old]
     return out

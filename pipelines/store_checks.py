@@ -2,9 +2,13 @@
 :class:`~pipelines.step_reports.CheckOutcome` (the SQL is in ``pipelines.checks``).
 
 A check whose tables did not change since it last ran returns its memo (``checks.memoized``), so
-a run with nothing new does not rescan every deal; card conservation after an append checks only
-the deals appended since. ``gdan run`` calls them through
-``pipelines.plan``; the Dagster asset checks of ``pipelines.assets`` call the same functions.
+a run with nothing new does not rescan every deal. After an append each is brought up to date
+from its memo at the cost of the new data: card conservation checks only the deals appended
+since; unique_match_ids looks up the new match ids among the older rows; match_statuses recounts
+only the matches the new files touch (``pipelines.check_increments``). After a deletion (a
+correction's retraction), a rollback or a compaction they are computed whole. ``gdan run`` calls
+them through ``pipelines.plan``; the Dagster asset checks of ``pipelines.assets`` call the same
+functions.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipelines import checks
+from pipelines import check_increments, checks
 from pipelines.state import load_state
 from pipelines.step_reports import CheckOutcome
 from pipelines.store import Store
@@ -40,18 +44,22 @@ def store_files(store: Store) -> CheckOutcome:
 
 def match_statuses(store: Store) -> CheckOutcome:
     """Every ingested match is exactly one of valid / partial / invalid / incomplete, every raw row
-    accounted for (``checks.match_statuses``)."""
+    accounted for (``checks.match_statuses``); after an append, from its memo and the matches the
+    new files touch (``check_increments.match_statuses``)."""
     passed, meta = checks.memoized(
         store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
         lambda: checks.match_statuses(_con(store), load_state(store)),
+        check_increments.match_statuses(store),
     )
     return CheckOutcome("match_statuses_check", "matches", passed, meta)
 
 
 def unique_match_ids(store: Store) -> CheckOutcome:
-    """No duplicate match ids in ``matches``."""
+    """No duplicate match ids in ``matches``; after an append, from its memo and the new ids
+    (``check_increments.unique_match_ids``)."""
     passed, meta = checks.memoized(store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(store)))
+                                   lambda: checks.unique_match_ids(_con(store)),
+                                   check_increments.unique_match_ids(store))
     return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
 
 
@@ -73,7 +81,7 @@ def _card_conservation_over(files: Mapping[str, list[str]]) -> checks.CheckResul
         con.close()
 
 
-CARD_CONSERVATION_INCREMENT = checks.Increment(_card_conservation_over, checks.combine_card_conservation)
+CARD_CONSERVATION_INCREMENT = checks.combining(_card_conservation_over, checks.combine_card_conservation)
 """Card conservation over the deals batches added since its memo, combined with it."""
 
 

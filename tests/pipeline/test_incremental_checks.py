@@ -1,18 +1,24 @@
-"""Card conservation after an append checks only the deals appended since its memo (issue 17,
-"Speed and scale"), with the same outcome and metadata as a check of the whole store: over
-several additions, a bad deal arriving in a later batch, and a correction (whose retraction
-deletes rows, so the check is computed whole again)."""
+"""The checks after an append look only at what was appended since their memo (issue 17,
+"Speed and scale"), with the same outcome and metadata as a check of the whole store.
+
+Card conservation: over several additions, a bad deal arriving in a later batch, and a
+correction (whose retraction deletes rows, so the check is computed whole again). match_statuses
+and unique_match_ids: over a match in pieces, late events, malformed lines, a duplicate match id
+and a correction."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pytest
 from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 
 from pipelines import checks, replaying, store_checks
+from pipelines.state import load_state
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
 
@@ -37,11 +43,12 @@ def _revised(events: list[dict[str, Any]], revision: int) -> list[dict[str, Any]
     return events
 
 
-def _add(root: Path, name: str, events: list[dict[str, Any]]) -> None:
+def _add(root: Path, name: str, events: list[dict[str, Any]], extra_lines: tuple[str, ...] = (),
+         replay_fn: Callable[[pa.Table], dict[str, pa.Table]] = fake_replay) -> None:
     store = Store(root)
-    write_jsonl(store.inbox / name, events)
+    write_jsonl(store.inbox / name, events, extra_lines)
     ingest_step(store, workers=1)
-    replay_step(store, replay_fn=fake_replay, workers=1)
+    replay_step(store, replay_fn=replay_fn, workers=1)
 
 
 class _Whole:
@@ -149,3 +156,104 @@ def test_examples_are_the_first_five_bad_deals_by_name_however_the_deals_are_sli
     for per_slice in (1, 3, 100):
         monkeypatch.setattr(checks, "DEALS_PER_SLICE", per_slice)
         assert checks.card_conservation(con)[1]["examples"] == expected, per_slice
+
+
+def _cloning_replay(events: pa.Table) -> dict[str, pa.Table]:
+    """The stand-in replayer, but the ``matches`` row of a match ``clone-<id>`` carries the id
+    ``<id>``: a duplicate match id (and a raw match in neither table), which the pipeline itself
+    never makes."""
+    out = fake_replay(events)
+    ids = [m.removeprefix("clone-") for m in out["matches"]["match_id"].to_pylist()]
+    out["matches"] = out["matches"].set_column(0, "match_id", pa.array(ids, pa.string()))
+    return out
+
+
+PIECES = match_events("p", deals=3)
+
+# Each step: what arrives (events, malformed lines, the replayer), whether match_statuses and
+# unique_match_ids are then computed whole (no memo yet, or matches rows deleted since), and
+# whether each passes. m0 and m1 are replayed in one batch with m2, so m2's correction rewrites
+# their matches file (string_view columns) that later lookups of m0 read.
+STATUS_STEPS = [
+    ("first batch: no memo yet", lambda: [e for m in ("m0", "m1", "m2") for e in match_events(m)],
+     (), fake_replay, True, (True, True)),
+    ("a match in pieces: the first piece", lambda: PIECES[:4], (), fake_replay, False, (True, True)),
+    ("malformed lines and another match", lambda: match_events("m3", deals=2), ("not json", "[1]"),
+     fake_replay, False, (True, True)),
+    ("the second piece", lambda: PIECES[4:8], (), fake_replay, False, (True, True)),
+    ("late events of a replayed match (an exact copy and a new one)",
+     lambda: [match_events("m1")[1], {**match_events("m1")[2], "seq": 9}], (), fake_replay, False,
+     (True, True)),
+    ("the last piece: incomplete to complete", lambda: PIECES[8:], (), fake_replay, False, (True, True)),
+    ("a correction of m2: matches rows deleted, computed whole", lambda: _revised(match_events("m2"), 2),
+     (), fake_replay, True, (True, True)),
+    ("an addition after the correction", lambda: match_events("m4") + match_events("q", end=False), (),
+     fake_replay, False, (True, True)),
+    ("a duplicate of m0's id (and a raw match replayed under another id)", lambda: match_events("clone-m0"),
+     (), _cloning_replay, False, (False, False)),
+    ("another addition after it", lambda: match_events("m5"), ("{}",), fake_replay, False, (False, False)),
+]
+
+
+def _whole_results(root: Path, whole: _Whole) -> tuple[Result, Result]:
+    """match_statuses and unique_match_ids computed over the whole store, not memoized."""
+    store = Store(root).pinned()
+    return (checks.match_statuses(whole.real(store), load_state(store)),
+            checks.unique_match_ids(whole.real(store)))
+
+
+def test_match_statuses_and_unique_ids_after_appends_equal_the_whole_store_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _Whole(monkeypatch)
+    for label, name, events, malformed, replay_fn, computed_whole, passes in [
+        (label, f"{i}.jsonl", *rest) for i, (label, *rest) in enumerate(STATUS_STEPS)
+    ]:
+        _add(tmp_path, name, events(), malformed, replay_fn)
+        outcomes = []
+        for check in (store_checks.match_statuses, store_checks.unique_match_ids):
+            before = whole.calls
+            outcome = check(Store(tmp_path).pinned())
+            assert (whole.calls > before) is computed_whole, (label, outcome.name)
+            outcomes.append((outcome.passed, {k: v for k, v in outcome.metadata.items() if k != "cached"}))
+        assert tuple(outcomes) == _whole_results(tmp_path, whole), label
+        assert tuple(o[0] for o in outcomes) == passes, label
+    (_, statuses), (_, unique) = outcomes
+    assert (statuses["neither"], statuses["rows_malformed"], statuses["matches_incomplete"]) == (1, 3, 1)
+    assert unique == {"duplicate_rows": 1, "examples": "m0"}
+
+
+def test_match_statuses_from_a_memo_without_its_incomplete_ids_is_computed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memo of the older form does not list the incomplete matches the update needs."""
+    whole = _Whole(monkeypatch)
+    _add(tmp_path, "a.jsonl", match_events("m1") + match_events("p", end=False))
+    passed, meta = checks.match_statuses(whole.real(Store(tmp_path).pinned()), load_state(Store(tmp_path)))
+    del meta[checks.INCOMPLETE_IDS]
+    versions = {t: Store(tmp_path).version(t) for t in ("raw_events", "matches", "incomplete_matches")}
+    key = orjson.dumps(versions, option=orjson.OPT_SORT_KEYS).decode()
+    old = {"name": "match_statuses", "key": key, "passed": passed, "metadata": orjson.dumps(meta).decode()}
+    store = Store(tmp_path)
+    store.append(store.memory_path("check_memos"), pa.Table.from_pylist([old], schema=checks.MEMOS), "old",
+                 step=False)
+    _add(tmp_path, "b.jsonl", match_events("m2"))
+    before = whole.calls
+    outcome = store_checks.match_statuses(Store(tmp_path).pinned())
+    assert whole.calls == before + 1
+    assert (outcome.passed, dict(outcome.metadata)) == _whole_results(tmp_path, whole)[0]
+
+
+def test_duplicate_examples_are_the_first_five_by_name_of_the_memo_and_the_new_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _Whole(monkeypatch)
+    later = ["b", "c", "d", "e", "f", "g"]
+    for name, ids in [("a.jsonl", later), ("b.jsonl", ["a"]), ("c.jsonl", ["h"])]:
+        _add(tmp_path, name, [e for m in ids for e in match_events(m) + match_events(f"clone-{m}")],
+             replay_fn=_cloning_replay)
+        before = whole.calls
+        outcome = store_checks.unique_match_ids(Store(tmp_path).pinned())
+        assert (whole.calls > before) is (name == "a.jsonl")
+        assert (outcome.passed, dict(outcome.metadata)) == _whole_results(tmp_path, whole)[1]
+    assert outcome.metadata == {"duplicate_rows": 8, "examples": "a, b, c, d, e"}
