@@ -135,17 +135,30 @@ SUM_COLUMNS: tuple[str, ...] = ("deals", "sum_result", "sum_result_sq", "sum_x",
 """The columns of ``luck_statistics`` that hold sums (``schemas.scoring.LUCK_STATISTICS``)."""
 
 
-def _sum_exprs() -> list[pl.Expr]:
-    """The aggregations of :data:`SUM_COLUMNS` over Int64 team rows (``_ints``)."""
+def _grouped_sums(ints: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """:data:`SUM_COLUMNS` per group of ``keys`` of Int64 team rows (``_ints``): the products
+    are columns first, so the group-by only adds plain columns."""
     y = pl.col("result")
-    return [
-        pl.len().cast(pl.Int64).alias("deals"),
-        y.sum().alias("sum_result"),
-        (y * y).sum().alias("sum_result_sq"),
-        pl.concat_list(pl.col(f).sum() for f in FEATURES).alias("sum_x"),
-        pl.concat_list((pl.col(f) * y).sum() for f in FEATURES).alias("sum_x_result"),
-        pl.concat_list((pl.col(FEATURES[i]) * pl.col(FEATURES[j])).sum() for i, j in PAIRS).alias("sum_xx"),
-    ]
+    x = [pl.col(f) for f in FEATURES]
+    terms = [y.alias("_y"), (y * y).alias("_yy"), *(c.alias(f"_x{i}") for i, c in enumerate(x)),
+             *((c * y).alias(f"_xy{i}") for i, c in enumerate(x)),
+             *((x[i] * x[j]).alias(f"_xx{n}") for n, (i, j) in enumerate(PAIRS))]
+    k = range(len(FEATURES))
+    summed = ints.select(*keys, *terms).group_by(keys).agg(pl.len().cast(pl.Int64).alias("deals"),
+                                                           pl.exclude(keys).sum())
+    return summed.select(*keys, "deals", pl.col("_y").alias("sum_result"),
+                         pl.col("_yy").alias("sum_result_sq")).with_columns(
+        _as_list(summed, [f"_x{i}" for i in k], "sum_x"),
+        _as_list(summed, [f"_xy{i}" for i in k], "sum_x_result"),
+        _as_list(summed, [f"_xx{n}" for n in range(len(PAIRS))], "sum_xx"))
+
+
+def _as_list(frame: pl.DataFrame, columns: list[str], name: str) -> pl.Series:
+    """The Int64 ``columns`` of each row of ``frame`` as one list (numpy: ``pl.concat_list`` of
+    36 columns costs seconds at a million deals)."""
+    flat = pl.Series(name, frame.select(columns).to_numpy().astype(np.int64).reshape(-1))
+    return flat.reshape((frame.height, len(columns))).cast(pl.List(pl.Int64)) if frame.height else (
+        pl.Series(name, [], pl.List(pl.Int64)))
 
 
 @dataclass(frozen=True)
@@ -169,7 +182,7 @@ class Sums:
         """The sums of Int64 team rows (``_ints``)."""
         if rows.height == 0:
             return Sums.from_matrix(np.zeros((1, SUM_WIDTH), dtype=np.int64))
-        return Sums.from_matrix(sum_matrix(rows.select(_sum_exprs())))
+        return Sums.from_matrix(sum_matrix(_grouped_sums(rows.with_columns(_all=pl.lit(0)), ["_all"])))
 
     @staticmethod
     def from_matrix(matrix: np.ndarray) -> Sums:
@@ -199,8 +212,8 @@ SUM_WIDTH = 3 + 2 * len(FEATURES) + len(PAIRS)
 def sum_matrix(sums: pl.DataFrame) -> np.ndarray:
     """The :data:`SUM_COLUMNS` of each row of ``sums`` as one int64 row of :data:`SUM_WIDTH`."""
     k = len(FEATURES)
-    lists = [np.asarray(sums[c].list.to_array(w).to_numpy(), dtype=np.int64).reshape(sums.height, w)
-             for c, w in (("sum_x", k), ("sum_x_result", k), ("sum_xx", len(PAIRS)))]
+    lists = [np.asarray(sums[c].explode(empty_as_null=False).to_numpy(), dtype=np.int64)
+             .reshape(sums.height, w) for c, w in (("sum_x", k), ("sum_x_result", k), ("sum_xx", len(PAIRS)))]
     scalars = sums.select(SUM_COLUMNS[:3]).to_numpy().astype(np.int64).reshape(sums.height, 3)
     return np.hstack([scalars, *lists])
 
@@ -290,9 +303,9 @@ def statistics(rows: pl.DataFrame, deal_hands: pl.DataFrame) -> pl.DataFrame:
     ints = _ints(rows)
     seats = deal_hands.filter(pl.col("player_id").is_not_null()).select("match_id", "deal_no", "team",
                                                                          "player_id")
-    per_match = ints.group_by("match_id").agg(_sum_exprs()).with_columns(player_id=pl.lit(None, pl.String))
-    joined = seats.join(ints, on=["match_id", "deal_no", "team"])
-    per_player = joined.group_by("match_id", "player_id").agg(_sum_exprs())
+    per_match = _grouped_sums(ints, ["match_id"]).with_columns(player_id=pl.lit(None, pl.String))
+    seated = seats.join(ints, on=["match_id", "deal_no", "team"])
+    per_player = _grouped_sums(seated, ["match_id", "player_id"])
     both = pl.concat([per_match.select("match_id", "player_id", *SUM_COLUMNS),
                       per_player.select("match_id", "player_id", *SUM_COLUMNS)])
     ids = both["match_id"].unique()
@@ -325,11 +338,14 @@ def player_table(stats: pl.DataFrame, model: LuckModel) -> pl.DataFrame:
 
     Each player's integer sums are added up, so the figures are the same whatever order the
     matches come in; the residual's mean and variance follow from them for ``model``'s β."""
-    players = stats.filter(pl.col("player_id").is_not_null()).sort("player_id", "match_id")
+    players = stats.filter(pl.col("player_id").is_not_null())
     if players.height == 0:
         return frame([], PLAYER_LUCK)
-    ids, starts = np.unique(players["player_id"].to_numpy(), return_index=True)
-    per = np.add.reduceat(sum_matrix(players), starts, axis=0)
+    which = (players["player_id"].rank("dense") - 1).to_numpy()
+    ids = players["player_id"].unique().sort().to_list()
+    order = np.argsort(which, kind="stable")
+    starts = np.searchsorted(which[order], np.arange(len(ids)))
+    per = np.add.reduceat(sum_matrix(players)[order], starts, axis=0)
     return frame([_player_row(str(p), Sums.from_matrix(row[None, :]), model) for p, row in
                   zip(ids, per, strict=True)], PLAYER_LUCK)
 
