@@ -8,7 +8,9 @@ same ledger"), but not every step computes it so: ``match_scores``, ``standings`
 ``duplicate_results`` recompute only the partitions whose inputs changed
 (``pipelines.scoring_parts``), the dan ledger and the ratings go on from the stored ledger and
 posterior when the new rounds come after every one applied, and fall back to the whole
-computation otherwise. The other tables are recomputed whole on every run with something new.
+computation otherwise; the luck model is refitted from exact per-match sums of which only the new
+or changed matches' are computed (``pipelines.luck_statistics``). The other tables are recomputed
+whole on every run with something new.
 
 Scoring reads the replayed tables without the matches that ``duplicate_matches`` marks
 ``excluded`` (a match ingested again under another id, ``pipelines.duplicates``), so a copy is
@@ -294,16 +296,42 @@ def duplicate_events_step(store: Store) -> StepReport:
 
 
 def luck_step(store: Store) -> StepReport:
-    """The expected deal result from the dealt cards, and each player's levels above it."""
-    from scoring.luck import HAND_FEATURES, luck_tables
+    """The expected deal result from the dealt cards, and each player's levels above it.
 
-    hands = _scored(store, "deal_hands", ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES])
-    deals = _scored(store, "deals", ["match_id", "deal_no", "declarers", "winning_team", "level_gain"])
-    tributes = _scored(store, "tributes", ["match_id", "deal_no", "kind", "giver"])
-    model, players = luck_tables(hands, deals, tributes)
-    outputs = {"luck_model": _write(store, "luck_model", model),
+    Only the matches new or changed since the last run have their sums computed (reading their
+    rows alone); the tables are refitted from every match's sums (``pipelines.luck_statistics``),
+    the same tables as computing every match at once."""
+    from pipelines import luck_statistics as kept_sums
+    from scoring.luck import tables_from_statistics
+
+    now = kept_sums.match_digests(_scored(store, "matches"))
+    plan = kept_sums.plan(store, now)
+    fresh = kept_sums.with_digests(_luck_sums(store, plan.todo, whole=plan.whole), plan.todo, now)
+    sums = kept_sums.merged(plan.kept, fresh)
+    kept_sums.save(store, sums)
+    model, players = tables_from_statistics(sums)
+    outputs = {"luck_model": {**_write(store, "luck_model", model), "statistics": "whole" if plan.whole
+                              else "added", "matches": len(now), "matches_added": len(plan.todo)},
                "player_luck": _write(store, "player_luck", players)}
     return StepReport("luck", outputs)
+
+
+def _luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
+    """``scoring.luck.statistics`` of the matches ``match_ids``: from the whole tables when they
+    are every scored match, else from those matches' rows alone (``scoring_parts.rows_of``)."""
+    from pipelines.scoring_parts import rows_of
+    from scoring.luck import HAND_FEATURES, statistics, team_deals
+
+    columns = {"deal_hands": ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES],
+               "deals": ["match_id", "deal_no", "declarers", "winning_team", "level_gain"],
+               "tributes": ["match_id", "deal_no", "kind", "giver"]}
+    if whole:
+        tables = {name: _scored(store, name, cols) for name, cols in columns.items()}
+    else:
+        tables = {name: rows_of(store, name, match_ids).select(cols) for name, cols in columns.items()}
+    hands = tables["deal_hands"]
+    sums = statistics(team_deals(hands, tables["deals"], tables["tributes"]), hands)
+    return sums.filter(pl.col("match_id").is_in(match_ids))
 
 
 def dan_forecast_step(store: Store) -> StepReport:

@@ -328,6 +328,25 @@ PLAYER_LUCK = pa.schema(
                      "a 95 % interval"},
 )
 
+LUCK_STATISTICS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("digest", pa.string(), nullable=False),
+        pa.field("scheme", pa.string(), nullable=False),
+        pa.field("holdout", pa.bool_(), nullable=False),
+        pa.field("deals", pa.int64(), nullable=False),
+        pa.field("sum_result", pa.int64(), nullable=False),
+        pa.field("sum_result_sq", pa.int64(), nullable=False),
+        pa.field("sum_x", pa.list_(pa.int64()), nullable=False),
+        pa.field("sum_x_result", pa.list_(pa.int64()), nullable=False),
+        pa.field("sum_xx", pa.list_(pa.int64()), nullable=False),
+    ],
+    metadata={"doc": "one row per scored match (player_id null) and per match and player: the exact "
+                     "sums the luck model and player_luck are computed from (scoring.luck.statistics), "
+                     "with the digest of the match's row they were computed from"},
+)
+
 DAN_FORECAST = pa.schema(
     [
         pa.field("player_id", pa.string(), nullable=False),
@@ -380,7 +399,11 @@ SCORING: dict[str, pa.Schema] = {
 }
 """Tables derived from the replayed tables by ``scoring``, by name."""
 
-SCORING_BOOKKEEPING: dict[str, pa.Schema] = {"scoring_partitions": SCORING_PARTITIONS}
-"""What the scoring steps keep to recompute only what changed (``pipelines.partitions``), by name:
-written by the ``match_scores``, ``standings``, ``dan`` and ``duplicate_events`` steps beside
-their tables, not an output."""
+SCORING_BOOKKEEPING: dict[str, pa.Schema] = {
+    "scoring_partitions": SCORING_PARTITIONS,
+    "luck_statistics": LUCK_STATISTICS,
+}
+"""What the scoring steps keep to recompute only what changed, by name: ``scoring_partitions``
+(``pipelines.partitions``), written by the ``match_scores``, ``standings``, ``dan`` and
+``duplicate_events`` steps beside their tables, and ``luck_statistics``
+(``pipelines.luck_statistics``), written by the luck step; not outputs."""

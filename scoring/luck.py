@@ -10,8 +10,15 @@ no intercept. A player's *levels above expectation* is the mean of actual − ex
 deals they played, with a normal 95 % interval; fewer than ``LOW_DATA_DEALS`` deals is flagged.
 
 The fit is validated on held-out matches (a hash of the match id picks them, so the split is the
-same on every run): R² and a calibration table (mean expected vs mean actual per band of the
-expectation), reported in ``luck_model`` and ``docs/ratings.md``.
+same on every run): R² and RMSE in ``luck_model``; :func:`validate` adds a calibration table (mean
+expected vs mean actual per band of the expectation, ``benchmarks/bench_luck.py``,
+``docs/ratings.md``).
+
+Both tables are computed from exact additive sums (:class:`Sums`, :func:`statistics`): per match
+the integer n, Σy, Σy², Σx, Σxy and Σxxᵀ of its team rows, and the same per match and player.
+The ridge fit needs only the first; a player's mean and variance of y − x·β follow from theirs
+for any β, so a match's sums can be added or taken away (``luck_statistics``, the luck step of
+``pipelines.scoring_steps``) and the tables are the same, bit for bit, as from every match at once.
 """
 
 from __future__ import annotations
@@ -108,15 +115,116 @@ def team_deals(deal_hands: pl.DataFrame, deals: pl.DataFrame, tributes: pl.DataF
 
 def fit(rows: pl.DataFrame, ridge: float = RIDGE) -> LuckModel:
     """Ridge least squares of the result on the feature differences (no intercept: symmetric)."""
-    x, y = _xy(rows)
-    beta = (
-        np.linalg.solve(x.T @ x + ridge * np.eye(x.shape[1]), x.T @ y) if len(y) else np.zeros(len(FEATURES))
-    )
-    return LuckModel(tuple(float(b) for b in beta))
+    return Sums.of(_ints(rows)).fit(ridge)
 
 
 def _xy(rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return rows.select(FEATURES).to_numpy().astype(float), rows["result"].to_numpy().astype(float)
+
+
+def _ints(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` with the features and the result as Int64: every value is a whole number, so
+    their sums are exact and do not depend on the order the rows are added in."""
+    return rows.with_columns(pl.col(*FEATURES, "result").cast(pl.Int64))
+
+
+PAIRS: tuple[tuple[int, int], ...] = tuple((i, j) for i in range(len(FEATURES))
+                                           for j in range(i, len(FEATURES)))
+"""The entries of the symmetric Σxxᵀ that are stored: row ≤ column, row by row (36 of 64)."""
+SUM_COLUMNS: tuple[str, ...] = ("deals", "sum_result", "sum_result_sq", "sum_x", "sum_x_result", "sum_xx")
+"""The columns of ``luck_statistics`` that hold sums (``schemas.scoring.LUCK_STATISTICS``)."""
+
+
+def _grouped_sums(ints: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """:data:`SUM_COLUMNS` per group of ``keys`` of Int64 team rows (``_ints``): the products
+    are columns first, so the group-by only adds plain columns."""
+    y = pl.col("result")
+    x = [pl.col(f) for f in FEATURES]
+    terms = [y.alias("_y"), (y * y).alias("_yy"), *(c.alias(f"_x{i}") for i, c in enumerate(x)),
+             *((c * y).alias(f"_xy{i}") for i, c in enumerate(x)),
+             *((x[i] * x[j]).alias(f"_xx{n}") for n, (i, j) in enumerate(PAIRS))]
+    k = range(len(FEATURES))
+    summed = ints.select(*keys, *terms).group_by(keys).agg(pl.len().cast(pl.Int64).alias("deals"),
+                                                           pl.exclude(keys).sum())
+    return summed.select(*keys, "deals", pl.col("_y").alias("sum_result"),
+                         pl.col("_yy").alias("sum_result_sq")).with_columns(
+        _as_list(summed, [f"_x{i}" for i in k], "sum_x"),
+        _as_list(summed, [f"_xy{i}" for i in k], "sum_x_result"),
+        _as_list(summed, [f"_xx{n}" for n in range(len(PAIRS))], "sum_xx"))
+
+
+def _as_list(frame: pl.DataFrame, columns: list[str], name: str) -> pl.Series:
+    """The Int64 ``columns`` of each row of ``frame`` as one list (numpy: ``pl.concat_list`` of
+    36 columns costs seconds at a million deals)."""
+    flat = pl.Series(name, frame.select(columns).to_numpy().astype(np.int64).reshape(-1))
+    return flat.reshape((frame.height, len(columns))).cast(pl.List(pl.Int64)) if frame.height else (
+        pl.Series(name, [], pl.List(pl.Int64)))
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Exact sufficient statistics of a set of team rows (x, y): n, Σy, Σy², Σx, Σxy and the
+    upper triangle of Σxxᵀ (:data:`PAIRS`), in integers.
+
+    They give the ridge fit of those rows, and for any coefficients β the mean and the sum of
+    squares of the residual y − x·β, so rows can be added (a new match) and taken away (a
+    retracted one) without revisiting the others."""
+
+    n: int
+    y: int
+    yy: int
+    x: np.ndarray
+    xy: np.ndarray
+    xx: np.ndarray
+
+    @staticmethod
+    def of(rows: pl.DataFrame) -> Sums:
+        """The sums of Int64 team rows (``_ints``)."""
+        if rows.height == 0:
+            return Sums.from_matrix(np.zeros((1, SUM_WIDTH), dtype=np.int64))
+        return Sums.from_matrix(sum_matrix(_grouped_sums(rows.with_columns(_all=pl.lit(0)), ["_all"])))
+
+    @staticmethod
+    def from_matrix(matrix: np.ndarray) -> Sums:
+        """The total of the rows of a :func:`sum_matrix`."""
+        total = matrix.sum(axis=0, dtype=np.int64)
+        k = len(FEATURES)
+        return Sums(int(total[0]), int(total[1]), int(total[2]), total[3 : 3 + k], total[3 + k : 3 + 2 * k],
+                    total[3 + 2 * k :])
+
+    def fit(self, ridge: float = RIDGE) -> LuckModel:
+        """The ridge solution (XᵀX + ridge·I) β = Xᵀy; zeros without rows."""
+        if self.n == 0:
+            return LuckModel(tuple(0.0 for _ in FEATURES))
+        gram = _symmetric(self.xx).astype(float)
+        beta = np.linalg.solve(gram + ridge * np.eye(len(FEATURES)), self.xy.astype(float))
+        return LuckModel(tuple(float(b) for b in beta))
+
+    def residual_sq(self, beta: np.ndarray) -> float:
+        """Σ(y − x·β)² = Σy² − 2βᵀΣxy + βᵀΣxxᵀβ."""
+        return float(self.yy - 2 * beta @ self.xy + beta @ _symmetric(self.xx) @ beta)
+
+
+SUM_WIDTH = 3 + 2 * len(FEATURES) + len(PAIRS)
+"""Numbers per row of a :func:`sum_matrix`: n, Σy, Σy², Σx, Σxy, the Σxxᵀ triangle."""
+
+
+def sum_matrix(sums: pl.DataFrame) -> np.ndarray:
+    """The :data:`SUM_COLUMNS` of each row of ``sums`` as one int64 row of :data:`SUM_WIDTH`."""
+    k = len(FEATURES)
+    lists = [np.asarray(sums[c].explode(empty_as_null=False).to_numpy(), dtype=np.int64)
+             .reshape(sums.height, w) for c, w in (("sum_x", k), ("sum_x_result", k), ("sum_xx", len(PAIRS)))]
+    scalars = sums.select(SUM_COLUMNS[:3]).to_numpy().astype(np.int64).reshape(sums.height, 3)
+    return np.hstack([scalars, *lists])
+
+
+def _symmetric(triangle: np.ndarray) -> np.ndarray:
+    """The full Σxxᵀ from its upper triangle (:data:`PAIRS`)."""
+    full = np.zeros((len(FEATURES), len(FEATURES)), dtype=np.int64)
+    rows, cols = zip(*PAIRS, strict=True)
+    full[rows, cols] = triangle
+    full[cols, rows] = triangle
+    return full
 
 
 def is_holdout(match_id: str, share: float = HOLDOUT_SHARE) -> bool:
@@ -133,30 +241,41 @@ class Validation:
     r2: float | None
     rmse: float | None
     calibration: list[tuple[float, float, int]]
-    """Per band of the expectation (lowest first): mean expected, mean actual, rows."""
+    """Per band of the expectation (lowest first): mean expected, mean actual, rows (empty when
+    computed from sums alone: :func:`validate_sums`)."""
 
 
-def validate(rows: pl.DataFrame) -> Validation:
-    """Fit on the matches not held out, score the held-out ones."""
+def validate_sums(train: Sums, test: Sums) -> Validation:
+    """R² and RMSE on the held-out rows ``test`` of the model fitted on ``train``, from sums alone."""
+    if train.n == 0 or test.n == 0:
+        return Validation(train.n, test.n, None, None, [])
+    squares = test.residual_sq(np.asarray(train.fit().coefficients))
+    total = (test.n * test.yy - test.y * test.y) / test.n  # Σ(y − ȳ)², exact in integers
+    return Validation(train.n, test.n, 1 - squares / total if total else None,
+                      math.sqrt(max(squares, 0.0) / test.n), [])
+
+
+def _split(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows of the matches not held out, and those of the held-out ones."""
     ids = rows["match_id"].unique()
     held_ids = ids.filter(pl.Series([is_holdout(m) for m in ids], dtype=pl.Boolean))
     held = rows["match_id"].is_in(held_ids.implode())
-    train, test = rows.filter(~held), rows.filter(held)
-    if train.height == 0 or test.height == 0:
-        return Validation(train.height, test.height, None, None, [])
+    return rows.filter(~held), rows.filter(held)
+
+
+def validate(rows: pl.DataFrame) -> Validation:
+    """Fit on the matches not held out, score the held-out ones; with the calibration table
+    (bands of the held-out expectation, which need the rows themselves: no table stores it)."""
+    train, test = _split(rows)
+    check = validate_sums(Sums.of(_ints(train)), Sums.of(_ints(test)))
+    if check.r2 is None and check.rmse is None:
+        return check
     x, y = _xy(test)
     expected = fit(train).expect(x)
-    residual = y - expected
-    total = float(((y - y.mean()) ** 2).sum())
     order = np.argsort(expected, kind="stable")
     bands = [b for b in np.array_split(order, CALIBRATION_BANDS) if len(b)]
-    return Validation(
-        train.height,
-        test.height,
-        1 - float((residual**2).sum()) / total if total else None,
-        math.sqrt(float((residual**2).mean())),
-        [(float(expected[b].mean()), float(y[b].mean()), len(b)) for b in bands],
-    )
+    calibration = [(float(expected[b].mean()), float(y[b].mean()), len(b)) for b in bands]
+    return Validation(check.train_rows, check.test_rows, check.r2, check.rmse, calibration)
 
 
 def luck_model_table(model: LuckModel, validation: Validation) -> pl.DataFrame:
@@ -177,48 +296,85 @@ def luck_model_table(model: LuckModel, validation: Validation) -> pl.DataFrame:
     )
 
 
-def player_luck(rows: pl.DataFrame, deal_hands: pl.DataFrame, model: LuckModel) -> pl.DataFrame:
-    """Per player: mean actual and expected result per deal, their difference with a 95 % interval.
+def statistics(rows: pl.DataFrame, deal_hands: pl.DataFrame) -> pl.DataFrame:
+    """The sums (:data:`SUM_COLUMNS`) of each match's team rows (``player_id`` null) and of each
+    match's player's rows (the rows of the team they sat in), with the match's ``holdout``,
+    sorted by match and player (null first): the additive statistics ``luck_statistics`` keeps."""
+    ints = _ints(rows)
+    seats = deal_hands.filter(pl.col("player_id").is_not_null()).select("match_id", "deal_no", "team",
+                                                                         "player_id")
+    per_match = _grouped_sums(ints, ["match_id"]).with_columns(player_id=pl.lit(None, pl.String))
+    seated = seats.join(ints, on=["match_id", "deal_no", "team"])
+    per_player = _grouped_sums(seated, ["match_id", "player_id"])
+    both = pl.concat([per_match.select("match_id", "player_id", *SUM_COLUMNS),
+                      per_player.select("match_id", "player_id", *SUM_COLUMNS)])
+    ids = both["match_id"].unique()
+    held = dict(zip(ids.to_list(), (is_holdout(m) for m in ids), strict=True))
+    return both.with_columns(holdout=pl.col("match_id").replace_strict(held, return_dtype=pl.Boolean)).sort(
+        "match_id", "player_id", nulls_last=False)
 
-    Each player's deals are summed in (match, deal) order, so the floats are the same whatever
-    order the input rows came in (a store's files, an executor's batches)."""
-    if rows.height == 0:
+
+def empty_sums(match_ids: list[str]) -> pl.DataFrame:
+    """A :func:`statistics` row of zeros per match (``player_id`` null): a match without team rows."""
+    k = len(FEATURES)
+    return pl.DataFrame(
+        {"match_id": match_ids, "player_id": [None] * len(match_ids), "deals": [0] * len(match_ids),
+         "sum_result": [0] * len(match_ids), "sum_result_sq": [0] * len(match_ids),
+         "sum_x": [[0] * k] * len(match_ids), "sum_x_result": [[0] * k] * len(match_ids),
+         "sum_xx": [[0] * len(PAIRS)] * len(match_ids), "holdout": [is_holdout(m) for m in match_ids]},
+        schema={"match_id": pl.String, "player_id": pl.String, "deals": pl.Int64, "sum_result": pl.Int64,
+                "sum_result_sq": pl.Int64, "sum_x": pl.List(pl.Int64), "sum_x_result": pl.List(pl.Int64),
+                "sum_xx": pl.List(pl.Int64), "holdout": pl.Boolean},
+    )
+
+
+def player_luck(rows: pl.DataFrame, deal_hands: pl.DataFrame, model: LuckModel) -> pl.DataFrame:
+    """Per player: mean actual and expected result per deal, their difference with a 95 % interval."""
+    return player_table(statistics(rows, deal_hands), model)
+
+
+def player_table(stats: pl.DataFrame, model: LuckModel) -> pl.DataFrame:
+    """``player_luck`` from the per-match player sums of ``stats`` (:func:`statistics`).
+
+    Each player's integer sums are added up, so the figures are the same whatever order the
+    matches come in; the residual's mean and variance follow from them for ``model``'s β."""
+    players = stats.filter(pl.col("player_id").is_not_null())
+    if players.height == 0:
         return frame([], PLAYER_LUCK)
-    x, _ = _xy(rows)
-    scored = rows.with_columns(expected=pl.Series(model.expect(x)))
-    seats = deal_hands.filter(pl.col("player_id").is_not_null()).select(
-        "match_id", "deal_no", "team", "player_id"
-    )
-    per = (
-        seats.join(scored, on=["match_id", "deal_no", "team"])
-        .with_columns(residual=pl.col("result") - pl.col("expected"))
-        .sort("player_id", "match_id", "deal_no")
-        .group_by("player_id", maintain_order=True)
-        .agg(
-            deals=pl.len(),
-            actual_mean=pl.col("result").mean(),
-            expected_mean=pl.col("expected").mean(),
-            above_expectation=pl.col("residual").mean(),
-            sd=pl.col("residual").std(),
-        )
-    )
-    half = Z95 * pl.col("sd").fill_null(0.0) / pl.col("deals").cast(pl.Float64).sqrt()
-    out = (
-        per.with_columns(
-            ci_low=pl.col("above_expectation") - half,
-            ci_high=pl.col("above_expectation") + half,
-            low_data=pl.col("deals") < LOW_DATA_DEALS,
-        )
-        .drop("sd")
-        .sort("player_id")
-    )
-    return frame(out.to_dicts(), PLAYER_LUCK)
+    which = (players["player_id"].rank("dense") - 1).to_numpy()
+    ids = players["player_id"].unique().sort().to_list()
+    order = np.argsort(which, kind="stable")
+    starts = np.searchsorted(which[order], np.arange(len(ids)))
+    per = np.add.reduceat(sum_matrix(players)[order], starts, axis=0)
+    return frame([_player_row(str(p), Sums.from_matrix(row[None, :]), model) for p, row in
+                  zip(ids, per, strict=True)], PLAYER_LUCK)
+
+
+def _player_row(player: str, sums: Sums, model: LuckModel) -> dict[str, object]:
+    """One ``player_luck`` row from a player's sums: a normal 95 % interval of the mean residual."""
+    beta = np.asarray(model.coefficients)
+    expected = float(sums.x @ beta)
+    above = (sums.y - expected) / sums.n
+    variance = (sums.residual_sq(beta) - sums.n * above * above) / (sums.n - 1) if sums.n > 1 else 0.0
+    half = Z95 * math.sqrt(max(variance, 0.0)) / math.sqrt(sums.n)
+    return {"player_id": player, "deals": sums.n, "actual_mean": sums.y / sums.n,
+            "expected_mean": expected / sums.n, "above_expectation": above, "ci_low": above - half,
+            "ci_high": above + half, "low_data": sums.n < LOW_DATA_DEALS}
+
+
+def tables_from_statistics(stats: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``luck_model`` and ``player_luck`` from the sums of :func:`statistics` (any set of matches'
+    rows of it): the model is fitted on every match, validated by fitting the matches not held out."""
+    teams = stats.filter(pl.col("player_id").is_null())
+    matrix = sum_matrix(teams)
+    held = teams["holdout"].to_numpy().astype(bool)
+    whole, train, test = (Sums.from_matrix(matrix[m]) for m in (np.ones(len(held), bool), ~held, held))
+    model = whole.fit()
+    return luck_model_table(model, validate_sums(train, test)), player_table(stats, model)
 
 
 def luck_tables(
     deal_hands: pl.DataFrame, deals: pl.DataFrame, tributes: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``luck_model`` and ``player_luck`` from the replayed tables (the model fitted on all deals)."""
-    rows = team_deals(deal_hands, deals, tributes)
-    model = fit(rows)
-    return luck_model_table(model, validate(rows)), player_luck(rows, deal_hands, model)
+    return tables_from_statistics(statistics(team_deals(deal_hands, deals, tributes), deal_hands))

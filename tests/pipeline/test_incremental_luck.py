@@ -1,0 +1,103 @@
+"""The luck step's cost follows the new data (issue 17): per-match sums in ``luck_statistics``.
+
+The store of ``test_incremental_scoring`` over three runs (new matches, a copy of a match that is
+excluded, a correction, an incomplete match completed later, a late match, results-only deals):
+after each run ``luck_model`` and ``player_luck`` equal, row for row and bit for bit, what
+``scoring.luck.luck_tables`` gives over the whole store, and what one run over every file at once
+gives; the later runs compute the sums of the new and changed matches only.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from test_incremental_scoring import DAYS, _write
+
+from pipelines.runner import run_pipeline
+from pipelines.scoring_steps import _scored, luck_step
+from pipelines.step_reports import RunReport
+from pipelines.store import Store
+from scoring.luck import HAND_FEATURES, luck_tables
+
+LUCK_TABLES = ("luck_model", "player_luck", "luck_statistics")
+
+
+def _rows(root: Path, name: str) -> list[dict[str, object]]:
+    table = pl.from_arrow(Store(root).read_table(name))
+    assert isinstance(table, pl.DataFrame)
+    return table.to_dicts()
+
+
+def _check_against_whole(root: Path) -> None:
+    """``luck_model`` and ``player_luck`` equal the pure function over the whole store, in order."""
+    store = Store(root).pinned()
+    hands = _scored(store, "deal_hands", ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES])
+    model, players = luck_tables(hands, _scored(store, "deals"), _scored(store, "tributes"))
+    assert _rows(root, "luck_model") == model.to_dicts()
+    assert _rows(root, "player_luck") == players.to_dicts()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RunReport]]:
+    """Three runs, each checked against a whole computation; the store and the run reports."""
+    root = tmp_path_factory.mktemp("incremental_luck") / "store"
+    reports = []
+    for day in DAYS:
+        for name, events in day.items():
+            _write(root, name, events)
+        reports.append(run_pipeline(root, workers=1, reviews=False))
+        _check_against_whole(root)
+    return root, reports
+
+
+def test_later_runs_compute_only_the_new_and_changed_matches(runs: tuple[Path, list[RunReport]]) -> None:
+    root, reports = runs
+    assert all(r.success for r in reports)
+    luck = [r.step("luck").outputs["luck_model"] for r in reports]
+    # Run 1: every match (ro1's results-only deal gives a row of zeros). Run 2: s2-1, s2-2, the
+    # correction of s1-2 and c2 (c1-copy is excluded, m4 incomplete). Run 3: m4, o0 and n1.
+    assert [(s["statistics"], s["matches"], s["matches_added"]) for s in luck] == [
+        ("whole", 5, 5), ("added", 8, 4), ("added", 11, 3)]
+    assert _rows(root, "luck_model")[0]["test_rows"] and _rows(root, "player_luck")
+    kept = {r["match_id"] for r in _rows(root, "luck_statistics")}
+    scored = set(_scored(Store(root).pinned(), "matches")["match_id"].to_list())
+    assert kept == scored and "c1-copy" not in kept
+
+
+def test_one_run_over_every_file_gives_the_same_rows(
+    runs: tuple[Path, list[RunReport]], tmp_path: Path
+) -> None:
+    """Delete the tables, rerun, get the same result: one run over the three days' files at once."""
+    root, _ = runs
+    fresh = tmp_path / "store"
+    for day in DAYS:
+        for name, events in day.items():
+            _write(fresh, name, events)
+    report = run_pipeline(fresh, workers=1, reviews=False)
+    assert report.step("luck").outputs["luck_model"]["statistics"] == "whole"
+    for name in LUCK_TABLES:
+        assert _rows(fresh, name) == _rows(root, name), name
+
+
+def test_a_store_without_its_statistics_is_computed_whole(
+    runs: tuple[Path, list[RunReport]], tmp_path: Path
+) -> None:
+    """Deleting ``luck_statistics``, or sums of another scheme, cost one whole computation, to the
+    same rows; a run with nothing changed adds no match."""
+    root, _ = runs
+    copy = tmp_path / "store"
+    shutil.copytree(root, copy)
+    before = {name: _rows(copy, name) for name in LUCK_TABLES}
+    again = luck_step(Store(copy).pinned()).outputs["luck_model"]
+    assert (again["statistics"], again["matches_added"]) == ("added", 0)
+    shutil.rmtree(Store(copy).table_path("luck_statistics"))
+    assert luck_step(Store(copy).pinned()).outputs["luck_model"]["statistics"] == "whole"
+    store = Store(copy).pinned()
+    stale = pl.from_arrow(store.read_table("luck_statistics"))
+    assert isinstance(stale, pl.DataFrame)
+    store.write_table("luck_statistics", stale.with_columns(scheme=pl.lit("luck-0")).to_arrow())
+    assert luck_step(Store(copy).pinned()).outputs["luck_model"]["statistics"] == "whole"
+    assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
