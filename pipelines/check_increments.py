@@ -154,41 +154,20 @@ def _raw_counts(store: Store, state: StoreState, ids: Collection[str], skip: set
     out: Counter[str] = Counter()
     for bucket, paths in files.items():
         where = of_matches(by_bucket[bucket][0]) & pc.field("parse_error").is_null()
-        out.update(_counts(store.read_files(paths, columns=["match_id"], where=where)["match_id"]))
+        rows = store.read_files("raw_events", paths, columns=["match_id"], where=where)
+        out.update(_counts(rows["match_id"]))
     return out
 
 
 def _replayed_before(store: Store, gained: checks.Gained, ids: Collection[str]) -> Counter[str]:
     """The ``matches`` rows of ``ids`` at the memo: in all files but the gained ones (the table
-    lost none since)."""
+    lost none since). Some may be files a DELETE rewrote (``Store.read_files`` reads those too)."""
     new = set(gained["matches"])
     older = [f for f in store.data_files("matches") if f not in new]
-    return _counts(rows_of(older, ids, ["match_id"], MATCHES)["match_id"])
-
-
-def rows_of(files: list[str], ids: Collection[str], columns: list[str], schema: pa.Schema) -> pa.Table:
-    """The rows of match ``ids`` in the given Parquet files of a table, ``columns`` typed by ``schema``.
-
-    A file rewritten by a Delta DELETE (a correction's retraction) holds ``string_view`` columns,
-    on which pyarrow 26's filters fail: those files are read whole and filtered in memory, the
-    others filtered by the read (``of_matches``).
-    """
-    typed = pa.schema([schema.field(c) for c in columns])
-    if not files or not ids:
-        return typed.empty_table()
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    views = [f for f in files if any(pa.types.is_string_view(t) for t in pq.read_schema(f).types)]
-    plain = [f for f in files if f not in set(views)]
-    parts = [typed.empty_table()]
-    if plain:
-        read = ds.dataset(plain, schema=typed, format="parquet")
-        parts.append(read.to_table(columns=columns, filter=of_matches(ids)))
-    if views:
-        whole = ds.dataset(views, schema=typed, format="parquet").to_table(columns=columns)
-        parts.append(whole.filter(pc.is_in(whole["match_id"], pa.array(sorted(ids), pa.string()))))
-    return pa.concat_tables(parts)
+    if not older or not ids:
+        return Counter()
+    rows = store.read_files("matches", [Path(f) for f in older], columns=["match_id"], where=of_matches(ids))
+    return _counts(rows["match_id"])
 
 
 def _read(files: list[str], columns: list[str], schema: pa.Schema) -> pa.Table:
