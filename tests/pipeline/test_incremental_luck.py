@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_incremental_scoring import DAYS, _write
+from test_incremental_scoring import DAYS, _write, run_days
 
 from pipelines.runner import run_pipeline
 from pipelines.scoring_steps import _scored, luck_step
@@ -44,13 +44,7 @@ def _check_against_whole(root: Path) -> None:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RunReport]]:
     """Three runs, each checked against a whole computation; the store and the run reports."""
     root = tmp_path_factory.mktemp("incremental_luck") / "store"
-    reports = []
-    for day in DAYS:
-        for name, events in day.items():
-            _write(root, name, events)
-        reports.append(run_pipeline(root, workers=1, reviews=False))
-        _check_against_whole(root)
-    return root, reports
+    return root, run_days(root, _check_against_whole)
 
 
 def test_later_runs_compute_only_the_new_and_changed_matches(runs: tuple[Path, list[RunReport]]) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,17 +124,22 @@ DAYS: list[dict[str, list[dict[str, Any]]]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RunReport]]:
-    """Three runs, each checked against a whole recompute; the store and the run reports."""
-    root = tmp_path_factory.mktemp("incremental_scoring") / "store"
+def run_days(root: Path, check: Callable[[Path], None]) -> list[RunReport]:
+    """One run per day of :data:`DAYS` into ``root``, each followed by ``check(root)``; the reports."""
     reports = []
     for day in DAYS:
         for name, events in day.items():
             _write(root, name, events)
         reports.append(run_pipeline(root, workers=1, reviews=False))
-        _check_against_whole(root)
-    return root, reports
+        check(root)
+    return reports
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RunReport]]:
+    """Three runs, each checked against a whole recompute; the store and the run reports."""
+    root = tmp_path_factory.mktemp("incremental_scoring") / "store"
+    return root, run_days(root, _check_against_whole)
 
 
 def test_every_run_equals_a_whole_recompute(runs: tuple[Path, list[RunReport]]) -> None:
