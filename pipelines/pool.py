@@ -14,7 +14,10 @@ parent (a background job ignores SIGINT, and Dagster copies SIGINT's disposition
 so :func:`default_signals` restores the default actions first thing in every worker. When the
 caller is interrupted (Ctrl-C, SIGTERM, any exception) the pending tasks are cancelled and the
 workers terminated, with a bounded wait and SIGKILL for one still starting up, instead of
-waiting for the pool to drain.
+waiting for the pool to drain. When the caller dies without a chance to do so (SIGKILL, a plain
+SIGTERM outside gdan's handlers) each worker ends itself: it watches the process that started
+the pool (:func:`exit_with_parent`) instead of running its task on and then waiting forever for
+the next one.
 
 :class:`Executor` names where the replay's tasks run: this local pool (the default) or a Dask
 cluster (``pipelines.dask_pool``); both give the same ``run(tasks)`` with the same order and
@@ -26,7 +29,10 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import multiprocessing.context
+import os
+import select
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -54,6 +60,9 @@ PRELOAD = ("pipelines.parsing", "pipelines.replay_task", "replay", "pipelines.wo
 STOP_WAIT_S = 5.0
 """How long a terminated worker may take to exit before it is killed."""
 
+PARENT_POLL_S = 1.0
+"""How often a worker looks for its pool's process where the system has no process handles."""
+
 
 def default_signals() -> None:
     """Pool initializer: SIGTERM and SIGINT end this worker, whatever its parent ignored.
@@ -63,6 +72,42 @@ def default_signals() -> None:
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_worker(parent: int) -> None:
+    """Pool initializer: :func:`default_signals`, and the worker ends when process ``parent``
+    (the one that made the pool) does (:func:`exit_with_parent`, on a daemon thread)."""
+    default_signals()
+    threading.Thread(target=exit_with_parent, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+def exit_with_parent(parent: int) -> None:
+    """Return never: wait until process ``parent`` has exited, then end this process at once.
+
+    A worker's parent is the forkserver, not the pool's process, so the pool's process is
+    watched by its pid: through a process handle where Linux has them (``os.pidfd_open``, no
+    polling, no pid reuse), else by looking every :data:`PARENT_POLL_S`.
+    """
+    try:
+        handle = os.pidfd_open(parent)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):
+        while _exists(parent):
+            threading.Event().wait(PARENT_POLL_S)
+    else:
+        select.select([handle], [], [])
+    os._exit(1)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def stop_processes(processes: Iterable[BaseProcess], wait_s: float = STOP_WAIT_S) -> None:
@@ -144,7 +189,8 @@ def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=default_signals,
+        initializer=start_worker,
+        initargs=(os.getpid(),),
         max_tasks_per_child=TASKS_PER_WORKER,
     )
 

@@ -22,6 +22,7 @@ not counted twice in scores, dan points and ratings; the copy stays in ``matches
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -200,8 +201,6 @@ ROUNDS = "rounds"
 
 def _rounds_digest(rounds: list[Any]) -> str:
     """A SHA-256 of dan rounds (``scoring.dan.dan_rounds``), in order."""
-    import hashlib
-
     return hashlib.sha256("\n".join(repr(r) for r in rounds).encode()).hexdigest()
 
 

@@ -4,6 +4,7 @@ A spawned worker imported pyarrow and the replay engine itself, 1–3 CPU-s per 
 per ``TASKS_PER_WORKER`` tasks; forked from the preloaded server it starts with them imported
 and frozen out of the collector's scans. The server is stopped when the run's process exits,
 so no process outlives a run and the workers' CPU counts to the run (what benchmarks measure).
+A run killed outside its handlers leaves no worker behind either: each watches the run's process.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import os
 import resource
 import subprocess
 import sys
+import time
 
+import psutil
 import pytest
 
 from pipelines.pool import ordered_map
@@ -47,3 +50,45 @@ def test_the_server_is_stopped_at_exit_and_its_workers_cpu_counts_to_the_run() -
     assert children >= 1.5, children
     with pytest.raises(ProcessLookupError):
         os.kill(int(done.stdout.split()[-1]), 0)
+
+
+HOLD = """
+import os, threading, time
+import psutil
+from pipelines.pool import ordered_map
+if __name__ == "__main__":
+    with ordered_map(time.sleep, 2) as run:
+        threading.Thread(target=lambda: list(run([(120,)] * 4)), daemon=True).start()
+        workers = []
+        while len(workers) < 2:
+            time.sleep(0.1)
+            workers = [p.pid for p in psutil.Process().children(recursive=True) if p.ppid() != os.getpid()]
+        print(*workers, flush=True)
+        time.sleep(120)
+"""
+"""Starts two workers on two-minute tasks, prints their pids, then waits to be killed."""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie nobody reaps has)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_workers_end_when_the_process_that_started_them_is_killed() -> None:
+    """A plain SIGKILL of the run (no handler, no cleanup) leaves no worker running its task on."""
+    run = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    workers = [int(pid) for pid in run.stdout.readline().split()]
+    assert len(workers) == 2 and all(_running(pid) for pid in workers)
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 20
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if _running(pid)]
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, f"workers still running after their parent was killed: {left}"
