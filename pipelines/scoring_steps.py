@@ -34,14 +34,17 @@ from schemas.catalog import ALL_TABLES
 from scoring.params import ScoringParams
 
 if TYPE_CHECKING:
+    import pyarrow.dataset as ds
+
     from scoring.ratings import RatingState
 
 Overrides = Mapping[str, ScoringParams]
 """Per-event scoring parameters by event id (``scoring.params.load_event_overrides``)."""
 
 
-def _read(store: Store, name: str, columns: list[str] | None = None) -> pl.DataFrame:
-    out = pl.from_arrow(store.read_table(name, columns))
+def _read(store: Store, name: str, columns: list[str] | None = None,
+          where: ds.Expression | None = None) -> pl.DataFrame:
+    out = pl.from_arrow(store.read_table(name, columns, where))
     assert isinstance(out, pl.DataFrame)
     return out
 
@@ -315,17 +318,33 @@ def luck_step(store: Store) -> StepReport:
     return StepReport("luck", outputs)
 
 
+LUCK_CHUNK_MATCHES = 10_000
+"""Matches whose luck sums are computed together: bounds the step's memory when every match is
+computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md "Session 12")."""
+
+
 def _luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
-    """``scoring.luck.statistics`` of the matches ``match_ids``: from the whole tables when they
-    are every scored match, else from those matches' rows alone (``scoring_parts.rows_of``)."""
+    """``scoring.luck.statistics`` of the matches ``match_ids``, :data:`LUCK_CHUNK_MATCHES` at a
+    time (the sums are per match, so the chunks' rows are the rows of computing all at once).
+
+    A chunk's rows are read by their id range and ids (``store.of_matches``) when ``whole`` (every
+    scored match, in id order: each chunk is one range), else by the files holding them
+    (``scoring_parts.rows_of``: a few matches spread over the files)."""
+    chunks = [match_ids[i:i + LUCK_CHUNK_MATCHES] for i in range(0, len(match_ids), LUCK_CHUNK_MATCHES)]
+    return pl.concat([_chunk_luck_sums(store, chunk, whole=whole) for chunk in chunks or [[]]],
+                     how="vertical_relaxed")
+
+
+def _chunk_luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
     from pipelines.scoring_parts import rows_of
+    from pipelines.store import of_matches
     from scoring.luck import HAND_FEATURES, statistics, team_deals
 
     columns = {"deal_hands": ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES],
                "deals": ["match_id", "deal_no", "declarers", "winning_team", "level_gain"],
                "tributes": ["match_id", "deal_no", "kind", "giver"]}
-    if whole:
-        tables = {name: _scored(store, name, cols) for name, cols in columns.items()}
+    if whole and match_ids:
+        tables = {name: _read(store, name, cols, of_matches(match_ids)) for name, cols in columns.items()}
     else:
         tables = {name: rows_of(store, name, match_ids).select(cols) for name, cols in columns.items()}
     hands = tables["deal_hands"]

@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 from test_incremental_scoring import DAYS, _write, run_days
 
+from pipelines import scoring_steps
 from pipelines.runner import run_pipeline
 from pipelines.scoring_steps import _scored, luck_step
 from pipelines.step_reports import RunReport
@@ -94,4 +95,28 @@ def test_a_store_without_its_statistics_is_computed_whole(
     assert isinstance(stale, pl.DataFrame)
     store.write_table("luck_statistics", stale.with_columns(scheme=pl.lit("luck-0")).to_arrow())
     assert luck_step(Store(copy).pinned()).outputs["luck_model"]["statistics"] == "whole"
+    assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
+
+
+def test_sums_computed_a_few_matches_at_a_time_are_the_same_rows(
+    runs: tuple[Path, list[RunReport]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sums are computed ``LUCK_CHUNK_MATCHES`` matches at a time (the step's memory at 1M
+    deals): two at a time, a whole computation and one of three matches give the same rows."""
+    root, _ = runs
+    copy = tmp_path / "store"
+    shutil.copytree(root, copy)
+    before = {name: _rows(copy, name) for name in LUCK_TABLES}
+    monkeypatch.setattr(scoring_steps, "LUCK_CHUNK_MATCHES", 2)
+    shutil.rmtree(Store(copy).table_path("luck_statistics"))
+    whole = luck_step(Store(copy).pinned()).outputs["luck_model"]
+    assert (whole["statistics"], whole["matches_added"]) == ("whole", 11)
+    assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
+    store = Store(copy).pinned()
+    kept = pl.from_arrow(store.read_table("luck_statistics"))
+    assert isinstance(kept, pl.DataFrame)
+    dropped = sorted(set(kept["match_id"].to_list()))[:3]
+    store.write_table("luck_statistics", kept.filter(~pl.col("match_id").is_in(dropped)).to_arrow())
+    added = luck_step(Store(copy).pinned()).outputs["luck_model"]
+    assert (added["statistics"], added["matches_added"]) == ("added", 3)
     assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
