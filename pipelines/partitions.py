@@ -8,7 +8,7 @@ partition is a SHA-256 of its input rows (each row JSON-encoded, in sorted order
 not fix the order of a table's rows, and the same rows delivered in other runs give the same
 digest) and of the parameters that apply to it. The digests are stored in
 ``scoring_partitions`` with ``table_digest``, a hash of the rows of the table they describe
-(sorted likewise). A run compares: an equal digest keeps the stored rows, any other partition is
+(of their sorted row hashes). A run compares: an equal digest keeps the stored rows, any other partition is
 recomputed, a partition gone is dropped. The stored digests count only when the table's rows
 are still the ones they describe and they are of this :data:`SCHEME` (else, say after a run
 killed between the two writes, or a table written by something else, the table is recomputed
@@ -27,9 +27,10 @@ from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
 
 TABLE = "scoring_partitions"
-SCHEME = f"1/polars-{pl.__version__}"
+SCHEME = f"2/polars-{pl.__version__}"
 """How digests are computed, and the version of the scoring code they stand for: a stored digest
-of another scheme (or polars, whose JSON encoding it relies on) is not compared. Bump the number
+of another scheme (or polars, whose JSON encoding and hashes it relies on: they are stable within
+one version only) is not compared. Bump the number
 when ``scoring``'s functions of a partitioned table change what they compute."""
 PART = "_partition"
 """The column naming each input row's partition while digesting."""
@@ -40,31 +41,57 @@ def _encoded(frame: pl.DataFrame) -> pl.Expr:
     return pl.struct([c for c in frame.columns if c != PART]).struct.json_encode().alias("_row")
 
 
+SEEDS = (0x6764616E, 0x6C656E73)
+"""The two seeds of a digest's two 64-bit polars hashes (128 bits: a changed partition keeps its
+old digest with a chance of 2⁻¹²⁸)."""
+
+
+def _hashed(text: pl.Expr) -> pl.Expr:
+    """The digest of each string of ``text``: its two seeded hashes, as text."""
+    return pl.concat_str([text.hash(seed=SEEDS[0]), text.hash(seed=SEEDS[1])], separator="-")
+
+
+def _as_dict(frame: pl.DataFrame, column: str) -> dict[str, str]:
+    return dict(zip(frame[PART].to_list(), frame[column].to_list(), strict=True))
+
+
 def digests(inputs: pl.DataFrame, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Per partition (column :data:`PART` of ``inputs``), the SHA-256 of its rows (in sorted
-    order) and of ``extra[partition]`` (its parameters, say)."""
+    """Per partition (column :data:`PART` of ``inputs``), the digest of its rows (in sorted order)
+    and of ``extra[partition]`` (its parameters, say)."""
     if inputs.is_empty():
         return {}
-    encoded = (inputs.select(pl.col(PART), _encoded(inputs)).group_by(PART)
-               .agg(pl.col("_row").sort().str.join("\n")))
-    out = {}
-    for part, rows in encoded.iter_rows():
-        text = f"{(extra or {}).get(part, '')}\n{rows}"
-        out[part] = hashlib.sha256(text.encode()).hexdigest()
-    return out
+    joined = (inputs.select(pl.col(PART), _encoded(inputs)).group_by(PART)
+              .agg(pl.col("_row").sort().str.join("\n")))
+    if extra:
+        texts = pl.DataFrame({PART: list(extra), "_extra": list(extra.values())},
+                             schema={PART: joined.schema[PART], "_extra": pl.String})
+        joined = joined.join(texts, on=PART, how="left")
+    else:
+        joined = joined.with_columns(_extra=pl.lit(None, pl.String))
+    text = pl.concat_str([pl.col("_extra").fill_null(""), pl.col("_row")], separator="\n")
+    return _as_dict(joined.select(PART, _hashed(text).alias("_digest")), "_digest")
 
 
 def table_digest(rows: pl.DataFrame) -> str:
-    """The SHA-256 of a table's rows, in sorted order."""
-    lines = rows.select(_encoded(rows))["_row"].sort().str.join("\n").item() if rows.height else ""
-    return hashlib.sha256(lines.encode()).hexdigest()
+    """A SHA-256 of a table's rows, whatever their order (of their sorted row hashes)."""
+    if not rows.height:
+        return hashlib.sha256(b"").hexdigest()
+    hashes = pl.DataFrame({f"h{i}": rows.hash_rows(seed=seed) for i, seed in enumerate(SEEDS)})
+    return hashlib.sha256(hashes.sort("h0", "h1").to_numpy().tobytes()).hexdigest()
 
 
 def combine(*parts: Mapping[str, str]) -> dict[str, str]:
     """One digest per partition of several inputs' digests (a partition missing from one input
     has no rows there)."""
-    keys = sorted({k for p in parts for k in p})
-    return {k: hashlib.sha256("|".join(p.get(k, "") for p in parts).encode()).hexdigest() for k in keys}
+    frames = [pl.DataFrame({PART: list(p), f"_d{i}": list(p.values())},
+                           schema={PART: pl.String, f"_d{i}": pl.String}) for i, p in enumerate(parts)]
+    if not frames:
+        return {}
+    keys = pl.concat([f.select(PART) for f in frames]).unique()
+    for frame in frames:
+        keys = keys.join(frame, on=PART, how="left")
+    text = pl.concat_str([pl.col(f"_d{i}").fill_null("") for i in range(len(frames))], separator="|")
+    return _as_dict(keys.select(PART, _hashed(text).alias("_digest")), "_digest")
 
 
 def _read(store: Store, name: str) -> pl.DataFrame:

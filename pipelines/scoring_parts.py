@@ -60,15 +60,15 @@ def param_texts(keyed: pl.DataFrame, overrides: Overrides | None) -> dict[str, s
     changed override, or built-in parameters changed in the code, change the partition's digest."""
     from scoring.params import params_for
 
-    pairs = keyed.select(PART, "rules", "event_id").unique()
-    known: dict[tuple[str | None, str | None], str] = {}
-    texts: dict[str, set[str]] = {}
-    for part, rules, event in pairs.iter_rows():
-        key = (rules, event if overrides and event in overrides else None)
-        if key not in known:
-            known[key] = repr(params_for(rules or "national", overrides, key[1]))
-        texts.setdefault(part, set()).add(known[key])
-    return {part: "\n".join(sorted(t)) for part, t in texts.items()}
+    overridden = pl.Series(list(overrides or {}), dtype=pl.String)
+    pairs = keyed.select(PART, "rules", "event_id").unique().with_columns(
+        _event=pl.when(pl.col("event_id").is_in(overridden.implode())).then(pl.col("event_id")))
+    keys = pairs.select("rules", "_event").unique()
+    known = [repr(params_for(rules or "national", overrides, event)) for rules, event in keys.iter_rows()]
+    texts = pairs.join(keys.with_columns(_text=pl.Series(known, dtype=pl.String)), on=["rules", "_event"],
+                       nulls_equal=True)
+    per = texts.group_by(PART).agg(pl.col("_text").unique().sort().str.join("\n"))
+    return dict(zip(per[PART].to_list(), per["_text"].to_list(), strict=True))
 
 
 def score_digests(matches: pl.DataFrame, rulings: pl.DataFrame | None,
