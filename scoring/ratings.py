@@ -214,11 +214,36 @@ def inputs_digest(rounds: pl.DataFrame, deals: pl.DataFrame | None) -> str:
     Built from polars' row hashes, which are stable within one polars version: after an upgrade
     the hash differs once and the next run rates the whole history.
     """
-    digest = hashlib.sha256(rounds.hash_rows().to_numpy().tobytes())
-    if deals is not None and not deals.is_empty():
+    return HashedInputs.of(rounds, deals).digest(rounds.height)
+
+
+@dataclass(frozen=True)
+class HashedInputs:
+    """The row hashes :func:`inputs_digest` is built from, computed once for every round, so the
+    digests of the first n rounds for several n cost one hashing of the deals, not one each."""
+
+    rounds: np.ndarray
+    match_ids: pl.Series
+    deal_matches: pl.Series | None
+    deals: np.ndarray | None
+
+    @staticmethod
+    def of(rounds: pl.DataFrame, deals: pl.DataFrame | None) -> HashedInputs:
+        """The hashes of ``rounds`` and of their rows of ``deals`` (by match and deal number)."""
+        if deals is None or deals.is_empty():
+            return HashedInputs(rounds.hash_rows().to_numpy(), rounds["match_id"], None, None)
         mine = deals.filter(pl.col("match_id").is_in(rounds["match_id"].implode()))
-        digest.update(mine.select(DEAL_COLUMNS).sort("match_id", "deal_no").hash_rows().to_numpy().tobytes())
-    return digest.hexdigest()
+        ordered = mine.select(DEAL_COLUMNS).sort("match_id", "deal_no")
+        return HashedInputs(rounds.hash_rows().to_numpy(), rounds["match_id"], ordered["match_id"],
+                            ordered.hash_rows().to_numpy())
+
+    def digest(self, n: int) -> str:
+        """:func:`inputs_digest` of the first ``n`` rounds."""
+        digest = hashlib.sha256(self.rounds[:n].tobytes())
+        if self.deal_matches is not None and self.deals is not None:
+            ids = self.match_ids.head(n).implode()
+            digest.update(self.deals[self.deal_matches.is_in(ids).to_numpy()].tobytes())
+        return digest.hexdigest()
 
 
 @dataclass
@@ -452,11 +477,12 @@ def rate_from(
     rounds = round_frame(scores)
     start = 0
     model, counts, last = GaussianRatings(p), {}, {}
+    hashed = HashedInputs.of(rounds, deals)
     if (
         resume is not None
         and resume.params == params
         and 0 < resume.rounds <= rounds.height
-        and inputs_digest(rounds.head(resume.rounds), deals) == resume.digest
+        and hashed.digest(resume.rounds) == resume.digest
     ):
         start = resume.rounds
         model = copy.deepcopy(resume.model)
@@ -518,5 +544,5 @@ def rate_from(
                 **meta,
             }
         )
-    state = RatingState(params, rounds.height, inputs_digest(rounds, deals), model, counts, last)
+    state = RatingState(params, rounds.height, hashed.digest(rounds.height), model, counts, last)
     return RatingRun(frame(current, RATINGS), frame(rows, RATING_HISTORY), state, start, rounds["match_id"])
