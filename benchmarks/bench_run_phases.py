@@ -1,0 +1,94 @@
+"""Benchmark of one pipeline run phase by phase (issue 17): wall, CPU and peak memory of ingest,
+the replay, each downstream step and each check, on a store as it is.
+
+Runs what ``pipelines.plan.run_plan`` runs, in the same order, timing each phase: wall seconds, CPU
+seconds of this process and its waited-for children, and the peak resident memory of this
+process tree during the phase (``/proc``, every 0.1 s; a phase starts from what the earlier
+ones left resident). Put new files in the store's inbox first (say, ``bench_pipeline.py``'s
+``--add`` input) to time a run adding them; with nothing new only ingest, the replay's
+up-to-date test and the ingest checks run. The store is changed as a run would change it.
+
+Run: ``.venv/bin/python benchmarks/bench_run_phases.py STORE [--workers 2] [--no-reviews]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from bench_pipeline import tree_rss
+
+from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
+from pipelines.store import Store
+from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
+
+T = TypeVar("T")
+SAMPLE_S = 0.1
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and its waited-for children."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class PeakMemory:
+    """The peak resident bytes of this process tree since the last :meth:`reset`, sampled on a thread."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        while True:
+            self.peak = max(self.peak, tree_rss(os.getpid()))
+            time.sleep(SAMPLE_S)
+
+    def reset(self) -> None:
+        self.peak = tree_rss(os.getpid())
+
+
+def timed(name: str, memory: PeakMemory, phase: Callable[[], T]) -> T:
+    """Run ``phase`` and print its wall and CPU seconds and the peak memory while it ran."""
+    memory.reset()
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    out = phase()
+    seconds, cpu_s = time.perf_counter() - wall, cpu_seconds() - cpu
+    time.sleep(SAMPLE_S)
+    print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  peak {memory.peak / 2**20:6.0f} MiB", flush=True)
+    return out
+
+
+def on_pinned_store(root: Path, run: Callable[[Store], T]) -> Callable[[], T]:
+    """``run`` of a store at ``root`` pinned when the phase starts, as ``run_plan`` opens it."""
+    return lambda: run(Store(root).pinned())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("store", type=Path, help="the store to run on")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pipeline processes")
+    parser.add_argument("--no-reviews", dest="reviews", action="store_false",
+                        help="replay without the endgame reviews (gdan run --no-reviews)")
+    args = parser.parse_args()
+    root = args.store.absolute()
+    memory = PeakMemory()
+    start, cpu = time.perf_counter(), cpu_seconds()
+    timed("ingest", memory, lambda: ingest(Store(root), workers=args.workers))
+    replayed = timed("replay", memory,
+                     lambda: replay(Store(root), workers=args.workers, reviews=args.reviews))
+    for step in DOWNSTREAM_STEPS if replayed.outputs else ():
+        timed(step.name, memory, on_pinned_store(root, step.run))
+    for check in [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]:
+        timed(f"check {check.name}", memory, on_pinned_store(root, check.run))
+    print(f"{'total':<30} {time.perf_counter() - start:7.2f} s {cpu_seconds() - cpu:7.2f} CPU-s")
+
+
+if __name__ == "__main__":
+    main()
