@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from bench_downstream_steps import cpu_seconds
 from bench_pipeline import tree_rss
 
 from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
@@ -30,12 +30,6 @@ from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 
 T = TypeVar("T")
 SAMPLE_S = 0.1
-
-
-def cpu_seconds() -> float:
-    """CPU seconds (user + system) of this process and its waited-for children."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 class PeakMemory:
