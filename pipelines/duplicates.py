@@ -28,32 +28,33 @@ from pipelines.state import StoreState, batches_by_match
 from schemas.tables import DUPLICATE_MATCHES
 
 
-def ingest_order(state: StoreState) -> dict[str, int]:
-    """Each match's position in ingest order: the index of the first committed batch holding it."""
-    position = {batch: i for i, batch in enumerate(state.committed)}
-    return {
-        m: min((position[b] for b in batches if b in position), default=len(position))
-        for m, batches in batches_by_match(state.matches)
-    }
+def ingest_order(state: StoreState) -> pl.DataFrame:
+    """Each match's position in ingest order (``match_id``, ``order``): the index of the first
+    committed batch holding it (the number of committed batches when none does)."""
+    positions = pl.DataFrame({"batch": state.committed, "order": range(len(state.committed))},
+                             schema={"batch": pl.String, "order": pl.Int64})
+    held = batches_by_match(state.matches).explode("batches").rename({"batches": "batch"})
+    firsts = held.join(positions, on="batch", how="left").group_by("match_id", maintain_order=True).agg(
+        pl.col("order").min())
+    return firsts.with_columns(pl.col("order").fill_null(len(state.committed)))
 
 
-def duplicate_matches(fingerprints: pa.Table, order: dict[str, int]) -> pa.Table:
+def duplicate_matches(fingerprints: pa.Table, order: pl.DataFrame) -> pa.Table:
     """The ``duplicate_matches`` rows of the deals' ``fingerprints`` (``deal_fingerprints`` rows;
     see the module docs).
 
-    ``order`` ranks matches by ingest order (:func:`ingest_order`); ties go by match id.
+    ``order`` ranks matches by ingest order (:func:`ingest_order`); ties go by match id, and a
+    match it does not rank comes after those it does.
     """
     deals = pl.from_arrow(fingerprints.select(["match_id", "deal_no", "fingerprint"]))
     assert isinstance(deals, pl.DataFrame)
     if deals.is_empty():
         return DUPLICATE_MATCHES.empty_table()
-    ranks = pl.DataFrame(
-        {"match_id": list(order), "_order": list(order.values())},
-        schema={"match_id": pl.String, "_order": pl.Int64},
-    )
+    ranks = order.select("match_id", pl.col("order").cast(pl.Int64).alias("_order"))
+    last = ranks.select(pl.col("_order").max().fill_null(-1) + 1).item()
     deals = (
         deals.join(ranks, on="match_id", how="left")
-        .with_columns(pl.col("_order").fill_null(len(order)))
+        .with_columns(pl.col("_order").fill_null(last))
         .sort(["_order", "match_id", "deal_no"])
     )
     holders = deals.group_by("fingerprint", maintain_order=True).agg(original=pl.col("match_id").first())

@@ -188,17 +188,17 @@ class Catalogue(MutableMapping[str, MatchInfo]):
         at = self._index.get(key)
         return at if at is not None else len(self._index) + self._added[key]
 
-    def batches(self) -> Iterator[tuple[str, list[str]]]:
+    def batches(self) -> pl.DataFrame:
         """Every match with its raw-event batches (:attr:`MatchInfo.batches`), in catalogue order,
-        from the columns for the matches not built."""
+        as columns ``match_id`` and ``batches``: from the table's columns for the matches not built."""
         self._read()
-        if self._frame.height:
-            for m, batches in zip(self._frame["match_id"].to_list(), self._frame["batches"].to_list(),
-                                  strict=True):
-                info = self._data.get(m)
-                yield m, batches if info is None else info.batches
-        for m in self._added:
-            yield m, self._data[m].batches
+        read = self._frame.select("match_id", "batches") if self._frame.height else None
+        built = [m for m in self._index if m in self._data]
+        if read is not None and built:
+            fresh = _batches_frame([(m, self._data[m].batches) for m in built])
+            read = read.update(fresh, on="match_id", how="left")
+        added = _batches_frame([(m, self._data[m].batches) for m in self._added])
+        return added if read is None else pl.concat([read, added])
 
     def counts(self) -> dict[str, int]:
         """Matches and rows by status and the :data:`PENDING` matches (see ``catalogue_counts``)."""
@@ -258,11 +258,17 @@ def select(matches: MutableMapping[str, MatchInfo], condition: Condition) -> dic
     return {m: i for m, i in matches.items() if condition.holds(i)}
 
 
-def batches_by_match(matches: MutableMapping[str, MatchInfo]) -> Iterator[tuple[str, list[str]]]:
-    """Every match of ``matches`` with its batches (:meth:`Catalogue.batches`: none is built)."""
+def batches_by_match(matches: MutableMapping[str, MatchInfo]) -> pl.DataFrame:
+    """Every match of ``matches`` with its batches, columns ``match_id`` and ``batches``, in
+    catalogue order (:meth:`Catalogue.batches`: none is built)."""
     if isinstance(matches, Catalogue):
         return matches.batches()
-    return ((m, i.batches) for m, i in matches.items())
+    return _batches_frame([(m, i.batches) for m, i in matches.items()])
+
+
+def _batches_frame(pairs: list[tuple[str, list[str]]]) -> pl.DataFrame:
+    return pl.DataFrame({"match_id": [m for m, _ in pairs], "batches": [b for _, b in pairs]},
+                        schema={"match_id": pl.String, "batches": pl.List(pl.String)})
 
 
 def _count(out: dict[str, int], info: MatchInfo) -> None:

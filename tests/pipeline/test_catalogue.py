@@ -94,7 +94,7 @@ def test_the_catalogue_answers_as_a_mapping_of_every_match(stored: list[MatchInf
     fresh = Catalogue(lambda: _frame(plain))
     _apply(fresh, edit, len(stored))
     assert fresh.counts() == StoreState(matches=expected).catalogue_counts()
-    assert list(batches_by_match(fresh)) == list(batches_by_match(expected))
+    assert batches_by_match(fresh).equals(batches_by_match(expected))
     changed = {m: info_row(i) for m, i in expected.items()
                if m not in plain or info_row(i) != info_row(plain[m])}
     assert fresh.changed() == changed

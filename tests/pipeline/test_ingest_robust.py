@@ -17,6 +17,7 @@ import zlib
 from pathlib import Path
 
 import orjson
+import polars as pl
 import pytest
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 from typer.testing import CliRunner
@@ -281,7 +282,8 @@ def test_duplicates_need_the_same_hands_and_the_same_plays() -> None:
             "c-part": [["H5"], ["H9"]],
         }
     )
-    order = {"room-open": 0, "room-closed": 0, "b-copy": 1, "a": 0, "c-part": 2}
+    order = pl.DataFrame({"match_id": ["room-open", "room-closed", "b-copy", "a", "c-part"],
+                          "order": [0, 0, 1, 0, 2]})
     rows = duplicate_matches(deal_fingerprints(plays, deal_hands), order).to_pylist()
     assert [
         (r["match_id"], r["duplicate_of"], r["deals"], r["match_deals"], r["excluded"]) for r in rows
