@@ -1,17 +1,25 @@
-"""The luck step's sums kept per match (``luck_statistics``), so a run's cost follows the new data
-(issue 17).
+"""The luck step's sums kept per match (``luck_statistics``) and their totals (``luck_totals``),
+so a run's cost follows the new data (issue 17).
 
 ``scoring.luck`` computes ``luck_model`` and ``player_luck`` from exact integer sums per match and
-per match and player (``scoring.luck.statistics``). The step keeps those rows with the digest of
-the match's ``matches`` row (every column, ``revision`` and ``n_events`` among them: a match is
+per match and player (``scoring.luck.statistics``), added up per player and hold-out
+(``scoring.luck.statistics_totals``). The step keeps the per-match rows with the digest of the
+match's ``matches`` row (every column, ``revision`` and ``n_events`` among them: a match is
 replayed once per revision, so its row stands for its deals, hands and tributes, as in
-``pipelines.scoring_parts``). A run computes the sums of the matches whose digest is new or
-changed, reading only their rows; drops those of matches gone (a match excluded as a duplicate, a
-retracted one); keeps the others; and refits from the total. The sums are integers, so their total
-does not depend on which runs added them: the tables are those of computing every match at once.
+``pipelines.scoring_parts``), and the totals with the ``luck_statistics`` version they add up.
 
-The stored rows are used only when every one is of this :data:`SCHEME`; otherwise, or with no
-rows, every match is computed (``statistics: whole`` in the step's report, else ``added``).
+A run reads the kept rows' match ids and digests only; computes the sums of the matches whose
+digest is new or changed, reading only their rows; replaces the rows of the matches changed or
+gone (a match excluded as a duplicate, a retracted one) and appends the new ones
+(``Store.replace_rows``: the files touched, not the table); and updates the totals by adding the
+new sums and taking away the replaced ones. The sums are integers, so the totals do not depend
+on which runs added them: the tables are those of computing every match at once.
+
+The kept rows are used only when every match's is of this :data:`SCHEME`; otherwise, or with no
+rows, every match is computed (``statistics: whole`` in the step's report, else ``added``). The
+totals are used only when they are of this scheme and of the ``luck_statistics`` version the
+store holds; otherwise (a run stopped between the two writes, ``gdan maintain`` compacted the
+rows, the totals were deleted) they are added up again from every kept row.
 """
 
 from __future__ import annotations
@@ -19,12 +27,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipelines import partitions
-from pipelines.store import Store
+from pipelines.store import Store, of_matches
 from schemas.catalog import ALL_TABLES
 
 TABLE = "luck_statistics"
+TOTALS = "luck_totals"
 SCHEME = f"luck-1/{partitions.SCHEME}"
 """How the sums and digests are computed: bump the number when ``scoring.luck.statistics`` or its
 features change what they compute."""
@@ -32,11 +43,14 @@ features change what they compute."""
 
 @dataclass(frozen=True)
 class Plan:
-    """What a run does: the stored rows it keeps and the matches it computes."""
+    """What a run does: the matches it computes and the matches whose kept rows it replaces."""
 
-    kept: pl.DataFrame
     todo: list[str]
+    """New or changed matches, in id order: their sums are computed."""
+    gone: list[str]
+    """Matches whose kept rows are taken away: changed, or no longer scored."""
     whole: bool
+    """Every match is computed and the kept rows, if any, are not used."""
 
 
 def match_digests(matches: pl.DataFrame) -> dict[str, str]:
@@ -44,26 +58,19 @@ def match_digests(matches: pl.DataFrame) -> dict[str, str]:
     return partitions.digests(matches.with_columns(pl.col("match_id").alias(partitions.PART)))
 
 
-def stored(store: Store) -> pl.DataFrame | None:
-    """The stored sums if there are any and all are of this :data:`SCHEME`, else None."""
-    if not store.has_data(TABLE):
-        return None
-    rows = pl.from_arrow(store.read_table(TABLE))
-    assert isinstance(rows, pl.DataFrame)
-    return rows if rows.height and (rows["scheme"] == SCHEME).all() else None
-
-
 def plan(store: Store, now: dict[str, str]) -> Plan:
-    """The stored rows of the matches whose digest is unchanged, and the matches to compute (new
-    or changed, in id order); every match when the stored rows cannot be used."""
-    rows = stored(store)
-    if rows is None:
-        return Plan(pl.DataFrame(schema=_polars_schema()), sorted(now), whole=True)
+    """The matches to compute (new or changed) and those whose kept rows go (changed or gone),
+    from the kept team rows' ids and digests; every match when those rows cannot be used."""
+    if not store.has_data(TABLE):
+        return Plan(sorted(now), [], whole=True)
+    keys = _frame(store.read_table(TABLE, ["match_id", "digest", "scheme"], pc.field("player_id").is_null()))
+    if keys.height == 0 or not (keys["scheme"] == SCHEME).all():
+        return Plan(sorted(now), [], whole=True)
     current = pl.DataFrame({"match_id": list(now), "digest": list(now.values())},
                            schema={"match_id": pl.String, "digest": pl.String})
-    kept = rows.join(current, on=["match_id", "digest"], how="semi", maintain_order="left")
-    done = set(kept["match_id"].to_list())
-    return Plan(kept, sorted(m for m in now if m not in done), whole=False)
+    done = set(keys.join(current, on=["match_id", "digest"], how="semi")["match_id"].to_list())
+    gone = sorted(set(keys["match_id"].to_list()) - done)
+    return Plan(sorted(m for m in now if m not in done), gone, whole=False)
 
 
 def with_digests(sums: pl.DataFrame, todo: list[str], now: dict[str, str]) -> pl.DataFrame:
@@ -74,27 +81,56 @@ def with_digests(sums: pl.DataFrame, todo: list[str], now: dict[str, str]) -> pl
 
     missing = sorted(set(todo) - set(sums["match_id"].to_list()))
     both = pl.concat([sums, empty_sums(missing)], how="vertical_relaxed") if missing else sums
+    schema = _frame(ALL_TABLES[TABLE].empty_table()).schema
     return both.with_columns(
         digest=pl.col("match_id").replace_strict(now, return_dtype=pl.String),
         scheme=pl.lit(SCHEME),
-    ).select(ALL_TABLES[TABLE].names)
+    ).select(schema.names()).cast(schema)
 
 
-def merged(kept: pl.DataFrame, fresh: pl.DataFrame) -> pl.DataFrame:
-    """The table's rows: kept and fresh, by match and player (null first), one chunk (the same rows
-    give the same bytes)."""
-    both = pl.concat([kept.select(ALL_TABLES[TABLE].names), fresh], how="vertical_relaxed")
-    return both.sort("match_id", "player_id", nulls_last=False).rechunk()
+def update(store: Store, plan: Plan, fresh: pl.DataFrame) -> pl.DataFrame:
+    """Write the ``fresh`` rows of ``plan`` (the whole table, or in place of the rows of
+    ``plan.gone``) and the totals of every kept row; returns those totals."""
+    from scoring.luck import statistics_totals
+
+    before = None if plan.whole else _stored_totals(store)
+    if plan.whole:
+        rows = fresh.sort("match_id", "player_id", nulls_last=False).rechunk()
+        schema = ALL_TABLES[TABLE]
+        store.write_table(TABLE, rows.to_arrow().cast(schema) if rows.height else schema.empty_table())
+        totals = statistics_totals((fresh, 1))
+    elif before is not None:
+        removed = _frame(store.read_table(TABLE, where=of_matches(plan.gone))) if plan.gone else fresh.clear()
+        _replace(store, plan, fresh)
+        totals = statistics_totals((before, 1), (removed, -1), (fresh, 1))
+    else:
+        _replace(store, plan, fresh)
+        totals = statistics_totals((_frame(store.read_table(TABLE)), 1))
+    version = store.version(TABLE)
+    assert version is not None
+    kept = totals.with_columns(scheme=pl.lit(SCHEME), of_version=pl.lit(version, pl.Int64))
+    store.write_table(TOTALS, kept.to_arrow().cast(ALL_TABLES[TOTALS]))
+    return totals
 
 
-def save(store: Store, rows: pl.DataFrame) -> None:
-    """Replace ``luck_statistics`` by ``rows``."""
-    schema = ALL_TABLES[TABLE]
-    store.write_table(TABLE, rows.to_arrow().cast(schema) if rows.height else schema.empty_table())
+def _replace(store: Store, plan: Plan, fresh: pl.DataFrame) -> None:
+    """Replace the kept rows of ``plan.gone`` by ``fresh`` (nothing when there is neither)."""
+    if plan.gone or fresh.height:
+        store.replace_rows(TABLE, "match_id", plan.gone, fresh.to_arrow().cast(ALL_TABLES[TABLE]))
 
 
-def _polars_schema() -> pl.Schema:
-    """The table's columns as polars types (for an empty frame)."""
-    empty = pl.from_arrow(ALL_TABLES[TABLE].empty_table())
-    assert isinstance(empty, pl.DataFrame)
-    return empty.schema
+def _stored_totals(store: Store) -> pl.DataFrame | None:
+    """The kept totals when they are of this :data:`SCHEME` and of the ``luck_statistics``
+    version the store holds, else None."""
+    if not store.has_data(TOTALS):
+        return None
+    totals = _frame(store.read_table(TOTALS))
+    usable = (totals.height > 0 and (totals["scheme"] == SCHEME).all()
+              and (totals["of_version"] == store.version(TABLE)).all())
+    return totals if usable else None
+
+
+def _frame(table: pa.Table) -> pl.DataFrame:
+    out = pl.from_arrow(table)
+    assert isinstance(out, pl.DataFrame)
+    return out

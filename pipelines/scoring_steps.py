@@ -301,17 +301,15 @@ def luck_step(store: Store) -> StepReport:
     """The expected deal result from the dealt cards, and each player's levels above it.
 
     Only the matches new or changed since the last run have their sums computed (reading their
-    rows alone); the tables are refitted from every match's sums (``pipelines.luck_statistics``),
-    the same tables as computing every match at once."""
+    rows alone); the tables are refitted from the totals of every match's sums, updated by those
+    (``pipelines.luck_statistics``): the same tables as computing every match at once."""
     from pipelines import luck_statistics as kept_sums
     from scoring.luck import tables_from_statistics
 
     now = kept_sums.match_digests(_scored(store, "matches"))
     plan = kept_sums.plan(store, now)
     fresh = kept_sums.with_digests(_luck_sums(store, plan.todo, whole=plan.whole), plan.todo, now)
-    sums = kept_sums.merged(plan.kept, fresh)
-    kept_sums.save(store, sums)
-    model, players = tables_from_statistics(sums)
+    model, players = tables_from_statistics(kept_sums.update(store, plan, fresh))
     outputs = {"luck_model": {**_write(store, "luck_model", model), "statistics": "whole" if plan.whole
                               else "added", "matches": len(now), "matches_added": len(plan.todo)},
                "player_luck": _write(store, "player_luck", players)}

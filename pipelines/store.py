@@ -512,6 +512,29 @@ class Store:
             metrics = table.delete(f'"{column}" IN ({listed})')
             return int(metrics.get("num_deleted_rows", 0))
 
+    def replace_rows(self, name: str, column: str, values: Sequence[str], rows: pa.Table) -> int:
+        """Replace the rows of full-replace table ``name`` whose ``column`` is one of ``values``
+        by ``rows``; returns the table's version after.
+
+        A Delta ``DELETE`` (:meth:`delete_rows`: only the files holding such rows are rewritten)
+        and an append of ``rows``, so the cost follows the rows replaced, not the table (the luck
+        step's per-match sums, issue 17). The table's content fingerprint is cleared, so that the
+        next :meth:`write_table` writes whatever it is given, and a pinned store records its pin
+        as the table's input. Two commits, not one: a caller that must tell a crash in between
+        from a whole replacement records the version returned (``pipelines.luck_statistics``).
+        """
+        schema = _schema(name)
+        path = self.table_path(name)
+        properties = {FINGERPRINT: ""}
+        if self.pin is not None:
+            properties[INPUTS] = str(self.pin.seq)
+        with self.writer_lock():
+            self.delete_rows(name, column, values)
+            if rows.num_rows:
+                self.append(path, rows.select(schema.names).cast(schema), new_id(), step=False)
+            DeltaTable(_uri(path)).alter.set_table_properties(properties, raise_if_not_exists=False)
+            return DeltaTable(_uri(path)).version()
+
     def unnamed_versions(self) -> dict[str, int]:
         """Tables named by the last step commit whose latest Delta version is past the one named.
 

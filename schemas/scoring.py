@@ -347,6 +347,25 @@ LUCK_STATISTICS = pa.schema(
                      "with the digest of the match's row they were computed from"},
 )
 
+LUCK_TOTALS = pa.schema(
+    [
+        pa.field("player_id", pa.string()),
+        pa.field("holdout", pa.bool_(), nullable=False),
+        pa.field("deals", pa.int64(), nullable=False),
+        pa.field("sum_result", pa.int64(), nullable=False),
+        pa.field("sum_result_sq", pa.int64(), nullable=False),
+        pa.field("sum_x", pa.list_(pa.int64()), nullable=False),
+        pa.field("sum_x_result", pa.list_(pa.int64()), nullable=False),
+        pa.field("sum_xx", pa.list_(pa.int64()), nullable=False),
+        pa.field("scheme", pa.string(), nullable=False),
+        pa.field("of_version", pa.int64(), nullable=False),
+    ],
+    metadata={"doc": "the luck_statistics rows added up per player (null: the team rows) and hold-out "
+                     "(scoring.luck.statistics_totals), as of luck_statistics version of_version: what "
+                     "luck_model and player_luck are computed from, updated by each run's added and "
+                     "taken-away matches"},
+)
+
 DAN_FORECAST = pa.schema(
     [
         pa.field("player_id", pa.string(), nullable=False),
@@ -402,8 +421,9 @@ SCORING: dict[str, pa.Schema] = {
 SCORING_BOOKKEEPING: dict[str, pa.Schema] = {
     "scoring_partitions": SCORING_PARTITIONS,
     "luck_statistics": LUCK_STATISTICS,
+    "luck_totals": LUCK_TOTALS,
 }
 """What the scoring steps keep to recompute only what changed, by name: ``scoring_partitions``
 (``pipelines.partitions``), written by the ``match_scores``, ``standings``, ``dan`` and
-``duplicate_events`` steps beside their tables, and ``luck_statistics``
+``duplicate_events`` steps beside their tables, and ``luck_statistics`` with ``luck_totals``
 (``pipelines.luck_statistics``), written by the luck step; not outputs."""

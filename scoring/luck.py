@@ -309,8 +309,8 @@ def statistics(rows: pl.DataFrame, deal_hands: pl.DataFrame) -> pl.DataFrame:
     both = pl.concat([per_match.select("match_id", "player_id", *SUM_COLUMNS),
                       per_player.select("match_id", "player_id", *SUM_COLUMNS)])
     ids = both["match_id"].unique()
-    held = dict(zip(ids.to_list(), (is_holdout(m) for m in ids), strict=True))
-    return both.with_columns(holdout=pl.col("match_id").replace_strict(held, return_dtype=pl.Boolean)).sort(
+    held = ids.filter(pl.Series([is_holdout(m) for m in ids], dtype=pl.Boolean))
+    return both.with_columns(holdout=pl.col("match_id").is_in(held.implode())).sort(
         "match_id", "player_id", nulls_last=False)
 
 
@@ -326,6 +326,34 @@ def empty_sums(match_ids: list[str]) -> pl.DataFrame:
                 "sum_result_sq": pl.Int64, "sum_x": pl.List(pl.Int64), "sum_x_result": pl.List(pl.Int64),
                 "sum_xx": pl.List(pl.Int64), "holdout": pl.Boolean},
     )
+
+
+TOTAL_KEYS: tuple[str, ...] = ("player_id", "holdout")
+"""What :func:`statistics_totals` adds sums up by: the player (null: the team rows) and hold-out."""
+
+
+def statistics_totals(*parts: tuple[pl.DataFrame, int]) -> pl.DataFrame:
+    """The :data:`SUM_COLUMNS` of :func:`statistics` rows added up by :data:`TOTAL_KEYS`, the rows of
+    each ``(rows, sign)`` counted ``sign`` times (1: added, −1: taken away), sorted by player (null
+    first) and hold-out: always both team rows, and the players with a deal left.
+
+    :func:`tables_from_statistics` gives the same tables from these few rows (two and one or two
+    per player) as from the rows they add up, so a run can add its new matches' sums to the
+    totals kept and take away those of matches changed or gone, whatever the store's size."""
+    teams = pl.DataFrame({"player_id": [None, None], "holdout": [False, True]},
+                         schema={"player_id": pl.String, "holdout": pl.Boolean})
+    keys = pl.concat([teams, *(rows.select(TOTAL_KEYS) for rows, _ in parts)])
+    signed = (sum_matrix(rows) * sign for rows, sign in parts)
+    matrix = np.vstack([np.zeros((2, SUM_WIDTH), np.int64), *signed])
+    flat = pl.DataFrame(matrix, schema=[f"_s{i}" for i in range(SUM_WIDTH)], orient="row")
+    summed = (keys.hstack(flat.get_columns()).group_by(TOTAL_KEYS).agg(pl.all().sum())
+              .filter(pl.col("player_id").is_null() | (pl.col("_s0") != 0))
+              .sort(TOTAL_KEYS, nulls_last=False))
+    edges = np.cumsum([3, len(FEATURES), len(FEATURES), len(PAIRS)])
+    lists = [_as_list(summed, [f"_s{i}" for i in range(lo, hi)], name)
+             for name, lo, hi in zip(SUM_COLUMNS[3:], edges[:-1], edges[1:], strict=True)]
+    return summed.select(*TOTAL_KEYS, *(pl.col(f"_s{i}").alias(c) for i, c in enumerate(SUM_COLUMNS[:3]))
+                         ).with_columns(lists)
 
 
 def player_luck(rows: pl.DataFrame, deal_hands: pl.DataFrame, model: LuckModel) -> pl.DataFrame:

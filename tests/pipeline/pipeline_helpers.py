@@ -38,8 +38,9 @@ def committed(root: Path) -> duckdb.DuckDBPyConnection:
     return connect(root, snapshot=Store(root).snapshot())
 
 
-RUN_COLUMNS = {"batch", "ingested_at", "first_ingested_at", "last_ingested_at"}
-"""Columns that name the run or its clock, not the data: they differ between any two stores."""
+RUN_COLUMNS = {"batch", "ingested_at", "first_ingested_at", "last_ingested_at", "of_version"}
+"""Columns that name the run, its clock or a table version of the store, not the data: they differ
+between any two stores."""
 
 
 def store_tables(root: Path) -> dict[str, list[tuple[Any, ...]]]:

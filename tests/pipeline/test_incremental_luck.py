@@ -1,10 +1,12 @@
-"""The luck step's cost follows the new data (issue 17): per-match sums in ``luck_statistics``.
+"""The luck step's cost follows the new data (issue 17): per-match sums in ``luck_statistics``,
+their totals in ``luck_totals``.
 
 The store of ``test_incremental_scoring`` over three runs (new matches, a copy of a match that is
 excluded, a correction, an incomplete match completed later, a late match, results-only deals):
 after each run ``luck_model`` and ``player_luck`` equal, row for row and bit for bit, what
 ``scoring.luck.luck_tables`` gives over the whole store, and what one run over every file at once
-gives; the later runs compute the sums of the new and changed matches only.
+gives; the later runs compute the sums of the new and changed matches only, replace only their
+rows and update the totals by them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from deltalake import DeltaTable
 from test_incremental_scoring import DAYS, _write, run_days
 
 from pipelines import scoring_steps
@@ -23,12 +26,19 @@ from pipelines.step_reports import RunReport
 from pipelines.store import Store
 from scoring.luck import HAND_FEATURES, luck_tables
 
-LUCK_TABLES = ("luck_model", "player_luck", "luck_statistics")
+LUCK_TABLES = ("luck_model", "player_luck", "luck_statistics", "luck_totals")
 
 
 def _rows(root: Path, name: str) -> list[dict[str, object]]:
+    """The rows of table ``name``; ``luck_statistics`` by match and player (a run appends its new
+    matches' rows after the others), ``luck_totals`` without the version of the rows it adds up
+    (each store has its own)."""
     table = pl.from_arrow(Store(root).read_table(name))
     assert isinstance(table, pl.DataFrame)
+    if name == "luck_statistics":
+        table = table.sort("match_id", "player_id", nulls_last=False)
+    if name == "luck_totals":
+        table = table.drop("of_version")
     return table.to_dicts()
 
 
@@ -60,6 +70,33 @@ def test_later_runs_compute_only_the_new_and_changed_matches(runs: tuple[Path, l
     kept = {r["match_id"] for r in _rows(root, "luck_statistics")}
     scored = set(_scored(Store(root).pinned(), "matches")["match_id"].to_list())
     assert kept == scored and "c1-copy" not in kept
+    writes = [(h["operation"], h.get("operationParameters", {}).get("mode"))
+              for h in reversed(DeltaTable(Store(root).table_path("luck_statistics")).history())]
+    # Run 1 writes the table; runs 2 and 3 delete the rows of the corrected s1-2 and append.
+    assert [w for w in writes if w[0] != "SET TBLPROPERTIES"] == [
+        ("WRITE", "Overwrite"), ("DELETE", None), ("WRITE", "Append"), ("WRITE", "Append")]
+
+
+def test_totals_not_of_the_rows_kept_are_added_up_again(
+    runs: tuple[Path, list[RunReport]], tmp_path: Path
+) -> None:
+    """Totals of another ``luck_statistics`` version (a run stopped between the two writes) or
+    missing are added up again from every kept row, to the same tables."""
+    root, _ = runs
+    copy = tmp_path / "store"
+    shutil.copytree(root, copy)
+    before = {name: _rows(copy, name) for name in LUCK_TABLES}
+    store = Store(copy).pinned()
+    totals = pl.from_arrow(store.read_table("luck_totals"))
+    assert isinstance(totals, pl.DataFrame)
+    wrong = totals.with_columns(of_version=pl.col("of_version") - 1, deals=pl.col("deals") + 1)
+    store.write_table("luck_totals", wrong.to_arrow())
+    luck_step(Store(copy).pinned())
+    assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
+    shutil.rmtree(Store(copy).table_path("luck_totals"))
+    again = luck_step(Store(copy).pinned()).outputs["luck_model"]
+    assert (again["statistics"], again["matches_added"]) == ("added", 0)
+    assert {name: _rows(copy, name) for name in LUCK_TABLES} == before
 
 
 def test_one_run_over_every_file_gives_the_same_rows(

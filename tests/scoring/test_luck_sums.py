@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_luck import bomb_league
 
 from scoring.luck import (
@@ -18,6 +20,7 @@ from scoring.luck import (
     _ints,
     luck_tables,
     statistics,
+    statistics_totals,
     tables_from_statistics,
     team_deals,
 )
@@ -96,3 +99,27 @@ def test_the_sums_do_not_depend_on_how_the_matches_are_grouped() -> None:
                                                rows.filter(~pl.col("match_id").is_in(first.implode())))]
     together = pl.concat(parts).sort("match_id", "player_id", nulls_last=False)
     assert together.equals(statistics(rows, dh))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), taken=st.sets(st.integers(0, 5)), added_later=st.sets(st.integers(0, 5)))
+def test_totals_kept_and_updated_give_the_tables_of_the_rows_they_stand_for(
+    seed: int, taken: set[int], added_later: set[int]
+) -> None:
+    """The luck step's totals (``statistics_totals``): matches added in two runs, then some taken
+    away, give, bit for bit, the tables of the rows left; every team row and player with a
+    deal is there, none with none."""
+    rows, seats = random_rows(seed, deals=24)
+    stats = statistics(rows, seats)
+    ids = sorted(set(stats["match_id"].to_list()))
+    later = stats["match_id"].is_in([ids[i] for i in added_later])
+    gone = stats["match_id"].is_in([ids[i] for i in taken])
+    first = statistics_totals((stats.filter(~later), 1))
+    totals = statistics_totals((first, 1), (stats.filter(later), 1), (stats.filter(gone), -1))
+    left = stats.filter(~gone)
+    model, players = tables_from_statistics(left)
+    kept_model, kept_players = tables_from_statistics(totals)
+    assert kept_model.equals(model) and kept_players.equals(players)
+    team_rows = totals.filter(pl.col("player_id").is_null())
+    assert team_rows["holdout"].to_list() == [False, True]
+    assert set(totals["player_id"].drop_nulls().to_list()) == set(left["player_id"].drop_nulls().to_list())
