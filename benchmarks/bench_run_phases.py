@@ -8,12 +8,18 @@ ones left resident). Put new files in the store's inbox first (say, ``bench_pipe
 ``--add`` input) to time a run adding them; with nothing new only ingest, the replay's
 up-to-date test and the ingest checks run. The store is changed as a run would change it.
 
-Run: ``.venv/bin/python benchmarks/bench_run_phases.py STORE [--workers 2] [--no-reviews]``.
+``--profile DIR`` also writes each phase's ``cProfile`` statistics of this process (not of the
+replay's workers) to ``DIR/<phase>.prof`` (read them with ``python -m pstats``); the profiler
+slows the phases, so time a run without it.
+
+Run: ``.venv/bin/python benchmarks/bench_run_phases.py STORE [--workers 2] [--no-reviews]
+[--profile DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import threading
 import time
@@ -48,12 +54,17 @@ class PeakMemory:
         self.peak = tree_rss(os.getpid())
 
 
-def timed(name: str, memory: PeakMemory, phase: Callable[[], T]) -> T:
-    """Run ``phase`` and print its wall and CPU seconds and the peak memory while it ran."""
+def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path | None = None) -> T:
+    """Run ``phase`` and print its wall and CPU seconds and the peak memory while it ran; with
+    ``profile``, a folder, write its ``cProfile`` statistics to ``<profile>/<name>.prof``."""
     memory.reset()
+    profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), cpu_seconds()
-    out = phase()
+    out = profiler.runcall(phase) if profiler else phase()
     seconds, cpu_s = time.perf_counter() - wall, cpu_seconds() - cpu
+    if profiler and profile:
+        profile.mkdir(parents=True, exist_ok=True)
+        profiler.dump_stats(profile / f"{name.replace(' ', '_')}.prof")
     time.sleep(SAMPLE_S)
     print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  peak {memory.peak / 2**20:6.0f} MiB", flush=True)
     return out
@@ -70,17 +81,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pipeline processes")
     parser.add_argument("--no-reviews", dest="reviews", action="store_false",
                         help="replay without the endgame reviews (gdan run --no-reviews)")
+    parser.add_argument("--profile", type=Path, help="write each phase's cProfile statistics here")
     args = parser.parse_args()
     root = args.store.absolute()
     memory = PeakMemory()
     start, cpu = time.perf_counter(), cpu_seconds()
-    timed("ingest", memory, lambda: ingest(Store(root), workers=args.workers))
+    timed("ingest", memory, lambda: ingest(Store(root), workers=args.workers), args.profile)
     replayed = timed("replay", memory,
-                     lambda: replay(Store(root), workers=args.workers, reviews=args.reviews))
+                     lambda: replay(Store(root), workers=args.workers, reviews=args.reviews), args.profile)
     for step in DOWNSTREAM_STEPS if replayed.outputs else ():
-        timed(step.name, memory, on_pinned_store(root, step.run))
+        timed(step.name, memory, on_pinned_store(root, step.run), args.profile)
     for check in [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]:
-        timed(f"check {check.name}", memory, on_pinned_store(root, check.run))
+        timed(f"check {check.name}", memory, on_pinned_store(root, check.run), args.profile)
     print(f"{'total':<30} {time.perf_counter() - start:7.2f} s {cpu_seconds() - cpu:7.2f} CPU-s")
 
 
