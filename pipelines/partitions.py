@@ -100,6 +100,15 @@ def _read(store: Store, name: str) -> pl.DataFrame:
     return out
 
 
+def as_stored(table: str, rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` typed by ``table``'s schema, as reading them back from the store gives them (so
+    their :func:`table_digest` is that of the stored rows without reading them)."""
+    schema = ALL_TABLES[table]
+    out = pl.from_arrow(rows.rechunk().to_arrow().cast(schema) if rows.height else schema.empty_table())
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
 def stored(store: Store, table: str, rows: pl.DataFrame) -> dict[str, str] | None:
     """The digests stored for ``table`` if they describe its stored ``rows``, else None
     (recompute ``table`` whole)."""
@@ -113,9 +122,10 @@ def stored(store: Store, table: str, rows: pl.DataFrame) -> dict[str, str] | Non
     return dict(zip(mine["partition"].to_list(), mine["digest"].to_list(), strict=True))
 
 
-def save(store: Store, table: str, current: Mapping[str, str]) -> None:
-    """Store ``current`` as ``table``'s digests, describing the rows it holds now (just written)."""
-    whole = table_digest(_read(store, table))
+def save(store: Store, table: str, current: Mapping[str, str], rows: pl.DataFrame) -> None:
+    """Store ``current`` as ``table``'s digests, describing ``rows``, the rows it holds now (just
+    written), typed as the store reads them (:func:`as_stored`)."""
+    whole = table_digest(rows)
     others = _read(store, TABLE).filter(pl.col("table") != table) if store.has_data(TABLE) else None
     mine = pl.DataFrame(
         {"table": [table] * len(current), "partition": list(current), "digest": list(current.values()),

@@ -114,7 +114,7 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
                                           how="vertical_relaxed"), matches)
         redone = len(todo)
     meta = _write(store, "match_scores", scores)
-    partitions.save(store, "match_scores", now)
+    partitions.save(store, "match_scores", now, partitions.as_stored("match_scores", scores))
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
     two_each = per_match.filter(pl.col("len") != 2).is_empty()
     check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
@@ -152,7 +152,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
                                                    how="vertical_relaxed"))
         redone = len(todo)
     meta = _write(store, "standings", table)
-    partitions.save(store, "standings", now)
+    partitions.save(store, "standings", now, partitions.as_stored("standings", table))
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
                          {"duplicates": dup.height})
@@ -187,7 +187,8 @@ def dan_step(store: Store) -> StepReport:
     current = dan_current(states)
     outputs = {"dan_ledger": {**_write(store, "dan_ledger", ledger), "rounds_applied": len(rounds) - done},
                "dan_current": _write(store, "dan_current", current)}
-    partitions.save(store, "dan_ledger", {ROUNDS: _rounds_digest(rounds)})
+    partitions.save(store, "dan_ledger", {ROUNDS: _rounds_digest(rounds)},
+                    partitions.as_stored("dan_ledger", ledger))
     problems = ledger_problems(ledger)
     checks = (
         CheckOutcome("running_totals_consistent", "dan_ledger", not problems,
@@ -293,7 +294,7 @@ def duplicate_events_step(store: Store) -> StepReport:
     outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
                                      "partitions": len(now), "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
-    partitions.save(store, "duplicate_results", now)
+    partitions.save(store, "duplicate_results", now, partitions.as_stored("duplicate_results", results))
     return StepReport("duplicate_events", outputs)
 
 
