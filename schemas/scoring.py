@@ -328,6 +328,16 @@ PLAYER_LUCK = pa.schema(
                      "a 95 % interval"},
 )
 
+LUCK_SUMS = [
+    pa.field("deals", pa.int64(), nullable=False),
+    pa.field("sum_result", pa.int64(), nullable=False),
+    pa.field("sum_result_sq", pa.int64(), nullable=False),
+    pa.field("sum_x", pa.list_(pa.int64()), nullable=False),
+    pa.field("sum_x_result", pa.list_(pa.int64()), nullable=False),
+    pa.field("sum_xx", pa.list_(pa.int64()), nullable=False),
+]
+"""The exact sums of team rows ``scoring.luck`` keeps (``scoring.luck.SUM_COLUMNS``)."""
+
 LUCK_STATISTICS = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),
@@ -335,12 +345,7 @@ LUCK_STATISTICS = pa.schema(
         pa.field("digest", pa.string(), nullable=False),
         pa.field("scheme", pa.string(), nullable=False),
         pa.field("holdout", pa.bool_(), nullable=False),
-        pa.field("deals", pa.int64(), nullable=False),
-        pa.field("sum_result", pa.int64(), nullable=False),
-        pa.field("sum_result_sq", pa.int64(), nullable=False),
-        pa.field("sum_x", pa.list_(pa.int64()), nullable=False),
-        pa.field("sum_x_result", pa.list_(pa.int64()), nullable=False),
-        pa.field("sum_xx", pa.list_(pa.int64()), nullable=False),
+        *LUCK_SUMS,
     ],
     metadata={"doc": "one row per scored match (player_id null) and per match and player: the exact "
                      "sums the luck model and player_luck are computed from (scoring.luck.statistics), "
@@ -351,12 +356,7 @@ LUCK_TOTALS = pa.schema(
     [
         pa.field("player_id", pa.string()),
         pa.field("holdout", pa.bool_(), nullable=False),
-        pa.field("deals", pa.int64(), nullable=False),
-        pa.field("sum_result", pa.int64(), nullable=False),
-        pa.field("sum_result_sq", pa.int64(), nullable=False),
-        pa.field("sum_x", pa.list_(pa.int64()), nullable=False),
-        pa.field("sum_x_result", pa.list_(pa.int64()), nullable=False),
-        pa.field("sum_xx", pa.list_(pa.int64()), nullable=False),
+        *LUCK_SUMS,
         pa.field("scheme", pa.string(), nullable=False),
         pa.field("of_version", pa.int64(), nullable=False),
     ],
