@@ -53,27 +53,29 @@ class Plan:
     """Every match is computed and the kept rows, if any, are not used."""
 
 
-def match_digests(matches: pl.DataFrame) -> dict[str, str]:
-    """Per scored match, the SHA-256 of its ``matches`` row."""
-    return partitions.digests(matches.with_columns(pl.col("match_id").alias(partitions.PART)))
+def match_digests(matches: pl.DataFrame) -> pl.DataFrame:
+    """Per scored match (``match_id``), the digest of its ``matches`` row (``digest``)."""
+    keyed = matches.with_columns(pl.col("match_id").alias(partitions.PART))
+    return partitions.digests(keyed).select(pl.col(partitions.PART).alias("match_id"),
+                                            pl.col(partitions.DIGEST).alias("digest"))
 
 
-def plan(store: Store, now: dict[str, str]) -> Plan:
+def plan(store: Store, now: pl.DataFrame) -> Plan:
     """The matches to compute (new or changed) and those whose kept rows go (changed or gone),
     from the kept team rows' ids and digests; every match when those rows cannot be used."""
+    every = now["match_id"].sort().to_list()
     if not store.has_data(TABLE):
-        return Plan(sorted(now), [], whole=True)
+        return Plan(every, [], whole=True)
     keys = _frame(store.read_table(TABLE, ["match_id", "digest", "scheme"], pc.field("player_id").is_null()))
     if keys.height == 0 or not (keys["scheme"] == SCHEME).all():
-        return Plan(sorted(now), [], whole=True)
-    current = pl.DataFrame({"match_id": list(now), "digest": list(now.values())},
-                           schema={"match_id": pl.String, "digest": pl.String})
-    done = set(keys.join(current, on=["match_id", "digest"], how="semi")["match_id"].to_list())
-    gone = sorted(set(keys["match_id"].to_list()) - done)
-    return Plan(sorted(m for m in now if m not in done), gone, whole=False)
+        return Plan(every, [], whole=True)
+    keys = keys.select("match_id", "digest")
+    todo = now.join(keys, on=["match_id", "digest"], how="anti")["match_id"].sort().to_list()
+    gone = keys.join(now, on=["match_id", "digest"], how="anti")["match_id"].sort().to_list()
+    return Plan(todo, gone, whole=False)
 
 
-def with_digests(sums: pl.DataFrame, todo: list[str], now: dict[str, str]) -> pl.DataFrame:
+def with_digests(sums: pl.DataFrame, todo: list[str], now: pl.DataFrame) -> pl.DataFrame:
     """``scoring.luck.statistics`` rows of the matches ``todo`` with their match's digest and
     :data:`SCHEME`, in the table's columns; a match without a team row (no deal with all four
     hands known) gets a row of zeros, so that it is not computed again on the next run."""
@@ -82,10 +84,8 @@ def with_digests(sums: pl.DataFrame, todo: list[str], now: dict[str, str]) -> pl
     missing = sorted(set(todo) - set(sums["match_id"].to_list()))
     both = pl.concat([sums, empty_sums(missing)], how="vertical_relaxed") if missing else sums
     schema = _frame(ALL_TABLES[TABLE].empty_table()).schema
-    return both.with_columns(
-        digest=pl.col("match_id").replace_strict(now, return_dtype=pl.String),
-        scheme=pl.lit(SCHEME),
-    ).select(schema.names()).cast(schema)
+    return (both.join(now, on="match_id", how="left", maintain_order="left")
+            .with_columns(scheme=pl.lit(SCHEME)).select(schema.names()).cast(schema))
 
 
 def update(store: Store, plan: Plan, fresh: pl.DataFrame) -> pl.DataFrame:

@@ -4,9 +4,9 @@ inputs changed and keeps the other partitions' rows (issue 17, cost proportional
 A partitioned table (``match_scores``, ``standings``) is a concatenation of independent parts:
 each partition's rows depend only on that partition's input rows (the pure functions in
 ``scoring`` are per event stage, or per match for a match without an event). The digest of a
-partition is a SHA-256 of its input rows (each row JSON-encoded, in sorted order: the store does
+partition is a hash of its input rows (of their row hashes, in sorted order: the store does
 not fix the order of a table's rows, and the same rows delivered in other runs give the same
-digest) and of the parameters that apply to it. The digests are stored in
+digest), the parameters that apply to it among them (a column of the rows). The digests are stored in
 ``scoring_partitions`` with ``table_digest``, a hash of the rows of the table they describe
 (of their sorted row hashes). A run compares: an equal digest keeps the stored rows, any other partition is
 recomputed, a partition gone is dropped. The stored digests count only when the table's rows
@@ -19,7 +19,6 @@ the data alone, so two stores of the same matches hold the same rows whatever ru
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 
 import polars as pl
 
@@ -27,49 +26,55 @@ from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
 
 TABLE = "scoring_partitions"
-SCHEME = f"2/polars-{pl.__version__}"
+SCHEME = f"3/polars-{pl.__version__}"
 """How digests are computed, and the version of the scoring code they stand for: a stored digest
-of another scheme (or polars, whose JSON encoding and hashes it relies on: they are stable within
-one version only) is not compared. Bump the number
+of another scheme (or polars, whose hashes it relies on: they are stable within one version
+only) is not compared. Bump the number
 when ``scoring``'s functions of a partitioned table change what they compute."""
 PART = "_partition"
 """The column naming each input row's partition while digesting."""
 
 
-def _encoded(frame: pl.DataFrame) -> pl.Expr:
-    """Each row of ``frame`` but :data:`PART` as JSON text."""
-    return pl.struct([c for c in frame.columns if c != PART]).struct.json_encode().alias("_row")
-
+DIGEST = "_digest"
+"""The column of a partition's digest in a frame of digests: one row per partition (column
+:data:`PART`), as :func:`digests`, :func:`combine` and :func:`stored` give them."""
 
 SEEDS = (0x6764616E, 0x6C656E73)
 """The two seeds of a digest's two 64-bit polars hashes (128 bits: a changed partition keeps its
 old digest with a chance of 2⁻¹²⁸)."""
 
 
-def _hashed(text: pl.Expr) -> pl.Expr:
-    """The digest of each string of ``text``: its two seeded hashes, as text."""
-    return pl.concat_str([text.hash(seed=SEEDS[0]), text.hash(seed=SEEDS[1])], separator="-")
+def _hashed(first: pl.Expr, second: pl.Expr) -> pl.Expr:
+    """The digest of each row from its two 64-bit hashes, as text."""
+    return pl.concat_str([first, second], separator="-").alias(DIGEST)
 
 
-def _as_dict(frame: pl.DataFrame, column: str) -> dict[str, str]:
-    return dict(zip(frame[PART].to_list(), frame[column].to_list(), strict=True))
+def empty() -> pl.DataFrame:
+    """A frame of no digests."""
+    return pl.DataFrame(schema={PART: pl.String, DIGEST: pl.String})
 
 
-def digests(inputs: pl.DataFrame, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Per partition (column :data:`PART` of ``inputs``), the digest of its rows (in sorted order)
-    and of ``extra[partition]`` (its parameters, say)."""
+def of(partition: str, digest: str) -> pl.DataFrame:
+    """The frame of one partition's digest."""
+    return pl.DataFrame({PART: [partition], DIGEST: [digest]}, schema=empty().schema)
+
+
+def lookup(frame: pl.DataFrame, partition: str) -> str | None:
+    """The digest ``frame`` holds for ``partition``, if any."""
+    found = frame.filter(pl.col(PART) == partition)[DIGEST]
+    return found[0] if found.len() else None
+
+
+def digests(inputs: pl.DataFrame) -> pl.DataFrame:
+    """Per partition (column :data:`PART` of ``inputs``), the digest of its rows, whatever their
+    order: the hash of the sorted hashes of its rows' other columns."""
     if inputs.is_empty():
-        return {}
-    joined = (inputs.select(pl.col(PART), _encoded(inputs)).group_by(PART)
-              .agg(pl.col("_row").sort().str.join("\n")))
-    if extra:
-        texts = pl.DataFrame({PART: list(extra), "_extra": list(extra.values())},
-                             schema={PART: joined.schema[PART], "_extra": pl.String})
-        joined = joined.join(texts, on=PART, how="left")
-    else:
-        joined = joined.with_columns(_extra=pl.lit(None, pl.String))
-    text = pl.concat_str([pl.col("_extra").fill_null(""), pl.col("_row")], separator="\n")
-    return _as_dict(joined.select(PART, _hashed(text).alias("_digest")), "_digest")
+        return empty()
+    body = inputs.drop(PART)
+    hashed = pl.DataFrame({PART: inputs[PART].cast(pl.String), "_h0": body.hash_rows(seed=SEEDS[0]),
+                           "_h1": body.hash_rows(seed=SEEDS[1])})
+    per = hashed.group_by(PART).agg(pl.col("_h0").sort(), pl.col("_h1").sort())
+    return per.select(PART, _hashed(pl.col("_h0").hash(seed=SEEDS[0]), pl.col("_h1").hash(seed=SEEDS[1])))
 
 
 def table_digest(rows: pl.DataFrame) -> str:
@@ -80,18 +85,22 @@ def table_digest(rows: pl.DataFrame) -> str:
     return hashlib.sha256(hashes.sort("h0", "h1").to_numpy().tobytes()).hexdigest()
 
 
-def combine(*parts: Mapping[str, str]) -> dict[str, str]:
+def combine(*parts: pl.DataFrame) -> pl.DataFrame:
     """One digest per partition of several inputs' digests (a partition missing from one input
     has no rows there)."""
-    frames = [pl.DataFrame({PART: list(p), f"_d{i}": list(p.values())},
-                           schema={PART: pl.String, f"_d{i}": pl.String}) for i, p in enumerate(parts)]
-    if not frames:
-        return {}
-    keys = pl.concat([f.select(PART) for f in frames]).unique()
-    for frame in frames:
+    if not parts:
+        return empty()
+    tagged = [p.select(PART, pl.col(DIGEST).alias(f"_d{i}")) for i, p in enumerate(parts)]
+    keys = pl.concat([t.select(PART) for t in tagged]).unique()
+    for frame in tagged:
         keys = keys.join(frame, on=PART, how="left")
-    text = pl.concat_str([pl.col(f"_d{i}").fill_null("") for i in range(len(frames))], separator="|")
-    return _as_dict(keys.select(PART, _hashed(text).alias("_digest")), "_digest")
+    text = pl.concat_str([pl.col(f"_d{i}").fill_null("") for i in range(len(tagged))], separator="|")
+    return keys.select(PART, _hashed(text.hash(seed=SEEDS[0]), text.hash(seed=SEEDS[1])))
+
+
+def changed(now: pl.DataFrame, before: pl.DataFrame) -> set[str]:
+    """The partitions of ``now`` whose digest is not the one ``before`` holds."""
+    return set(now.join(before, on=[PART, DIGEST], how="anti")[PART].to_list())
 
 
 def _read(store: Store, name: str) -> pl.DataFrame:
@@ -109,7 +118,7 @@ def as_stored(table: str, rows: pl.DataFrame) -> pl.DataFrame:
     return out
 
 
-def stored(store: Store, table: str, rows: pl.DataFrame) -> dict[str, str] | None:
+def stored(store: Store, table: str, rows: pl.DataFrame) -> pl.DataFrame | None:
     """The digests stored for ``table`` if they describe its stored ``rows``, else None
     (recompute ``table`` whole)."""
     if not store.has_data(TABLE):
@@ -119,19 +128,17 @@ def stored(store: Store, table: str, rows: pl.DataFrame) -> dict[str, str] | Non
         return None
     if (mine["table_digest"] != table_digest(rows)).any():
         return None
-    return dict(zip(mine["partition"].to_list(), mine["digest"].to_list(), strict=True))
+    return mine.select(pl.col("partition").alias(PART), pl.col("digest").alias(DIGEST))
 
 
-def save(store: Store, table: str, current: Mapping[str, str], rows: pl.DataFrame) -> None:
+def save(store: Store, table: str, current: pl.DataFrame, rows: pl.DataFrame) -> None:
     """Store ``current`` as ``table``'s digests, describing ``rows``, the rows it holds now (just
     written), typed as the store reads them (:func:`as_stored`)."""
     whole = table_digest(rows)
     others = _read(store, TABLE).filter(pl.col("table") != table) if store.has_data(TABLE) else None
-    mine = pl.DataFrame(
-        {"table": [table] * len(current), "partition": list(current), "digest": list(current.values()),
-         "scheme": [SCHEME] * len(current), "table_digest": [whole] * len(current)},
-        schema={name: pl.String for name in ALL_TABLES[TABLE].names},
-    )
+    mine = current.select(pl.lit(table).alias("table"), pl.col(PART).alias("partition"),
+                          pl.col(DIGEST).alias("digest"), pl.lit(SCHEME).alias("scheme"),
+                          pl.lit(whole).alias("table_digest"))
     rows = mine if others is None else pl.concat([others, mine])
     ordered = rows.sort("table", "partition").rechunk()  # one chunk: the same rows, the same bytes
     store.write_table(TABLE, ordered.to_arrow().cast(ALL_TABLES[TABLE]))

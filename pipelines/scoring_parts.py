@@ -34,7 +34,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.partitions import PART, combine, digests
+from pipelines.partitions import PART, combine, digests, empty
 from pipelines.store import Store
 from scoring.params import ScoringParams
 
@@ -54,45 +54,39 @@ def stage_of() -> pl.Expr:
     return pl.struct("event_id", "stage").struct.json_encode().alias(PART)
 
 
-def param_texts(keyed: pl.DataFrame, overrides: Overrides | None) -> dict[str, str]:
-    """Per partition (column ``PART`` of ``keyed``), the text of the scoring parameters its rows
-    are scored with (``scoring.params.params_for`` of each row's ``rules`` and ``event_id``): a
-    changed override, or built-in parameters changed in the code, change the partition's digest."""
+def with_params(keyed: pl.DataFrame, overrides: Overrides | None) -> pl.DataFrame:
+    """``keyed`` with column ``_params``: the text of the scoring parameters each row is scored
+    with (``scoring.params.params_for`` of its ``rules`` and ``event_id``), so that a changed
+    override, or built-in parameters changed in the code, change its partition's digest."""
     from scoring.params import params_for
 
     overridden = pl.Series(list(overrides or {}), dtype=pl.String)
-    pairs = keyed.select(PART, "rules", "event_id").unique().with_columns(
+    keyed = keyed.with_columns(
         _event=pl.when(pl.col("event_id").is_in(overridden.implode())).then(pl.col("event_id")))
-    keys = pairs.select("rules", "_event").unique()
+    keys = keyed.select("rules", "_event").unique()
     known = [repr(params_for(rules or "national", overrides, event)) for rules, event in keys.iter_rows()]
-    texts = pairs.join(keys.with_columns(_text=pl.Series(known, dtype=pl.String)), on=["rules", "_event"],
-                       nulls_equal=True)
-    per = texts.group_by(PART).agg(pl.col("_text").unique().sort().str.join("\n"))
-    return dict(zip(per[PART].to_list(), per["_text"].to_list(), strict=True))
+    texts = keys.with_columns(_params=pl.Series(known, dtype=pl.String))
+    return keyed.join(texts, on=["rules", "_event"], how="left", nulls_equal=True,
+                      maintain_order="left").drop("_event")
 
 
 def score_digests(matches: pl.DataFrame, rulings: pl.DataFrame | None,
-                  overrides: Overrides | None) -> dict[str, str]:
+                  overrides: Overrides | None) -> pl.DataFrame:
     """Per ``match_scores`` partition, the digest of its matches, their rulings and its override."""
     keyed = matches.with_columns(partition_of())
-    of_matches = digests(keyed, param_texts(keyed, overrides))
-    ruled = {}
+    of_matches = digests(with_params(keyed, overrides))
+    ruled = empty()
     if rulings is not None and not rulings.is_empty():
         keys = keyed.select("match_id", PART)
         ruled = digests(rulings.join(keys, on="match_id", how="inner", maintain_order="left"))
     return combine(of_matches, ruled)
 
 
-def changed(now: Mapping[str, str], before: Mapping[str, str]) -> set[str]:
-    """The partitions of ``now`` whose digest is not the one ``before`` holds."""
-    return {p for p, d in now.items() if before.get(p) != d}
-
-
-def kept(stored: pl.DataFrame, partition: pl.Expr, now: Mapping[str, str], todo: set[str]) -> pl.DataFrame:
+def kept(stored: pl.DataFrame, partition: pl.Expr, now: pl.DataFrame, todo: set[str]) -> pl.DataFrame:
     """The ``stored`` rows of the partitions (``partition``: each row's, as :func:`partition_of` or
     :func:`stage_of`) still in ``now`` and not in ``todo``: the rows a run keeps."""
-    keep = sorted(set(now) - todo)
-    return stored.with_columns(partition).filter(pl.col(PART).is_in(keep)).drop(PART)
+    keep = now.filter(~pl.col(PART).is_in(sorted(todo)))[PART]
+    return stored.with_columns(partition).filter(pl.col(PART).is_in(keep.implode())).drop(PART)
 
 
 def rows_of(store: Store, name: str, match_ids: list[str]) -> pl.DataFrame:

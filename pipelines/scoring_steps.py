@@ -89,7 +89,8 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     (``pipelines.scoring_parts``); the table is what scoring every match gives.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, in_whole_order, kept, partition_of, rows_of, score_digests
+    from pipelines.partitions import changed
+    from pipelines.scoring_parts import in_whole_order, kept, partition_of, rows_of, score_digests
     from scoring.deductions import deductions
     from scoring.round_scores import score_matches
 
@@ -102,7 +103,7 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     if before is None:
         ded = deductions(rulings) if rulings is not None else None
         scores = score_matches(matches, _scored(store, "deals"), ded, overrides)
-        redone = len(now)
+        redone = now.height
     else:
         todo = changed(now, before)
         keyed = matches.with_columns(partition_of())
@@ -118,7 +119,7 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
     two_each = per_match.filter(pl.col("len") != 2).is_empty()
     check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
-    return StepReport("match_scores", {"match_scores": {**meta, "partitions": len(now),
+    return StepReport("match_scores", {"match_scores": {**meta, "partitions": now.height,
                                                          "partitions_scored": redone}}, (check,))
 
 
@@ -129,7 +130,8 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     again (``pipelines.scoring_parts``); the table is what ranking every stage gives.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, kept, param_texts, stage_of, standings_in_whole_order
+    from pipelines.partitions import changed
+    from pipelines.scoring_parts import kept, stage_of, standings_in_whole_order, with_params
     from scoring.standings import standings
 
     matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
@@ -138,12 +140,12 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
     keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
         winners, default=None, return_dtype=pl.String).alias("_winner"))
-    now = partitions.digests(keyed, param_texts(keyed, overrides))
+    now = partitions.digests(with_params(keyed, overrides))
     stored_rows = _read(store, "standings")
     before = partitions.stored(store, "standings", stored_rows)
     if before is None:
         table = standings(scores, overrides, winners)
-        redone = len(now)
+        redone = now.height
     else:
         todo = changed(now, before)
         redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART, "_winner")
@@ -156,7 +158,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
                          {"duplicates": dup.height})
-    outputs = {"standings": {**meta, "partitions": len(now), "partitions_ranked": redone}}
+    outputs = {"standings": {**meta, "partitions": now.height, "partitions_ranked": redone}}
     return StepReport("standings", outputs, (check,))
 
 
@@ -177,7 +179,8 @@ def dan_step(store: Store) -> StepReport:
     stored_ledger = _read(store, "dan_ledger")
     before = partitions.stored(store, "dan_ledger", stored_ledger)
     done = stored_ledger["match_id"].n_unique() if before is not None else 0
-    if before is not None and before.get(ROUNDS) == _rounds_digest(rounds[:done]) and done <= len(rounds):
+    if before is not None and partitions.lookup(before, ROUNDS) == _rounds_digest(rounds[:done]) \
+            and done <= len(rounds):
         states = states_from_ledger(stored_ledger)
         ledger = pl.concat([stored_ledger, continue_ledger(rounds[done:], states)],
                            how="vertical_relaxed").sort("player_id", "seq")
@@ -187,7 +190,7 @@ def dan_step(store: Store) -> StepReport:
     current = dan_current(states)
     outputs = {"dan_ledger": {**_write(store, "dan_ledger", ledger), "rounds_applied": len(rounds) - done},
                "dan_current": _write(store, "dan_current", current)}
-    partitions.save(store, "dan_ledger", {ROUNDS: _rounds_digest(rounds)},
+    partitions.save(store, "dan_ledger", partitions.of(ROUNDS, _rounds_digest(rounds)),
                     partitions.as_stored("dan_ledger", ledger))
     problems = ledger_problems(ledger)
     checks = (
@@ -277,7 +280,8 @@ def duplicate_events_step(store: Store) -> StepReport:
     are ranked from the results of every duplicate event, a table as small as those events.
     """
     from pipelines import partitions
-    from pipelines.scoring_parts import changed, kept, results_in_whole_order, rows_of, stage_of
+    from pipelines.partitions import changed
+    from pipelines.scoring_parts import kept, results_in_whole_order, rows_of, stage_of
     from scoring.duplicate import SCORED_STATUSES, duplicate_results, duplicate_standings
 
     matches = _scored(store, "matches")
@@ -286,13 +290,13 @@ def duplicate_events_step(store: Store) -> StepReport:
     now = partitions.digests(keyed)
     stored_rows = _read(store, "duplicate_results")
     before = partitions.stored(store, "duplicate_results", stored_rows)
-    todo = set(now) if before is None else changed(now, before)
+    todo = set(now[partitions.PART].to_list()) if before is None else changed(now, before)
     old = kept(stored_rows, stage_of(), now, todo)
     redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
     fresh = duplicate_results(redo, rows_of(store, "deals", redo["match_id"].to_list()))
     results = results_in_whole_order(pl.concat([old, fresh], how="vertical_relaxed"))
     outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
-                                     "partitions": len(now), "partitions_compared": len(todo)},
+                                     "partitions": now.height, "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
     partitions.save(store, "duplicate_results", now, partitions.as_stored("duplicate_results", results))
     return StepReport("duplicate_events", outputs)
@@ -312,7 +316,7 @@ def luck_step(store: Store) -> StepReport:
     fresh = kept_sums.with_digests(_luck_sums(store, plan.todo, whole=plan.whole), plan.todo, now)
     model, players = tables_from_statistics(kept_sums.update(store, plan, fresh))
     outputs = {"luck_model": {**_write(store, "luck_model", model), "statistics": "whole" if plan.whole
-                              else "added", "matches": len(now), "matches_added": len(plan.todo)},
+                              else "added", "matches": now.height, "matches_added": len(plan.todo)},
                "player_luck": _write(store, "player_luck", players)}
     return StepReport("luck", outputs)
 
