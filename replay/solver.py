@@ -29,6 +29,7 @@ explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -468,7 +469,7 @@ def _state_of(solver: Solver, p: Position) -> _State:
     hands = tuple(sort_cards(p.hands[s]) for s in SEATS)
     every = [c for h in hands for c in h]
     parse_cards(every)
-    over = {c for c in set(every) if every.count(c) > 2}
+    over = [c for c, copies in Counter(every).items() if copies > 2]
     if over:
         raise ValueError(f"more than two copies of {', '.join(sorted(over))} (a double deck has two)")
     if len(set(p.out)) != len(p.out) or any(s not in SEATS for s in p.out):
