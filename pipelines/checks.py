@@ -9,17 +9,20 @@ brings its memo up to date from the files appended since (``pipelines.check_incr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import numpy as np
 import orjson
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.state import HELD, INCOMPLETE, StoreState, select
 from pipelines.store import Store, new_id
+from replay.cards import CARDS
 
 CheckResult = tuple[bool, dict[str, int | str]]
 
@@ -131,9 +134,55 @@ def unique_match_ids(con: duckdb.DuckDBPyConnection) -> CheckResult:
     return extra == 0, {"duplicate_rows": extra, "examples": ", ".join(m for m, _ in dupes)}
 
 
-DEALS_PER_SLICE = 10_000
-"""Deals whose cards :func:`card_conservation` counts in one query: bounded memory at any size
-(the whole 100k-deal store at once, ~11 M cards, ran out of the checks' DuckDB memory cap)."""
+HANDS_PER_BATCH = 50_000
+"""Hands :func:`card_conservation` counts at a time: bounded memory at any size (the whole
+100k-deal store unnested in one query, ~11 M cards, ran out of the checks' DuckDB memory cap)."""
+
+_DEAL = ["match_id", "deal_no"]
+_UNKNOWN = len(CARDS)
+"""The count column of codes that are no card (rules.md §1 has 54)."""
+_COUNTS = [f"card_{i}" for i in range(len(CARDS) + 1)]
+_CARD_CODES = pa.array(CARDS)
+
+
+def _counts_per_deal(batch: pa.RecordBatch) -> pl.DataFrame:
+    """Per deal in ``batch`` (rows of ``deal_hands`` with a known hand): its hands, and how many
+    of each card code they hold (the last column: codes that are no card)."""
+    hand = batch.column("hand")
+    owner = pc.list_parent_indices(hand).to_numpy().astype(np.int64)
+    code = pc.index_in(pc.list_flatten(hand), value_set=_CARD_CODES).fill_null(_UNKNOWN).to_numpy()
+    width = len(_COUNTS)
+    counts = np.bincount(owner * width + code, minlength=batch.num_rows * width)
+    per_hand = pl.from_numpy(counts.reshape(batch.num_rows, width).astype(np.uint16), schema=_COUNTS)
+    per_hand = per_hand.with_columns(pl.from_arrow(batch.select(_DEAL)), hands=pl.lit(1, pl.UInt16))
+    return per_hand.group_by(_DEAL).agg(pl.all().sum())
+
+
+def _two_decks() -> pl.Expr:
+    """Every card code counted exactly twice, nothing else (rules.md §1)."""
+    return pl.all_horizontal([pl.col(c) == 2 for c in _COUNTS[:_UNKNOWN]]) & (pl.col(_COUNTS[_UNKNOWN]) == 0)
+
+
+def _deal_verdicts(batches: Iterable[pa.RecordBatch]) -> pl.DataFrame:
+    """Per deal with four known hands: whether they are two full decks (``two_decks``).
+
+    A deal whose four hands came in one batch is judged there and keeps only its verdict; the
+    counts of the others are added up over all batches first. A deal is full if it has four
+    known hands in all, whatever the order of the rows.
+    """
+    judged: list[pl.DataFrame] = []
+    open_counts: list[pl.DataFrame] = []
+    for batch in batches:
+        per_deal = _counts_per_deal(batch)
+        whole = pl.col("hands") == 4
+        judged.append(per_deal.filter(whole).select(*_DEAL, "hands", two_decks=_two_decks()))
+        open_counts.append(per_deal.filter(~whole))
+    if not judged:
+        return pl.DataFrame(schema={"match_id": pl.String, "deal_no": pl.Int32, "two_decks": pl.Boolean})
+    added = pl.concat(open_counts).group_by(_DEAL).agg(pl.all().sum())
+    judged.append(added.select(*_DEAL, "hands", two_decks=_two_decks()))
+    every = pl.concat(judged).group_by(_DEAL).agg(pl.col("hands").sum(), pl.col("two_decks").all())
+    return every.filter(pl.col("hands") == 4).drop("hands")
 
 
 def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
@@ -141,39 +190,13 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
 
     108 cards, each of the 54 card codes exactly twice; and every deal of a ``valid`` match
     has its four hands (a deal with a missing hand makes the match ``partial``, events.md).
-    The cards are counted in slices of matches (by a hash of the match id) of about
-    :data:`DEALS_PER_SLICE` deals each. ``examples`` are the first five bad deals by their name
-    (``match#deal``) whatever the slicing, so results over disjoint deals combine exactly
+    The cards of :data:`HANDS_PER_BATCH` hands are counted at a time. ``examples`` are the first
+    five bad deals by their name (``match#deal``), so results over disjoint deals combine exactly
     (:func:`combine_card_conservation`).
     """
-    dealt = con.execute("SELECT count(*) FROM (SELECT DISTINCT match_id, deal_no FROM deal_hands)").fetchone()
-    slices = 1 + (int(dealt[0]) if dealt else 0) // DEALS_PER_SLICE
-    checked = bad = 0
-    examples: list[str] = []
-    for part in range(slices):
-        row = con.execute(
-            """
-            WITH full_deals AS (
-                SELECT match_id, deal_no FROM deal_hands WHERE hash(match_id) % $slices = $part
-                GROUP BY match_id, deal_no HAVING count(hand) = 4),
-            cards AS (
-                SELECT match_id, deal_no, unnest(hand) AS card
-                FROM deal_hands JOIN full_deals USING (match_id, deal_no)),
-            per_card AS (
-                SELECT match_id, deal_no, card, count(*) AS c FROM cards GROUP BY ALL),
-            bad AS (
-                SELECT match_id, deal_no FROM per_card GROUP BY match_id, deal_no
-                HAVING count(*) <> 54 OR min(c) <> 2 OR max(c) <> 2)
-            SELECT (SELECT count(*) FROM full_deals), (SELECT count(*) FROM bad),
-                   (SELECT list(deal) FROM (SELECT match_id || '#' || deal_no AS deal FROM bad
-                                            ORDER BY deal LIMIT 5))
-            """,
-            {"slices": slices, "part": part},
-        ).fetchone()
-        assert row is not None
-        checked += int(row[0])
-        bad += int(row[1])
-        examples.extend(row[2] or [])
+    reader = con.execute("SELECT match_id, deal_no, hand FROM deal_hands WHERE hand IS NOT NULL")
+    verdicts = _deal_verdicts(reader.to_arrow_reader(HANDS_PER_BATCH))
+    bad = verdicts.filter(~pl.col("two_decks")).select(deal=pl.format("{}#{}", *_DEAL)).sort("deal")
     missing = con.execute(
         """
         SELECT count(*) FROM (SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
@@ -184,12 +207,12 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     ).fetchone()
     valid_without_hands = int(missing[0]) if missing else 0
     meta: dict[str, int | str] = {
-        "deals_checked": checked,
-        "deals_not_two_decks": bad,
+        "deals_checked": len(verdicts),
+        "deals_not_two_decks": len(bad),
         "valid_deals_without_four_hands": valid_without_hands,
-        "examples": ", ".join(sorted(examples)[:5]),
+        "examples": ", ".join(bad["deal"].head(5)),
     }
-    return bad == 0 and valid_without_hands == 0, meta
+    return bad.is_empty() and valid_without_hands == 0, meta
 
 
 def combine_card_conservation(before: CheckResult, new: CheckResult) -> CheckResult:

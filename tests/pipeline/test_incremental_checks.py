@@ -142,7 +142,7 @@ def test_a_rerun_with_nothing_new_returns_the_memo(tmp_path: Path, monkeypatch: 
     assert "cached" in again.metadata
 
 
-def test_examples_are_the_first_five_bad_deals_by_name_however_the_deals_are_sliced(
+def test_examples_are_the_first_five_bad_deals_by_name_however_the_hands_are_batched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Results over disjoint deals combine exactly only if each gives the first five by name."""
@@ -153,9 +153,9 @@ def test_examples_are_the_first_five_bad_deals_by_name_however_the_deals_are_sli
     _add(tmp_path, "a.jsonl", events)
     con = store_checks._con(Store(tmp_path).pinned())
     expected = ", ".join(sorted(f"{m}#{d}" for m in ("x", "y") for d in range(1, 12))[:5])
-    for per_slice in (1, 3, 100):
-        monkeypatch.setattr(checks, "DEALS_PER_SLICE", per_slice)
-        assert checks.card_conservation(con)[1]["examples"] == expected, per_slice
+    for per_batch in (1, 3, 100):
+        monkeypatch.setattr(checks, "HANDS_PER_BATCH", per_batch)
+        assert checks.card_conservation(con)[1]["examples"] == expected, per_batch
 
 
 def _cloning_replay(events: pa.Table) -> dict[str, pa.Table]:
