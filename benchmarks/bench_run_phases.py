@@ -1,12 +1,13 @@
 """Benchmark of one pipeline run phase by phase (issue 17): wall, CPU and peak memory of ingest,
 the replay, each downstream step and each check, on a store as it is.
 
-Runs what ``pipelines.plan.run_plan`` runs, in the same order, timing each phase: wall seconds, CPU
-seconds of this process and its waited-for children, and the peak resident memory of this
-process tree during the phase (``/proc``, every 0.1 s; a phase starts from what the earlier
-ones left resident). Put new files in the store's inbox first (say, ``bench_pipeline.py``'s
-``--add`` input) to time a run adding them; with nothing new only ingest, the replay's
-up-to-date test and the ingest checks run. The store is changed as a run would change it.
+Runs what ``pipelines.plan.run_plan`` runs, in the same order, handing freed memory back after
+each phase as it does, timing each phase: wall seconds, CPU seconds of this process and its
+waited-for children, and the peak resident memory of this process tree during the phase
+(``/proc``, every 0.1 s; a phase starts from what the earlier ones left resident). Put new
+files in the store's inbox first (say, ``bench_pipeline.py``'s ``--add`` input) to time a run
+adding them; with nothing new only ingest, the replay's up-to-date test and the ingest checks
+run. The store is changed as a run would change it.
 
 ``--profile DIR`` also writes each phase's ``cProfile`` statistics of this process (not of the
 replay's workers) to ``DIR/<phase>.prof`` (read them with ``python -m pstats``); the profiler
@@ -30,7 +31,7 @@ from typing import TypeVar
 from bench_downstream_steps import cpu_seconds
 from bench_pipeline import tree_rss
 
-from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
+from pipelines.plan import DOWNSTREAM_STEPS, ingest, release_freed_memory, replay
 from pipelines.store import Store
 from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 
@@ -61,6 +62,7 @@ def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path |
     profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), cpu_seconds()
     out = profiler.runcall(phase) if profiler else phase()
+    release_freed_memory()
     seconds, cpu_s = time.perf_counter() - wall, cpu_seconds() - cpu
     if profiler and profile:
         profile.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+
 from pipelines.backfill import backfill
 from pipelines.player_patterns import write_player_patterns
 from pipelines.pool import Executor
@@ -131,6 +133,16 @@ DOWNSTREAM_STEPS: tuple[Step, ...] = (
 """The steps after the replay, in order; the warehouse publish last."""
 
 
+def release_freed_memory() -> None:
+    """Hand the memory this process freed back to the system (``malloc_trim`` under glibc, through
+    pyarrow's pool), so that a step's peak does not stack on what the steps before it freed.
+
+    With the C library's allocator (``pipelines/__init__.py``) freed memory stays in the heap
+    until trimmed: on a first run of 1M deals the run's process held ~2 GiB of freed memory from
+    one step into the next, and its peak was 3.3 GiB (docs/performance.md "Session 15")."""
+    pa.default_memory_pool().release_unused()
+
+
 def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
              executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
@@ -140,15 +152,19 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
     where = Path(root).absolute()
     run = RunReport()
     run.add(ingest(Store(where), workers=workers))
+    release_freed_memory()
     replayed = run.add(replay(Store(where), workers=workers, executor=executor, refresh=refresh,
                               reviews=reviews))
+    release_freed_memory()
     if replayed.outputs:
         for step in DOWNSTREAM_STEPS:
             run.add(step.run(Store(where).pinned()))
+            release_freed_memory()
     else:
         run.skipped.extend(step.name for step in DOWNSTREAM_STEPS)
-    checks = [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]
-    run.checks.extend(check.run(Store(where).pinned()) for check in checks)
+    for check in [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]:
+        run.checks.append(check.run(Store(where).pinned()))
+        release_freed_memory()
     if not replayed.outputs:
         run.skipped.extend(check.name for check in REPLAY_CHECKS)
     return run

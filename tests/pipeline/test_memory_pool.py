@@ -8,6 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from pipeline_helpers import match_events, write_jsonl
+
+from pipelines import plan
+from pipelines.store import Store
+
 CHILD = """
 import multiprocessing
 import pipelines
@@ -39,3 +45,15 @@ def test_the_run_and_its_workers_use_the_system_allocator(tmp_path: Path) -> Non
 def test_an_allocator_the_user_chose_is_kept(tmp_path: Path) -> None:
     env = {**os.environ, "ARROW_DEFAULT_MEMORY_POOL": "jemalloc"}
     assert _backends(tmp_path, env) == ["jemalloc", "jemalloc"]
+
+
+def test_the_run_hands_freed_memory_back_after_every_step(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freed memory is handed back after ingest, the replay, each downstream step and each check,
+    so that a step's peak does not stack on what the steps before it freed."""
+    phases: list[int] = []
+    monkeypatch.setattr(plan, "release_freed_memory", lambda: phases.append(len(phases)))
+    write_jsonl(Store(tmp_path).inbox / "a.jsonl", match_events("m1"))
+    report = plan.run_plan(tmp_path, workers=1)
+    assert len(report.steps) == 2 + len(plan.DOWNSTREAM_STEPS)
+    assert len(phases) == len(report.steps) + len(plan.INGEST_CHECKS) + len(plan.REPLAY_CHECKS)
