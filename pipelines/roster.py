@@ -42,8 +42,10 @@ from pipelines.store import Store
 from pipelines.warehouse import create_views, path_literal
 from schemas.tables import PLAYERS
 
-MEMORY = "1GB"
-"""DuckDB memory cap while computing (a whole-store parse of ``raw_events`` spills beyond it)."""
+MEMORY = "512MB"
+"""DuckDB memory cap while computing (a whole-store parse of ``raw_events`` spills beyond it).
+Parsing every ``match_start`` line of the 1M-deal store: peak 1.9 GiB at 1 GB, 1.4 GiB at 512 MB,
+in the same time (docs/performance.md "Session 16")."""
 DECLARATIONS = "roster_declarations"
 """The memory table of parsed ``match_start`` lines (``state/roster_declarations``)."""
 
