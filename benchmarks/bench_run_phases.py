@@ -31,7 +31,8 @@ from typing import TypeVar
 from bench_downstream_steps import cpu_seconds
 from bench_pipeline import tree_rss
 
-from pipelines.plan import DOWNSTREAM_STEPS, ingest, release_freed_memory, replay
+from pipelines import release_freed_memory
+from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
 from pipelines.store import Store
 from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 

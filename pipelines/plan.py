@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
-
+from pipelines import release_freed_memory
 from pipelines.backfill import backfill
 from pipelines.player_patterns import write_player_patterns
 from pipelines.pool import Executor
@@ -131,16 +130,6 @@ DOWNSTREAM_STEPS: tuple[Step, ...] = (
     Step("warehouse", publish, ("warehouse",)),
 )
 """The steps after the replay, in order; the warehouse publish last."""
-
-
-def release_freed_memory() -> None:
-    """Hand the memory this process freed back to the system (``malloc_trim`` under glibc, through
-    pyarrow's pool), so that a step's peak does not stack on what the steps before it freed.
-
-    With the C library's allocator (``pipelines/__init__.py``) freed memory stays in the heap
-    until trimmed: on a first run of 1M deals the run's process held ~2 GiB of freed memory from
-    one step into the next, and its peak was 3.3 GiB (docs/performance.md "Session 15")."""
-    pa.default_memory_pool().release_unused()
 
 
 def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,

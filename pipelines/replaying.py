@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pyarrow as pa
 
+from pipelines import release_freed_memory
 from pipelines.corrections import retract_matches
 from pipelines.cpu import add_cpu
 from pipelines.parsing import MALFORMED_BUCKET
@@ -263,7 +264,7 @@ def _ready_chunks(
         if b_ready:
             yield from _chunk_matches(frame.filter(_winning(b_ready)), b_ready, report)
         del frame
-        pa.default_memory_pool().release_unused()
+        release_freed_memory()
 
 
 def _combined(chunks: Iterator[tuple[list[str], pa.Table]]) -> Iterator[tuple[list[str], pa.Table]]:
