@@ -170,11 +170,11 @@ def _deal_verdicts(batches: Iterable[pa.RecordBatch]) -> pl.DataFrame:
     counts of the others are added up over all batches first. A deal is full if it has four
     known hands in all, whatever the order of the rows.
     """
+    whole = pl.col("hands") == 4
     judged: list[pl.DataFrame] = []
     open_counts: list[pl.DataFrame] = []
     for batch in batches:
         per_deal = _counts_per_deal(batch)
-        whole = pl.col("hands") == 4
         judged.append(per_deal.filter(whole).select(*_DEAL, "hands", two_decks=_two_decks()))
         open_counts.append(per_deal.filter(~whole))
     if not judged:
@@ -182,7 +182,7 @@ def _deal_verdicts(batches: Iterable[pa.RecordBatch]) -> pl.DataFrame:
     added = pl.concat(open_counts).group_by(_DEAL).agg(pl.all().sum())
     judged.append(added.select(*_DEAL, "hands", two_decks=_two_decks()))
     every = pl.concat(judged).group_by(_DEAL).agg(pl.col("hands").sum(), pl.col("two_decks").all())
-    return every.filter(pl.col("hands") == 4).drop("hands")
+    return every.filter(whole).drop("hands")
 
 
 def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
@@ -197,14 +197,17 @@ def card_conservation(con: duckdb.DuckDBPyConnection) -> CheckResult:
     reader = con.execute("SELECT match_id, deal_no, hand FROM deal_hands WHERE hand IS NOT NULL")
     verdicts = _deal_verdicts(reader.to_arrow_reader(HANDS_PER_BATCH))
     bad = verdicts.filter(~pl.col("two_decks")).select(deal=pl.format("{}#{}", *_DEAL)).sort("deal")
-    missing = con.execute(
-        """
-        SELECT count(*) FROM (SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
-                              WHERE m.status = 'valid') v
-        ANTI JOIN (SELECT match_id, deal_no FROM deal_hands GROUP BY ALL HAVING count(hand) = 4) f
-        USING (match_id, deal_no)
-        """
-    ).fetchone()
+    con.register("full_deals", verdicts.select(_DEAL).to_arrow())
+    try:
+        missing = con.execute(
+            """
+            SELECT count(*) FROM (SELECT d.match_id, d.deal_no FROM deals d JOIN matches m USING (match_id)
+                                  WHERE m.status = 'valid') v
+            ANTI JOIN full_deals USING (match_id, deal_no)
+            """
+        ).fetchone()
+    finally:
+        con.unregister("full_deals")
     valid_without_hands = int(missing[0]) if missing else 0
     meta: dict[str, int | str] = {
         "deals_checked": len(verdicts),
