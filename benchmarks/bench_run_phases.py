@@ -4,7 +4,8 @@ the replay, each downstream step and each check, on a store as it is.
 Runs what ``pipelines.plan.run_plan`` runs, in the same order, handing freed memory back after
 each phase as it does, timing each phase: wall seconds, CPU seconds of this process and its
 waited-for children, and the peak resident memory of this process tree during the phase
-(``/proc``, every 0.1 s; a phase starts from what the earlier ones left resident). Put new
+(``/proc``, every 0.1 s; a phase starts from what the earlier ones left resident, printed as
+``start``, and ``end`` is what it leaves after the release). Put new
 files in the store's inbox first (say, ``bench_pipeline.py``'s ``--add`` input) to time a run
 adding them; with nothing new only ingest, the replay's up-to-date test and the ingest checks
 run. The store is changed as a run would change it.
@@ -45,21 +46,28 @@ class PeakMemory:
 
     def __init__(self) -> None:
         self.peak = 0
+        self.lock = threading.Lock()
         threading.Thread(target=self._sample, daemon=True).start()
 
     def _sample(self) -> None:
         while True:
-            self.peak = max(self.peak, tree_rss(os.getpid()))
+            now = tree_rss(os.getpid())
+            with self.lock:
+                self.peak = max(self.peak, now)
             time.sleep(SAMPLE_S)
 
-    def reset(self) -> None:
-        self.peak = tree_rss(os.getpid())
+    def reset(self) -> int:
+        """Start a new peak from the resident bytes now; return them."""
+        now = tree_rss(os.getpid())
+        with self.lock:
+            self.peak = now
+        return now
 
 
 def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path | None = None) -> T:
     """Run ``phase`` and print its wall and CPU seconds and the peak memory while it ran; with
     ``profile``, a folder, write its ``cProfile`` statistics to ``<profile>/<name>.prof``."""
-    memory.reset()
+    start = memory.reset()
     profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), cpu_seconds()
     out = profiler.runcall(phase) if profiler else phase()
@@ -69,7 +77,9 @@ def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path |
         profile.mkdir(parents=True, exist_ok=True)
         profiler.dump_stats(profile / f"{name.replace(' ', '_')}.prof")
     time.sleep(SAMPLE_S)
-    print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  peak {memory.peak / 2**20:6.0f} MiB", flush=True)
+    end = tree_rss(os.getpid())
+    print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  start {start / 2**20:6.0f}  "
+          f"peak {memory.peak / 2**20:6.0f}  end {end / 2**20:6.0f} MiB", flush=True)
     return out
 
 
