@@ -35,12 +35,16 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
     such a match or is a malformed line (rows in = valid + partial + results_only + invalid + incomplete +
     malformed). The ``incomplete_matches`` table must also list exactly the matches the ingest
     state holds as incomplete, with the state's row counts (``incomplete_out_of_step``).
-    The whole check; ``pipelines.check_increments`` brings its memo up to date after an append.
+    The whole check, in one scan of ``raw_events`` (its rows per match, once); ``pipelines.check_increments``
+    brings its memo up to date after an append.
     """
     row = con.execute(
         f"""
-        WITH r AS (SELECT match_id, count(*) AS n FROM raw_events
-                   WHERE parse_error IS NULL GROUP BY match_id),
+        WITH g AS MATERIALIZED (
+               SELECT match_id, count(*) FILTER (WHERE parse_error IS NULL) AS n, count(*) AS rows_in,
+                      count(*) FILTER (WHERE parse_error IS NOT NULL) AS malformed
+               FROM raw_events GROUP BY match_id),
+             r AS (SELECT match_id, n FROM g WHERE n > 0),
              m AS (SELECT match_id, status FROM matches),
              i AS (SELECT match_id, events FROM incomplete_matches)
         SELECT
@@ -50,8 +54,8 @@ def match_statuses(con: duckdb.DuckDBPyConnection, state: StoreState) -> CheckRe
           (SELECT count(*) FROM m WHERE match_id NOT IN (SELECT match_id FROM r)) AS replayed_not_raw,
           (SELECT count(*) FROM i WHERE match_id NOT IN (SELECT match_id FROM r)) AS incomplete_not_raw,
           (SELECT count(*) FROM m WHERE status NOT IN {REPLAYED_STATUSES}) AS bad_status,
-          (SELECT count(*) FROM raw_events) AS rows_in,
-          (SELECT count(*) FROM raw_events WHERE parse_error IS NOT NULL) AS rows_malformed,
+          (SELECT coalesce(sum(rows_in), 0) FROM g) AS rows_in,
+          (SELECT coalesce(sum(malformed), 0) FROM g) AS rows_malformed,
           (SELECT coalesce(sum(n), 0) FROM r JOIN m USING (match_id)) AS rows_replayed,
           (SELECT coalesce(sum(n), 0) FROM r JOIN i USING (match_id)) AS rows_incomplete,
           (SELECT count(*) FROM i) AS incomplete

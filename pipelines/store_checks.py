@@ -29,9 +29,9 @@ CHECK_MEMORY = "512MB"
 """DuckDB memory cap of the checks (they scan whole tables; DuckDB spills beyond it)."""
 
 
-def _con(store: Store) -> duckdb.DuckDBPyConnection:
-    """Views over the store's committed tables (not the published snapshot: this run's output)."""
-    return connect(store.root, memory_limit=CHECK_MEMORY, snapshot=store.snapshot())
+def _con(store: Store, tables: list[str]) -> duckdb.DuckDBPyConnection:
+    """Views over the given committed tables (not the published snapshot: this run's output)."""
+    return connect(store.root, memory_limit=CHECK_MEMORY, snapshot=store.snapshot(), tables=tables)
 
 
 def store_files(store: Store) -> CheckOutcome:
@@ -42,13 +42,17 @@ def store_files(store: Store) -> CheckOutcome:
                         {"foreign_files": len(foreign), "files": ", ".join(foreign[:10])})
 
 
+MATCH_STATUSES_TABLES = ["raw_events", "matches", "incomplete_matches"]
+"""The tables the match-status check reads."""
+
+
 def match_statuses(store: Store) -> CheckOutcome:
     """Every ingested match is exactly one of valid / partial / invalid / incomplete, every raw row
     accounted for (``checks.match_statuses``); after an append, from its memo and the matches the
     new files touch (``check_increments.match_statuses``)."""
     passed, meta = checks.memoized(
-        store, "match_statuses", ["raw_events", "matches", "incomplete_matches"],
-        lambda: checks.match_statuses(_con(store), load_state(store)),
+        store, "match_statuses", MATCH_STATUSES_TABLES,
+        lambda: checks.match_statuses(_con(store, MATCH_STATUSES_TABLES), load_state(store)),
         check_increments.match_statuses(store),
     )
     return CheckOutcome("match_statuses_check", "matches", passed, meta)
@@ -58,7 +62,7 @@ def unique_match_ids(store: Store) -> CheckOutcome:
     """No duplicate match ids in ``matches``; after an append, from its memo and the new ids
     (``check_increments.unique_match_ids``)."""
     passed, meta = checks.memoized(store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(store)),
+                                   lambda: checks.unique_match_ids(_con(store, ["matches"])),
                                    check_increments.unique_match_ids(store))
     return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
 
@@ -85,14 +89,18 @@ CARD_CONSERVATION_INCREMENT = checks.combining(_card_conservation_over, checks.c
 """Card conservation over the deals batches added since its memo, combined with it."""
 
 
+CARD_CONSERVATION_TABLES = ["deal_hands", "deals", "matches"]
+"""The tables card conservation reads."""
+
+
 def card_conservation(store: Store) -> CheckOutcome:
     """Every fully known deal is two full decks (rules.md §1), every deal of a valid match has four hands.
 
     Over the deals appended since the check last ran, combined with its memo; whole when rows
     were deleted since or there is no memo (``checks.memoized``).
     """
-    passed, meta = checks.memoized(store, "card_conservation", ["deal_hands", "deals", "matches"],
-                                   lambda: checks.card_conservation(_con(store)),
+    passed, meta = checks.memoized(store, "card_conservation", CARD_CONSERVATION_TABLES,
+                                   lambda: checks.card_conservation(_con(store, CARD_CONSERVATION_TABLES)),
                                    CARD_CONSERVATION_INCREMENT)
     return CheckOutcome("card_conservation_check", "deals", passed, meta)
 

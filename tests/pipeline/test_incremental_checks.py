@@ -58,9 +58,9 @@ class _Whole:
         self.calls = 0
         real = store_checks._con
 
-        def counted(store: Store) -> Any:
+        def counted(store: Store, tables: list[str]) -> Any:
             self.calls += 1
-            return real(store)
+            return real(store, tables)
 
         monkeypatch.setattr(store_checks, "_con", counted)
         self.real = real
@@ -72,7 +72,8 @@ Result = tuple[bool, dict[str, Any]]
 def _check_and_whole(root: Path, whole: _Whole) -> tuple[Result, Result]:
     """(the run's check, memoized; the same check computed over the whole store, not memoized)."""
     outcome = store_checks.card_conservation(Store(root).pinned())
-    reference = checks.card_conservation(whole.real(Store(root).pinned()))
+    tables = store_checks.CARD_CONSERVATION_TABLES
+    reference = checks.card_conservation(whole.real(Store(root).pinned(), tables))
     return (outcome.passed, dict(outcome.metadata)), reference
 
 
@@ -151,7 +152,7 @@ def test_examples_are_the_first_five_bad_deals_by_name_however_the_hands_are_bat
         for deal in range(1, 12):
             _bad_deal([e for e in events if e["match"] == m], deal)
     _add(tmp_path, "a.jsonl", events)
-    con = store_checks._con(Store(tmp_path).pinned())
+    con = store_checks._con(Store(tmp_path).pinned(), store_checks.CARD_CONSERVATION_TABLES)
     expected = ", ".join(sorted(f"{m}#{d}" for m in ("x", "y") for d in range(1, 12))[:5])
     for per_batch in (1, 3, 100):
         monkeypatch.setattr(checks, "HANDS_PER_BATCH", per_batch)
@@ -198,8 +199,8 @@ STATUS_STEPS = [
 def _whole_results(root: Path, whole: _Whole) -> tuple[Result, Result]:
     """match_statuses and unique_match_ids computed over the whole store, not memoized."""
     store = Store(root).pinned()
-    return (checks.match_statuses(whole.real(store), load_state(store)),
-            checks.unique_match_ids(whole.real(store)))
+    return (checks.match_statuses(whole.real(store, store_checks.MATCH_STATUSES_TABLES), load_state(store)),
+            checks.unique_match_ids(whole.real(store, ["matches"])))
 
 
 def test_match_statuses_and_unique_ids_after_appends_equal_the_whole_store_checks(
@@ -229,7 +230,8 @@ def test_match_statuses_from_a_memo_without_its_incomplete_ids_is_computed_whole
     """A memo of the older form does not list the incomplete matches the update needs."""
     whole = _Whole(monkeypatch)
     _add(tmp_path, "a.jsonl", match_events("m1") + match_events("p", end=False))
-    passed, meta = checks.match_statuses(whole.real(Store(tmp_path).pinned()), load_state(Store(tmp_path)))
+    passed, meta = checks.match_statuses(
+        whole.real(Store(tmp_path).pinned(), store_checks.MATCH_STATUSES_TABLES), load_state(Store(tmp_path)))
     del meta[checks.INCOMPLETE_IDS]
     versions = {t: Store(tmp_path).version(t) for t in ("raw_events", "matches", "incomplete_matches")}
     key = orjson.dumps(versions, option=orjson.OPT_SORT_KEYS).decode()

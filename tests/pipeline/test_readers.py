@@ -62,6 +62,15 @@ ONE_MATCH = (1, 1, 4, 5)
 # -- item 15: readers see only committed, whole runs -----------------------------------------
 
 
+def test_a_connection_can_hold_views_of_some_tables_only(tmp_path: Path) -> None:
+    _one_match_run(tmp_path)
+    con = connect(tmp_path, tables=["matches", "deals"])
+    listed = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    views = {name for (name,) in listed}
+    assert views == {"matches", "deals"}
+    assert con.execute("SELECT count(*) FROM matches").fetchone() == (1,)
+
+
 def test_a_batch_published_but_not_committed_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
