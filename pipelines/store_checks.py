@@ -58,11 +58,15 @@ def match_statuses(store: Store) -> CheckOutcome:
     return CheckOutcome("match_statuses_check", "matches", passed, meta)
 
 
+UNIQUE_MATCH_IDS_TABLES = ["matches"]
+"""The tables the unique-ids check reads."""
+
+
 def unique_match_ids(store: Store) -> CheckOutcome:
     """No duplicate match ids in ``matches``; after an append, from its memo and the new ids
     (``check_increments.unique_match_ids``)."""
-    passed, meta = checks.memoized(store, "unique_match_ids", ["matches"],
-                                   lambda: checks.unique_match_ids(_con(store, ["matches"])),
+    passed, meta = checks.memoized(store, "unique_match_ids", UNIQUE_MATCH_IDS_TABLES,
+                                   lambda: checks.unique_match_ids(_con(store, UNIQUE_MATCH_IDS_TABLES)),
                                    check_increments.unique_match_ids(store))
     return CheckOutcome("unique_match_ids_check", "matches", passed, meta)
 

@@ -200,7 +200,7 @@ def _whole_results(root: Path, whole: _Whole) -> tuple[Result, Result]:
     """match_statuses and unique_match_ids computed over the whole store, not memoized."""
     store = Store(root).pinned()
     return (checks.match_statuses(whole.real(store, store_checks.MATCH_STATUSES_TABLES), load_state(store)),
-            checks.unique_match_ids(whole.real(store, ["matches"])))
+            checks.unique_match_ids(whole.real(store, store_checks.UNIQUE_MATCH_IDS_TABLES)))
 
 
 def test_match_statuses_and_unique_ids_after_appends_equal_the_whole_store_checks(
