@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import io
 import os
 import shutil
 import threading
@@ -52,6 +53,7 @@ from schemas.catalog import ALL_TABLES
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
+    from typing_extensions import Buffer
 
 DELTA_LOG = "_delta_log"
 BATCH = "batch"
@@ -1249,13 +1251,31 @@ def _size(path: Path) -> int:
 
 
 def _fingerprint(data: pa.Table, partition_by: list[str] | None) -> str:
-    """A hash of the table's content (Arrow IPC bytes) and partitioning."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, data.schema) as writer:
+    """A hash of the table's content (Arrow IPC bytes) and partitioning.
+
+    The IPC stream goes straight into the hash: held in a buffer it was one more copy of every
+    table written whole (the luck sums of the 1M store: ≈ 300 MB)."""
+    digest = hashlib.sha256()
+    with _HashSink(digest) as sink, pa.ipc.new_stream(sink, data.schema) as writer:
         writer.write_table(data)
-    digest = hashlib.sha256(sink.getvalue())
     digest.update(repr(partition_by).encode())
     return digest.hexdigest()
+
+
+class _HashSink(io.RawIOBase):
+    """A write-only file that feeds what is written to a hash."""
+
+    def __init__(self, digest: hashlib._Hash) -> None:
+        super().__init__()
+        self.digest = digest
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Buffer) -> int:
+        view = memoryview(data)
+        self.digest.update(view)
+        return view.nbytes
 
 
 def _schema(name: str) -> pa.Schema:
