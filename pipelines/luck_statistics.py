@@ -24,6 +24,7 @@ rows, the totals were deleted) they are added up again from every kept row.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import polars as pl
@@ -88,24 +89,36 @@ def with_digests(sums: pl.DataFrame, todo: list[str], now: pl.DataFrame) -> pl.D
             .with_columns(scheme=pl.lit(SCHEME)).select(schema.names()).cast(schema))
 
 
-def update(store: Store, plan: Plan, fresh: pl.DataFrame) -> pl.DataFrame:
-    """Write the ``fresh`` rows of ``plan`` (the whole table, or in place of the rows of
-    ``plan.gone``) and the totals of every kept row; returns those totals."""
+def update(store: Store, plan: Plan, fresh: Iterable[pl.DataFrame]) -> pl.DataFrame:
+    """Write the ``fresh`` rows of ``plan``, given chunk by chunk in match id order (the whole
+    table, or in place of the rows of ``plan.gone``) and the totals of every kept row; returns
+    those totals.
+
+    Computing every match, each chunk is added to the totals and kept as Arrow as it comes, so
+    the chunks' frames and their totals are never all in memory at once (the 1M store's first
+    luck step peaked 1.4 GiB above its start, docs/performance.md "Session 17")."""
     from scoring.luck import statistics_totals
 
     before = None if plan.whole else _stored_totals(store)
     if plan.whole:
-        rows = fresh.sort("match_id", "player_id", nulls_last=False).rechunk()
         schema = ALL_TABLES[TABLE]
-        store.write_table(TABLE, rows.to_arrow().cast(schema) if rows.height else schema.empty_table())
-        totals = statistics_totals((fresh, 1))
-    elif before is not None:
-        removed = _frame(store.read_table(TABLE, where=of_matches(plan.gone))) if plan.gone else fresh.clear()
-        _replace(store, plan, fresh)
-        totals = statistics_totals((before, 1), (removed, -1), (fresh, 1))
+        parts, chunk_totals = [], []
+        for rows in fresh:
+            if rows.height:
+                parts.append(rows.sort("match_id", "player_id", nulls_last=False).to_arrow().cast(schema))
+            chunk_totals.append(statistics_totals((rows, 1)))
+        store.write_table(TABLE, pa.concat_tables(parts) if parts else schema.empty_table())
+        totals = statistics_totals(*((part, 1) for part in chunk_totals))
     else:
-        _replace(store, plan, fresh)
-        totals = statistics_totals((_frame(store.read_table(TABLE)), 1))
+        new = pl.concat(list(fresh), how="vertical_relaxed")
+        if before is not None:
+            removed = (_frame(store.read_table(TABLE, where=of_matches(plan.gone))) if plan.gone
+                       else new.clear())
+            _replace(store, plan, new)
+            totals = statistics_totals((before, 1), (removed, -1), (new, 1))
+        else:
+            _replace(store, plan, new)
+            totals = statistics_totals((_frame(store.read_table(TABLE)), 1))
     version = store.version(TABLE)
     assert version is not None
     kept = totals.with_columns(scheme=pl.lit(SCHEME), of_version=pl.lit(version, pl.Int64))

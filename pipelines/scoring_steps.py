@@ -23,7 +23,7 @@ not counted twice in scores, dan points and ratings; the copy stays in ``matches
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -313,7 +313,8 @@ def luck_step(store: Store) -> StepReport:
 
     now = kept_sums.match_digests(_scored(store, "matches"))
     plan = kept_sums.plan(store, now)
-    fresh = kept_sums.with_digests(_luck_sums(store, plan.todo, whole=plan.whole), plan.todo, now)
+    fresh = (kept_sums.with_digests(sums, chunk, now)
+             for chunk, sums in _luck_sums(store, plan.todo, whole=plan.whole))
     model, players = tables_from_statistics(kept_sums.update(store, plan, fresh))
     outputs = {"luck_model": {**_write(store, "luck_model", model), "statistics": "whole" if plan.whole
                               else "added", "matches": now.height, "matches_added": len(plan.todo)},
@@ -321,21 +322,25 @@ def luck_step(store: Store) -> StepReport:
     return StepReport("luck", outputs)
 
 
-LUCK_CHUNK_MATCHES = 10_000
+LUCK_CHUNK_MATCHES = 5_000
 """Matches whose luck sums are computed together: bounds the step's memory when every match is
-computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md "Session 12")."""
+computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md "Session 12"; a
+chunk of 10,000 matches peaked ≈ 500 MiB above the step's start, one of 5,000 ≈ 360 MiB, in the
+same time, "Session 18")."""
 
 
-def _luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
+def _luck_sums(store: Store, match_ids: list[str], *,
+               whole: bool) -> Iterator[tuple[list[str], pl.DataFrame]]:
     """``scoring.luck.statistics`` of the matches ``match_ids``, :data:`LUCK_CHUNK_MATCHES` at a
-    time (the sums are per match, so the chunks' rows are the rows of computing all at once).
+    time, as each chunk's ids and sums (the sums are per match, so the chunks' rows are the rows of
+    computing all at once); one chunk, empty, without matches.
 
     A chunk's rows are read by their id range and ids (``store.of_matches``) when ``whole`` (every
     scored match, in id order: each chunk is one range), else by the files holding them
     (``scoring_parts.rows_of``: a few matches spread over the files)."""
     chunks = [match_ids[i:i + LUCK_CHUNK_MATCHES] for i in range(0, len(match_ids), LUCK_CHUNK_MATCHES)]
-    return pl.concat([_chunk_luck_sums(store, chunk, whole=whole) for chunk in chunks or [[]]],
-                     how="vertical_relaxed")
+    for chunk in chunks or [[]]:
+        yield chunk, _chunk_luck_sums(store, chunk, whole=whole)
 
 
 def _chunk_luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
