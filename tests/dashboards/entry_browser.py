@@ -65,8 +65,10 @@ def settle(page: Page) -> None:
 
 
 def keyed(key: str) -> str:
-    """The CSS selector of the widget or container with Streamlit ``key``."""
-    return f".st-key-{key}"
+    """The CSS selector of the widget or container with Streamlit ``key``, not a stale copy: while
+    a rerun redraws the page, the last run's element stays in it marked ``data-stale`` beside the
+    new one (a click then found two buttons of one key on a loaded machine)."""
+    return f".st-key-{key}:not([data-stale='true'])"
 
 
 def choose(page: Page, key: str, option: str) -> None:
