@@ -4,8 +4,9 @@ rerun with nothing new and a run adding ``--add`` deals.
 Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``;
 ``--input DIR`` reuses a folder simulated before, as this script or ``gdan simulate`` wrote it)
 into a fresh store's inbox, then times a whole pipeline run (``run_pipeline``: ingest -> replay
-in a process pool -> scoring -> warehouse) in a child process while sampling the resident memory
-of its whole process tree (``/proc``) every 0.2 s, then a second run with nothing new, then
+in a process pool -> scoring -> warehouse) in a child process while sampling the memory of its
+whole process tree (``/proc``: summed RSS and summed PSS, :class:`TreeMemory`) every 0.2 s,
+then a second run with nothing new, then
 (``--add N``) a run after N more simulated deals arrived, in matches that start after the
 store's latest (a league going on). For each run it prints wall time, the
 CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -36,28 +38,52 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 DEALS_PER_MATCH = 10
 
 
-def tree_rss(root_pid: int) -> int:
-    """Resident bytes of ``root_pid`` and all its descendants (Linux ``/proc``)."""
+@dataclass(frozen=True)
+class TreeMemory:
+    """The memory of a process tree, two ways. ``rss``: resident bytes summed over its processes,
+    which counts a page shared by forked processes (the forkserver's preloaded modules in each
+    replay worker) once per process. ``pss``: proportional set sizes summed, each shared page
+    split among its sharers: the tree's part of the machine's memory."""
+
+    rss: int
+    pss: int
+
+    def max(self, other: TreeMemory) -> TreeMemory:
+        """Each figure's larger value (the peaks of two samples)."""
+        return TreeMemory(max(self.rss, other.rss), max(self.pss, other.pss))
+
+
+def tree_memory(root_pid: int) -> TreeMemory:
+    """:class:`TreeMemory` of ``root_pid`` and all its descendants (Linux ``/proc``)."""
+    rss = pss = 0
+    for pid in _tree(root_pid):
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                rss += int(handle.read().split()[1]) * PAGE
+            with open(f"/proc/{pid}/smaps_rollup") as handle:
+                pss += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("Pss:"))
+        except (OSError, IndexError, ValueError, StopIteration):
+            continue
+    return TreeMemory(rss, pss)
+
+
+def _tree(root_pid: int) -> list[int]:
+    """``root_pid`` and every process descended from it."""
     parent: dict[int, int] = {}
-    rss: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry.name}/statm") as handle:
-                resident = int(handle.read().split()[1]) * PAGE
+                parent[int(entry.name)] = int(handle.read().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-        parent[int(entry.name)] = int(fields[1])
-        rss[int(entry.name)] = resident
-    total, todo = 0, [root_pid]
+    tree, todo = [], [root_pid]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
+        tree.append(pid)
         todo.extend(child for child, ppid in parent.items() if ppid == pid)
-    return total
+    return tree
 
 
 CHILD = """
@@ -71,21 +97,21 @@ pathlib.Path(sys.argv[4]).write_text(json.dumps(CPU_S))
 (not on stdout: the pipeline's libraries may print there or leave without flushing it)."""
 
 
-def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, float, dict[str, float]]:
-    """Wall seconds, peak tree RSS (bytes), CPU seconds and the workers' CPU split of one run."""
+def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, TreeMemory, float, dict[str, float]]:
+    """Wall seconds, peak tree memory, CPU seconds and the workers' CPU split of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     split_file = store.with_name("cpu-split.json")
     split_file.unlink(missing_ok=True)
     process = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(workers), str(int(reviews)),
                                 str(split_file)], stdout=subprocess.DEVNULL)
-    peak = 0
+    peak = TreeMemory(0, 0)
     stop = threading.Event()
 
     def sample() -> None:
         nonlocal peak
         while not stop.is_set():
-            peak = max(peak, tree_rss(process.pid))
+            peak = peak.max(tree_memory(process.pid))
             stop.wait(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -102,14 +128,15 @@ def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, int, flo
     return wall, peak, cpu, split
 
 
-def report(label: str, run: tuple[float, int, float, dict[str, float]]) -> None:
+def report(label: str, run: tuple[float, TreeMemory, float, dict[str, float]]) -> None:
     """One line per run: wall, CPU, peak, and the CPU split with the pipeline/replay ratio."""
     wall, peak, cpu, split = run
     parse, replay, reviews = (split.get(k, 0.0) for k in ("parse", "replay", "reviews"))
     own = parse + replay
     ratio = f"{cpu / own:5.2f}x" if own else "  n/a"
     rest = cpu - own - reviews
-    print(f"{label:<10}: {wall:7.1f} s wall, {cpu:7.1f} CPU-s, peak RSS {peak / 2**20:6.0f} MiB | "
+    print(f"{label:<10}: {wall:7.1f} s wall, {cpu:7.1f} CPU-s, peak RSS {peak.rss / 2**20:6.0f} MiB "
+          f"(PSS {peak.pss / 2**20:6.0f}) | "
           f"parse {parse:6.1f} + replay_batch {replay:6.1f} = replay's own {own:6.1f} CPU-s "
           f"(pipeline {ratio}), reviews {reviews:7.1f}, the rest {rest:6.1f}")
 

@@ -3,12 +3,13 @@ the replay, each downstream step and each check, on a store as it is.
 
 Runs what ``pipelines.plan.run_plan`` runs, in the same order, handing freed memory back after
 each phase as it does, timing each phase: wall seconds, CPU seconds of this process and its
-waited-for children, and the peak resident memory of this process tree during the phase
-(``/proc``, every 0.1 s; a phase starts from what the earlier ones left resident, printed as
-``start``, and ``end`` is what it leaves after the release). Put new
-files in the store's inbox first (say, ``bench_pipeline.py``'s ``--add`` input) to time a run
-adding them; with nothing new only ingest, the replay's up-to-date test and the ingest checks
-run. The store is changed as a run would change it.
+waited-for children, and the peak memory of this process tree during the phase (summed RSS, and
+summed PSS, which counts a page the forked workers share once; ``/proc``, every 0.1 s; a phase
+starts from what the earlier ones left resident, printed as ``start``, and ``end`` is what it
+leaves after the release). Put new files in the store's inbox first (say,
+``bench_pipeline.py``'s ``--add`` input) to time a run adding them; with nothing new only
+ingest, the replay's up-to-date test and the ingest checks run. The store is changed as a run
+would change it.
 
 ``--profile DIR`` also writes each phase's ``cProfile`` statistics of this process (not of the
 replay's workers) to ``DIR/<phase>.prof`` (read them with ``python -m pstats``); the profiler
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bench_downstream_steps import cpu_seconds
-from bench_pipeline import tree_rss
+from bench_pipeline import TreeMemory, tree_memory
 
 from pipelines import release_freed_memory
 from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
@@ -42,23 +43,24 @@ SAMPLE_S = 0.1
 
 
 class PeakMemory:
-    """The peak resident bytes of this process tree since the last :meth:`reset`, sampled on a thread."""
+    """The peak memory of this process tree since the last :meth:`reset` (summed RSS and summed
+    PSS, :class:`bench_pipeline.TreeMemory`), sampled on a thread."""
 
     def __init__(self) -> None:
-        self.peak = 0
+        self.peak = TreeMemory(0, 0)
         self.lock = threading.Lock()
         threading.Thread(target=self._sample, daemon=True).start()
 
     def _sample(self) -> None:
         while True:
-            now = tree_rss(os.getpid())
+            now = tree_memory(os.getpid())
             with self.lock:
-                self.peak = max(self.peak, now)
+                self.peak = self.peak.max(now)
             time.sleep(SAMPLE_S)
 
-    def reset(self) -> int:
-        """Start a new peak from the resident bytes now; return them."""
-        now = tree_rss(os.getpid())
+    def reset(self) -> TreeMemory:
+        """Start a new peak from the memory held now; return it."""
+        now = tree_memory(os.getpid())
         with self.lock:
             self.peak = now
         return now
@@ -77,9 +79,10 @@ def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path |
         profile.mkdir(parents=True, exist_ok=True)
         profiler.dump_stats(profile / f"{name.replace(' ', '_')}.prof")
     time.sleep(SAMPLE_S)
-    end = tree_rss(os.getpid())
-    print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  start {start / 2**20:6.0f}  "
-          f"peak {memory.peak / 2**20:6.0f}  end {end / 2**20:6.0f} MiB", flush=True)
+    end, peak = tree_memory(os.getpid()), memory.peak
+    print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  RSS start {start.rss / 2**20:6.0f}  "
+          f"peak {peak.rss / 2**20:6.0f}  end {end.rss / 2**20:6.0f} MiB  "
+          f"PSS peak {peak.pss / 2**20:6.0f} MiB", flush=True)
     return out
 
 
