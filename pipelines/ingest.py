@@ -26,9 +26,11 @@ the input.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import accumulate, islice
 from pathlib import Path
 
 import pyarrow as pa
@@ -88,7 +90,8 @@ class Opened:
     conversion failed), whose reads are not continued when it grows: it is read whole again.
     """
 
-    lines: Iterator[bytes]
+    blocks: Iterator[list[bytes]]
+    """The lines, in runs (``LineReader.blocks``)."""
     failure: str | None = None
     reader: LineReader | None = None
 
@@ -115,13 +118,19 @@ def open_lines(path: Path, resume: Resume | None = None) -> Opened | None:
         try:
             converted = _convert(path)
         except ValueError as exc:
-            return Opened(LineReader(path, gz=False).lines_iter(), f"conversion failed: {exc}")
+            return Opened(LineReader(path, gz=False).blocks(), f"conversion failed: {exc}")
         if converted is not None:
-            return Opened(line.encode("utf-8") for line in converted)
+            return Opened(_runs(line.encode("utf-8") for line in converted))
     if gz or path.name.endswith(".jsonl"):
         reader = LineReader(path, gz=gz, resume=resume)
-        return Opened(reader.lines_iter(), reader=reader)
+        return Opened(reader.blocks(), reader=reader)
     return None
+
+
+def _runs(lines: Iterator[bytes]) -> Iterator[list[bytes]]:
+    """``lines`` in runs of at most :data:`CHUNK_LINES`."""
+    while run := list(islice(lines, CHUNK_LINES)):
+        yield run
 
 
 def _convert(path: Path) -> Iterator[str] | None:
@@ -300,19 +309,41 @@ def _chunks(
             continue
         buffer: list[bytes] = []
         done = 0
-        for raw in opened.lines:
-            buffer.append(raw)
-            if b"revision" in raw and opened.failure is None and (declared := declared_revision(raw)):
-                item.revisions[declared[0]] = declared[1]
-            if len(buffer) >= CHUNK_LINES:
-                yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None,
-                       dict(item.revisions))
-                done += len(buffer)
-                buffer = []
+        for block in opened.blocks:
+            start = 0
+            while start < len(block):
+                run = block[start:start + CHUNK_LINES - len(buffer)]
+                start += len(run)
+                if opened.failure is None:
+                    _declare_revisions(run, item.revisions)
+                buffer.extend(run)
+                if len(buffer) >= CHUNK_LINES:
+                    yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, None,
+                           dict(item.revisions))
+                    done += len(buffer)
+                    buffer = []
         damage = opened.reader.damage if opened.reader else None
         if buffer or damage:
             yield (buffer, item.name, opened.first_line + done, ingested_at, opened.failure, damage,
                    dict(item.revisions))
+
+
+def _declare_revisions(lines: list[bytes], revisions: dict[str, int]) -> None:
+    """Record in ``revisions`` the revision each of ``lines`` declares for its match, in order.
+
+    Only a line containing ``revision`` can declare one (``declared_revision``): the lines are
+    searched as one text, since a log without corrections has none (a search per line was a
+    sixth of the ingest parent's CPU)."""
+    text = b"\n".join(lines)
+    at = text.find(b"revision")
+    if at < 0:
+        return
+    ends = list(accumulate(len(line) + 1 for line in lines))
+    while at >= 0:
+        index = bisect_right(ends, at)
+        if declared := declared_revision(lines[index]):
+            revisions[declared[0]] = declared[1]
+        at = text.find(b"revision", ends[index])
 
 
 def _record(item: _Read, batch_id: str, state: StoreState, report: IngestReport) -> FileRecord:

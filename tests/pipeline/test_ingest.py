@@ -208,3 +208,48 @@ def test_a_foreign_log_that_fails_conversion_is_kept_as_malformed_lines(tmp_path
     first = min(rows, key=lambda r: r["line_no"])
     assert first["payload"] == lines[0]
     assert first["parse_error"].startswith("conversion failed: ") and "client-0.jsonl" in first["parse_error"]
+
+
+def test_chunks_hold_exactly_chunk_lines_whatever_the_reads(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader hands over lines in runs of one read each (``LineReader.blocks``); the parsing
+    tasks still get ``CHUNK_LINES`` consecutive lines each, numbered from the file's first."""
+    from datetime import UTC, datetime
+
+    from pipelines import ingest, lines
+
+    monkeypatch.setattr(lines, "READ_BYTES", 50)
+    monkeypatch.setattr(ingest, "CHUNK_LINES", 7)
+    path = tmp_path / "x.jsonl"
+    written = [_play_line(i) for i in range(30)]
+    path.write_bytes(b"\r\n".join(written) + b"\r\n")
+    todo = [ingest._Read(path, "x.jsonl", "digest", None, {})]
+    reads = [len(block) for block in lines.LineReader(path, gz=False).blocks()]
+    assert len(reads) > 5 and max(reads) < 7
+    chunks = list(ingest._chunks(todo, ingest.IngestReport("b"), datetime.now(UTC)))
+    assert [len(c[0]) for c in chunks] == [7, 7, 7, 7, 2]
+    assert [c[2] for c in chunks] == [1, 8, 15, 22, 29]
+    assert [line for c in chunks for line in c[0]] == written
+
+
+def _play_line(i: int) -> bytes:
+    return json.dumps({"v": 1, "match": f"m{i % 3}", "seq": i, "type": "play"}).encode()
+
+
+def test_declared_revisions_are_found_in_order_in_a_run_of_lines() -> None:
+    """events.md "Corrections": a ``match_start`` with ``revision`` > 1 declares the match's
+    revision; the later declaration wins, and ``revision`` elsewhere in a line declares nothing."""
+    from pipelines.ingest import _declare_revisions
+
+    def start(match: str, revision: int) -> bytes:
+        event = {"v": 1, "match": match, "seq": 0, "type": "match_start", "revision": revision}
+        return json.dumps(event).encode()
+
+    run = [start("a", 2), b'{"v":1,"match":"b","seq":3,"type":"play","note":"revision"}', _play_line(1),
+           start("b", 1), start("a", 3), start("c", 4)]
+    revisions: dict[str, int] = {"z": 2}
+    _declare_revisions(run, revisions)
+    assert revisions == {"z": 2, "a": 3, "c": 4}
+    untouched: dict[str, int] = {}
+    _declare_revisions([_play_line(i) for i in range(5)], untouched)
+    assert untouched == {}
