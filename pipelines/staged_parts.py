@@ -28,15 +28,20 @@ class PartWriter:
 
     ``path_of(k)`` is the path of part ``k`` (``Store.stage_file``). ``row_group_rows``: rows
     per row group (the raw events' buckets use small ones: a read of a few matches then skips
-    the others' row groups by their statistics).
+    the others' row groups by their statistics). ``plain``: columns whose values are all
+    different (a raw line's payload and content hash), written without a dictionary or
+    statistics, which cost time to build and help neither size nor reads there.
     """
 
     def __init__(
-        self, path_of: Callable[[int], Path], schema: pa.Schema, row_group_rows: int = ROW_GROUP_ROWS
+        self, path_of: Callable[[int], Path], schema: pa.Schema, row_group_rows: int = ROW_GROUP_ROWS,
+        *, plain: tuple[str, ...] = (),
     ) -> None:
         self.path_of = path_of
         self.schema = schema
         self.row_group_rows = row_group_rows
+        self.encoded: list[str] | bool = [n for n in schema.names if n not in plain] if plain else True
+        """The columns given dictionaries and statistics (all: True, nested ones included)."""
         self.pending: list[pa.Table] = []
         self.pending_rows = 0
         self.parts = 0
@@ -74,6 +79,7 @@ class PartWriter:
     def _next_part(self) -> None:
         if self.writer is not None:
             self.writer.close()
-        self.writer = pq.ParquetWriter(self.path_of(self.parts), self.schema, compression="zstd")
+        self.writer = pq.ParquetWriter(self.path_of(self.parts), self.schema, compression="zstd",
+                                       use_dictionary=self.encoded, write_statistics=self.encoded)
         self.parts += 1
         self.groups = 0

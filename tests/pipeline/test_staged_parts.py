@@ -37,6 +37,26 @@ def test_rows_are_buffered_into_row_groups_and_parts(tmp_path: Path, monkeypatch
     assert pa.concat_tables(pq.read_table(p) for p in parts).equals(pa.concat_tables(tables))
 
 
+def test_plain_columns_get_no_dictionary_or_statistics_and_the_others_keep_theirs(tmp_path: Path) -> None:
+    """The raw lines' payloads are all different: written plain (``ingest.UNIQUE_COLUMNS``),
+    while ``match_id`` keeps the statistics that let a read of a few matches skip row groups."""
+    schema = pa.schema([*SCHEMA, pa.field("payload", pa.string())])
+    writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", schema, row_group_rows=50,
+                        plain=("payload",))
+    tables = [_rows(i, 30).append_column("payload", pa.array([f"line {i} {j}" for j in range(30)]))
+              for i in range(4)]
+    for table in tables:
+        writer.write(table)
+    writer.close()
+    (path,) = tmp_path.glob("part-*.parquet")
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    columns = {group.column(c).path_in_schema: group.column(c) for c in range(group.num_columns)}
+    assert not columns["payload"].has_dictionary_page and not columns["payload"].is_stats_set
+    assert columns["match_id"].has_dictionary_page and columns["match_id"].statistics.min == "m0000"
+    assert columns["seq"].is_stats_set
+    assert pq.read_table(path).equals(pa.concat_tables(tables))
+
+
 def test_a_writer_given_nothing_writes_no_file(tmp_path: Path) -> None:
     writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", SCHEMA)
     writer.write(SCHEMA.empty_table())
