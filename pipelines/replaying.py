@@ -352,8 +352,7 @@ def _chunk_matches(
     frame: pl.DataFrame, infos: dict[str, MatchInfo], report: ReplayReport
 ) -> Iterator[tuple[list[str], pa.Table]]:
     before = frame.group_by("match_id").len()
-    read = pl.concat_str(["source_file", "_batch"], separator="\0")
-    unique = frame.filter(read == read.first().over(["match_id", "seq", "content_hash"]))
+    unique = _first_reads(frame)
     unique = unique.sort(["match_id", "seq", "_arrival"], nulls_last=True)
     sizes = unique.group_by("match_id", maintain_order=True).len()
     kept = dict(zip(sizes["match_id"].to_list(), sizes["len"].to_list(), strict=True))
@@ -376,6 +375,17 @@ def _chunk_matches(
     if ids:
         yield ids, table.slice(start, offset - start)
     report.events += table.num_rows
+
+
+def _first_reads(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``frame`` whose copy of their event (match, seq, content) came with the first
+    read that brought it: a copy that a later read repeats is dropped. Without a (match, seq)
+    that occurs twice there is no such copy, and the frame is returned as it is (most slices: the
+    window over every row cost more than sorting them)."""
+    if not frame.select(pl.struct("match_id", "seq").is_duplicated().any()).item():
+        return frame
+    read = pl.concat_str(["source_file", "_batch"], separator="\0")
+    return frame.filter(read == read.first().over(["match_id", "seq", "content_hash"]))
 
 
 def _handle_late(

@@ -251,3 +251,25 @@ def test_any_delivery_in_pieces_gives_the_same_matches(data: st.DataObject) -> N
         meta = _assert_checks_pass(store)
         assert meta["rows_in"] == len(body) + len(ends) + sum(file_of[i] != f for i in resend
                                                               for f in range(n_files))
+
+
+ROW = st.tuples(st.sampled_from(["a", "b"]), st.sampled_from([None, 0, 1, 2]), st.sampled_from(["x", "y"]),
+                st.sampled_from(["f1", "f2"]), st.sampled_from(["b1", "b2"]))
+
+
+@given(st.lists(ROW, max_size=12))
+def test_first_reads_keep_the_copies_of_the_first_read_of_each_event(rows: list[tuple[object, ...]]) -> None:
+    """A copy of an event (match, seq, content) that a later read repeats is dropped, copies within
+    one read are kept (the replay judges those); with no (match, seq) twice, nothing is dropped."""
+    import polars as pl
+
+    frame = pl.DataFrame(rows, schema={"match_id": pl.String, "seq": pl.Int64, "content_hash": pl.String,
+                                       "source_file": pl.String, "_batch": pl.String}, orient="row")
+    kept = replaying._first_reads(frame.with_row_index("_arrival"))
+    first: dict[tuple[object, ...], tuple[object, ...]] = {}
+    expected = []
+    for i, (match, seq, content, source, batch) in enumerate(rows):
+        read = first.setdefault((match, seq, content), (source, batch))
+        if read == (source, batch):
+            expected.append(i)
+    assert kept["_arrival"].to_list() == expected
