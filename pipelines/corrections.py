@@ -21,7 +21,7 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from pipelines.state import CORRECTED, MatchInfo, load_state, select
+from pipelines.state import CORRECTED, MatchInfo, StoreState, load_state, select
 from pipelines.store import Store, of_matches
 from schemas.tables import SUPERSEDED
 
@@ -75,14 +75,15 @@ def superseded_table(store: Store, corrected: dict[str, MatchInfo]) -> pa.Table:
     return out.to_arrow().select(SUPERSEDED.names).cast(SUPERSEDED)
 
 
-def write_superseded(store: Store) -> int:
+def write_superseded(store: Store, state: StoreState | None = None) -> int:
     """Replace ``superseded`` by the lower revisions the state records; returns its row count.
 
-    Holds the writer lock, so the table matches the state committed at that moment; only the raw
-    rows of corrected matches are read.
+    Holds the writer lock, so the table matches the state committed at that moment (``state``,
+    when the caller has loaded it already: the replay step, for this and ``incomplete_matches``);
+    only the raw rows of corrected matches are read.
     """
     with store.writer_lock():
-        state = load_state(store)
+        state = load_state(store) if state is None else state
         corrected = select(state.matches, CORRECTED)
         table = superseded_table(store, corrected)
         store.write_table("superseded", table)

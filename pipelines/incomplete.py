@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.state import HELD, MatchInfo, load_state, select
+from pipelines.state import HELD, MatchInfo, StoreState, load_state, select
 from pipelines.store import Store, of_matches
 from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES
@@ -87,13 +87,14 @@ def _start_times(opening: pa.Table) -> dict[str, datetime]:
     return out
 
 
-def write_incomplete(store: Store) -> int:
+def write_incomplete(store: Store, state: StoreState | None = None) -> int:
     """Replace ``incomplete_matches`` by the matches the state holds as incomplete; returns their count.
 
-    Holds the writer lock, so the table matches the state committed at that moment.
+    Holds the writer lock, so the table matches the state committed at that moment; ``state``:
+    that state, when the caller has loaded it already (the replay step, for this and ``superseded``).
     """
     with store.writer_lock():
-        state = load_state(store)
+        state = load_state(store) if state is None else state
         held = select(state.matches, HELD)
         table = incomplete_table(store, held)
         store.write_table("incomplete_matches", table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import cache
 
 from pipelines.corrections import write_superseded
 from pipelines.incomplete import write_incomplete
@@ -65,7 +66,8 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
     Then rewrite ``incomplete_matches`` (``pipelines.incomplete``) and ``superseded``
     (``pipelines.corrections``) when a step committed since they were last written, also when
     there was nothing to replay: ingest may have added pieces of matches that are still
-    incomplete, or a revision that does not win.
+    incomplete, or a revision that does not win. Both read the committed state, loaded once
+    (its catalogue: ≈ 0.5 s at 1M deals).
     """
     with store.writer_lock():
         store.recover()
@@ -80,8 +82,10 @@ def replay_step(store: Store, *, replay_fn: ReplayFn | None = None,
                                       on_total=bar.total, advance=bar.advance)
             _commit(store, state, batch_id)
         pinned = store.pinned()
-        report.incomplete = _rewritten(pinned, "incomplete_matches", write_incomplete)
-        report.superseded = _rewritten(pinned, "superseded", write_superseded)
+        committed = cache(lambda: load_state(pinned))
+        report.incomplete = _rewritten(pinned, "incomplete_matches",
+                                       lambda s: write_incomplete(s, committed()))
+        report.superseded = _rewritten(pinned, "superseded", lambda s: write_superseded(s, committed()))
         return report
 
 
