@@ -1,13 +1,16 @@
 """Map a function over a stream of tasks in worker processes, in order, with bounded memory.
 
 Used by ingest (parsing line chunks) and replay (replaying match chunks): at most
-``2 * workers`` tasks are in flight, so a long input never piles up in memory. Workers are
-forked from a ``forkserver`` (the pipeline may run inside Dagster's threads, where forking this
-process is unsafe; the server is a fresh single-threaded interpreter) that has imported the
-workers' modules once (:data:`PRELOAD`) and frozen them out of the garbage collector's scans:
-a worker started with ``spawn`` spent 1–3 CPU-s importing them, once per
-:data:`TASKS_PER_WORKER` tasks (docs/performance.md "Session 10"). With one worker the
-function runs in this process.
+``2 * workers`` tasks are in flight, so a long input never piles up in memory. Not more: with a
+longer backlog, ``ProcessPoolExecutor`` of Python 3.11 (fixed in 3.13 and 3.14 only) can stop
+replacing the workers that retire after :data:`TASKS_PER_WORKER` tasks (CPython gh-115634) and
+the run hangs, as an ingest with 8 tasks a worker ahead did (20,000 tasks, 800 retirements, ran
+through at two). Workers are forked from a ``forkserver`` (the pipeline may run inside
+Dagster's threads, where forking this process is unsafe; the server is a fresh single-threaded
+interpreter) that has imported the workers' modules once (:data:`PRELOAD`) and frozen them out
+of the garbage collector's scans: a worker started with ``spawn`` spent 1–3 CPU-s importing
+them, once per :data:`TASKS_PER_WORKER` tasks (docs/performance.md "Session 10"). With one
+worker the function runs in this process.
 
 Stopping is never left to the workers' goodwill. A worker inherits ignored signals from its
 parent (a background job ignores SIGINT, and Dagster copies SIGINT's disposition to SIGTERM),
