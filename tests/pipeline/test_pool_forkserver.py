@@ -92,3 +92,22 @@ def test_workers_end_when_the_process_that_started_them_is_killed() -> None:
     for pid in left:
         os.kill(pid, 9)
     assert not left, f"workers still running after their parent was killed: {left}"
+
+
+RETIRING = """
+from pipelines import pool
+if __name__ == "__main__":
+    pool.TASKS_PER_WORKER = 2
+    with pool.ordered_map(abs, 2) as run:
+        print(sum(1 for _ in run([(-i,) for i in range(400)])))
+"""
+"""Four hundred tasks on two workers that retire every two tasks."""
+
+
+def test_workers_retiring_every_few_tasks_are_replaced_until_the_last_task() -> None:
+    """Python 3.11's ``ProcessPoolExecutor`` stops replacing retired workers when more tasks wait
+    than the pool keeps in flight (CPython gh-115634: sixteen in flight hang this script); at the
+    pool's two a worker the run goes through. In a child with a timeout, so a hang fails here."""
+    done = subprocess.run([sys.executable, "-c", RETIRING], capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "400"
