@@ -296,3 +296,22 @@ def _locked(store: Store, order: list[str]) -> None:
 def test_store_root_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert Store("data").root == tmp_path / "data"
+
+
+def test_a_table_fingerprint_is_the_hash_of_its_ipc_stream_and_partitioning() -> None:
+    """``write_table`` skips a write whose fingerprint the table already carries: it is the
+    sha256 of the Arrow IPC stream (hashed as it is written, never held whole) and the partition
+    columns, so the same rows in the same batches always give the same fingerprint."""
+    import hashlib
+
+    from pipelines.store import _fingerprint
+
+    chunk = pa.table({"match_id": [f"m{i}" for i in range(5000)], "seq": list(range(5000))})
+    table = pa.concat_tables([chunk, chunk.slice(10, 300), chunk])
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    for partition_by in (None, ["match_id"]):
+        expected = hashlib.sha256(sink.getvalue().to_pybytes() + repr(partition_by).encode()).hexdigest()
+        assert _fingerprint(table, partition_by) == expected
+    assert _fingerprint(table, None) != _fingerprint(table.slice(1), None)
