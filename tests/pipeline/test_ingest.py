@@ -237,8 +237,9 @@ def _play_line(i: int) -> bytes:
 
 
 def test_declared_revisions_are_found_in_order_in_a_run_of_lines() -> None:
-    """events.md "Corrections": a ``match_start`` with ``revision`` > 1 declares the match's
-    revision; the later declaration wins, and ``revision`` elsewhere in a line declares nothing."""
+    """docs/event-extensions.md "Corrections — match_start.revision" (the extension of events.md
+    "Event types"): a ``match_start`` with ``revision`` > 1 declares the match's revision; the
+    later declaration wins, and ``revision`` elsewhere in a line declares nothing."""
     from pipelines.ingest import _declare_revisions
 
     def start(match: str, revision: int) -> bytes:
