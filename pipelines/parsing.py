@@ -3,15 +3,14 @@
 Its own module because a worker has the module of the function it runs imported (the pool's
 forkserver preloads it, ``pipelines.pool.PRELOAD``; a Dask worker imports it): this one needs
 only pyarrow, orjson and the replayer, not the store, the state and polars that
-``pipelines.ingest`` imports (about 140 MiB less per worker; issue 17's peak memory). See
-``pipelines.ingest`` for what a row is and why rows are bucketed by match.
+``pipelines.ingest`` imports (about 140 MiB less per worker; issue 17's peak memory). The work
+per line is ``replay.lines`` (compiled with the rules engine); this module makes its columns
+Arrow tables. See ``pipelines.ingest`` for what a row is and why rows are bucketed by match.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
-import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,60 +18,31 @@ import orjson
 import pyarrow as pa
 
 from pipelines.lines import Damage
+from replay import lines as line_rows
 from replay.events import is_revision
+from replay.lines import MALFORMED_BUCKET, BucketRows, ParsedLine, canonical_hash, line_hash, parse_line
 from replay.replayer import paused_gc
 from schemas.tables import RAW_EVENTS
 
+__all__ = [
+    "MALFORMED_BUCKET",
+    "N_BUCKETS",
+    "PARSE_CPU",
+    "ParsedChunk",
+    "ParsedLine",
+    "bucket_of",
+    "canonical_hash",
+    "declared_revision",
+    "parse_chunk",
+    "parse_line",
+]
+
 N_BUCKETS = 64
-MALFORMED_BUCKET = -1
+
 
 def bucket_of(match_id: str) -> int:
     """The stable hash bucket of a match: all its raw rows live in ``bucket=<n>``."""
-    return zlib.crc32(match_id.encode()) % N_BUCKETS
-
-
-@dataclass(slots=True)
-class ParsedLine:
-    """One input line as a ``raw_events`` row (without file, line and time)."""
-
-    match_id: str | None
-    seq: int | None
-    type: str | None
-    payload: str
-    content_hash: str
-    parse_error: str | None
-
-
-def parse_line(raw: bytes) -> ParsedLine:
-    """Parse one line (without its line break) into a row; never raises.
-
-    ``content_hash`` hashes the event's canonical JSON (sorted keys), so two copies of an
-    event that differ only in spacing or key order are the same content.
-    """
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        payload = raw.decode("utf-8", errors="backslashreplace")
-        return ParsedLine(None, None, None, payload, _hash(raw), f"not UTF-8: {exc}")
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return ParsedLine(None, None, None, text, _hash(raw), f"not JSON: {exc}")
-    if not isinstance(obj, dict):
-        return ParsedLine(None, None, None, text, _hash(raw), "not a JSON object")
-    match_id = obj.get("match")
-    if not isinstance(match_id, str) or not match_id:
-        return ParsedLine(None, None, None, text, _hash(raw), "no string `match` field")
-    seq = obj.get("seq")
-    kind = obj.get("type")
-    return ParsedLine(
-        match_id,
-        seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
-        kind if isinstance(kind, str) else None,
-        text,
-        _hash(orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)),
-        None,
-    )
+    return line_rows.bucket_of(match_id, N_BUCKETS)
 
 
 def declared_revision(raw: bytes) -> tuple[str, int] | None:
@@ -92,10 +62,6 @@ def declared_revision(raw: bytes) -> tuple[str, int] | None:
     if not isinstance(revision, int) or not is_revision(revision) or revision == 1:
         return None
     return str(obj["match"]), revision
-
-
-def _hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @dataclass(slots=True)
@@ -140,63 +106,35 @@ def parse_chunk(
     """
     start = time.process_time()
     with paused_gc():
-        declared = revisions or {}
-        columns: dict[int, tuple[list[int], list[ParsedLine]]] = {}
-        per_match: dict[tuple[str, int], list[int]] = {}
-        malformed = blank = 0
-        for line_no, raw in enumerate(lines, start=first_line_no):
-            if not raw.strip():
-                blank += 1
-                continue
-            row = parse_line(raw)
-            if failure is not None:
-                row = ParsedLine(None, None, None, row.payload, row.content_hash, failure)
-            if row.match_id is None:
-                malformed += 1
-                bucket = MALFORMED_BUCKET
-            else:
-                bucket = bucket_of(row.match_id)
-                key = (row.match_id, declared.get(row.match_id, 1))
-                counts = per_match.get(key)
-                if counts is None:
-                    counts = per_match[key] = [0, 0]
-                counts[0] += 1
-                if row.type == "match_end":
-                    counts[1] = 1
-            numbers, parsed = columns.setdefault(bucket, ([], []))
-            numbers.append(line_no)
-            parsed.append(row)
-        rows = len(lines) - blank
+        parsed = line_rows.parse_lines(lines, first_line_no, N_BUCKETS, revisions or {}, failure)
+        rows = len(lines) - parsed.blank
+        malformed = parsed.malformed
         if damage is not None:
             payload = damage.fragment.decode("utf-8", errors="backslashreplace")
-            numbers, parsed = columns.setdefault(MALFORMED_BUCKET, ([], []))
-            numbers.append(first_line_no + len(lines))
-            parsed.append(ParsedLine(None, None, None, payload, _hash(damage.fragment), damage.message))
+            cut = ParsedLine(None, None, None, payload, line_hash(damage.fragment), damage.message)
+            cut_rows = parsed.buckets.setdefault(MALFORMED_BUCKET, BucketRows())
+            cut_rows.add(first_line_no + len(lines), cut, None)
             rows += 1
             malformed += 1
-        tables = {
-            bucket: _raw_table(source, numbers, parsed, ingested_at, declared)
-            for bucket, (numbers, parsed) in columns.items()
-        }
-    return ParsedChunk(source, tables, per_match, rows, malformed, blank, time.process_time() - start)
+        tables = {bucket: _raw_table(source, found, ingested_at) for bucket, found in parsed.buckets.items()}
+    return ParsedChunk(source, tables, parsed.per_match, rows, malformed, parsed.blank,
+                       time.process_time() - start)
 
 
-def _raw_table(
-    source: str, numbers: list[int], rows: list[ParsedLine], ingested_at: datetime, revisions: dict[str, int]
-) -> pa.Table:
-    n = len(rows)
+def _raw_table(source: str, rows: BucketRows, ingested_at: datetime) -> pa.Table:
+    n = len(rows.line_no)
     return pa.table(
         {
             "source_file": pa.repeat(pa.scalar(source, pa.string()), n),
-            "line_no": numbers,
-            "match_id": [r.match_id for r in rows],
-            "seq": [r.seq for r in rows],
-            "type": [r.type for r in rows],
-            "payload": [r.payload for r in rows],
-            "content_hash": [r.content_hash for r in rows],
-            "parse_error": [r.parse_error for r in rows],
+            "line_no": rows.line_no,
+            "match_id": rows.match_id,
+            "seq": rows.seq,
+            "type": rows.type,
+            "payload": rows.payload,
+            "content_hash": rows.content_hash,
+            "parse_error": rows.parse_error,
             "ingested_at": pa.repeat(pa.scalar(ingested_at, RAW_EVENTS.field("ingested_at").type), n),
-            "revision": [None if r.match_id is None else revisions.get(r.match_id, 1) for r in rows],
+            "revision": rows.revision,
         },
         schema=RAW_EVENTS,
     )

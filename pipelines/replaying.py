@@ -39,7 +39,7 @@ import pyarrow as pa
 from pipelines import release_freed_memory
 from pipelines.corrections import retract_matches
 from pipelines.cpu import add_cpu
-from pipelines.parsing import MALFORMED_BUCKET
+from pipelines.parsing import MALFORMED_BUCKET, canonical_hash
 from pipelines.pool import Executor
 from pipelines.replay_task import ReplayFn, ReviewFn, replay_task
 from pipelines.staged_parts import PartWriter
@@ -381,11 +381,21 @@ def _first_reads(frame: pl.DataFrame) -> pl.DataFrame:
     """The rows of ``frame`` whose copy of their event (match, seq, content) came with the first
     read that brought it: a copy that a later read repeats is dropped. Without a (match, seq)
     that occurs twice there is no such copy, and the frame is returned as it is (most slices: the
-    window over every row cost more than sorting them)."""
-    if not frame.select(pl.struct("match_id", "seq").is_duplicated().any()).item():
+    window over every row cost more than sorting them). The content of a repeated (match, seq) is
+    its canonical JSON (:func:`pipelines.parsing.canonical_hash`): a copy in another layout is
+    the same event."""
+    repeated = frame.select(pl.struct("match_id", "seq").is_duplicated()).to_series()
+    if not repeated.any():
         return frame
+    payloads = frame.filter(repeated)["payload"].to_list()
+    canonical = [canonical_hash(p) for p in payloads]
+    content = frame["content_hash"].clone().scatter(repeated.arg_true(), canonical)
     read = pl.concat_str(["source_file", "_batch"], separator="\0")
-    return frame.filter(read == read.first().over(["match_id", "seq", "content_hash"]))
+    return (
+        frame.with_columns(content.alias("_content"))
+        .filter(read == read.first().over(["match_id", "seq", "_content"]))
+        .drop("_content")
+    )
 
 
 def _handle_late(
@@ -401,7 +411,7 @@ def _handle_late(
         for row in rows.iter_rows(named=True):
             if row["revision"] != info.revision:
                 continue  # a superseded revision: kept in raw_events, listed in `superseded`
-            key = (row["seq"], row["content_hash"])
+            key = (row["seq"], canonical_hash(row["payload"]))
             if row["_batch"] not in late_set:
                 old_keys.add(key)
                 old_seqs.add(row["seq"])

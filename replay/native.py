@@ -41,6 +41,7 @@ COMPILED: tuple[str, ...] = (
     "output",
     "summary",
     "replayer",
+    "lines",
 )
 """Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event."""
 

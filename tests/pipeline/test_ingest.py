@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pipeline_helpers import match_events, write_jsonl
 
-from pipelines.parsing import MALFORMED_BUCKET, bucket_of, parse_line
+from pipelines.parsing import MALFORMED_BUCKET, bucket_of, canonical_hash, parse_line
 from pipelines.state import load_state
 from pipelines.steps import ingest_step
 from pipelines.store import Store
@@ -52,19 +52,22 @@ json_values = st.recursive(
 
 @given(extra=st.dictionaries(st.text(min_size=1, max_size=6).filter(lambda k: k not in {"match", "seq"}),
                              json_values, max_size=5), seq=st.integers(0, 10**6))
-def test_content_hash_ignores_spacing_and_key_order(extra: dict[str, object], seq: int) -> None:
-    """Two copies of one event that differ only in layout are the same content (dedup key)."""
+def test_canonical_hash_ignores_spacing_and_key_order(extra: dict[str, object], seq: int) -> None:
+    """Two copies of one event that differ only in layout are the same content (the dedup key of
+    copies whose line hashes differ), and each row keeps its line as received."""
     event = {"match": "m", "seq": seq, **extra}
     compact = json.dumps(event, separators=(",", ":")).encode()
     spaced = json.dumps(dict(reversed(list(event.items()))), indent=1).replace("\n", " ").encode()
-    assert parse_line(compact).content_hash == parse_line(spaced).content_hash
+    assert canonical_hash(compact.decode()) == canonical_hash(spaced.decode())
     assert parse_line(compact).payload == compact.decode()
+    assert parse_line(spaced).content_hash != parse_line(compact).content_hash
 
 
-def test_content_hash_differs_with_content() -> None:
-    a = parse_line(b'{"match":"m","seq":1,"type":"pass","seat":"E"}')
-    b = parse_line(b'{"match":"m","seq":1,"type":"pass","seat":"N"}')
-    assert a.content_hash != b.content_hash
+def test_content_hash_is_the_lines_and_canonical_hash_differs_with_content() -> None:
+    a = b'{"match":"m","seq":1,"type":"pass","seat":"E"}'
+    b = b'{"match":"m","seq":1,"type":"pass","seat":"N"}'
+    assert parse_line(a).content_hash == parse_line(a).content_hash != parse_line(b).content_hash
+    assert canonical_hash(a.decode()) != canonical_hash(b.decode())
 
 
 def test_every_line_is_kept_with_file_and_line(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@ crash recovery (issue 5 §2 and "Writes are atomic")."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -107,12 +109,32 @@ def test_late_rows_after_replay_are_dropped_or_quarantined(tmp_path: Path) -> No
     _run(store)
     late_new = {"v": 1, "match": "m1", "seq": len(events), "type": "pass", "seat": "N"}
     late_clash = {**events[2], "cards": ["HR"]}
-    write_jsonl(store.inbox / "late.jsonl", [events[3], late_new, late_clash])
+    relaid = (_relaid(events[4]),)
+    write_jsonl(store.inbox / "late.jsonl", [events[3], late_new, late_clash], extra_lines=relaid)
     report = _run(store)
-    assert (report.matches, report.duplicates, report.late_rows) == (0, 1, 2)
+    assert (report.matches, report.duplicates, report.late_rows) == (0, 2, 2)
     codes = sorted((q["seq"], q["code"]) for q in store.read_table("quarantine").to_pylist())
     assert codes == [(2, "duplicate_seq"), (len(events), "event_out_of_place")]
     assert _statuses(store) == {"m1": "valid"}
+    _assert_checks_pass(store)
+
+
+def _relaid(event: dict[str, object]) -> str:
+    """``event`` as another writer might lay it out: keys reversed, spaced."""
+    return json.dumps(dict(reversed(list(event.items()))), indent=1).replace("\n", " ")
+
+
+def test_copies_in_another_layout_are_duplicates(tmp_path: Path) -> None:
+    """Events re-sent in another layout (key order, spacing: other bytes, so another
+    ``content_hash``) are the same events: dropped as duplicates, the match valid."""
+    store = Store(tmp_path)
+    events = match_events("m1")
+    write_jsonl(store.inbox / "a.jsonl", events)
+    write_jsonl(store.inbox / "b.jsonl", [], extra_lines=tuple(_relaid(e) for e in events[:3]))
+    report = _run(store)
+    assert (report.matches, report.duplicates) == (1, 3)
+    assert _statuses(store) == {"m1": "valid"}
+    assert store.read_table("quarantine").num_rows == 0
     _assert_checks_pass(store)
 
 
@@ -254,21 +276,30 @@ def test_any_delivery_in_pieces_gives_the_same_matches(data: st.DataObject) -> N
 
 
 ROW = st.tuples(st.sampled_from(["a", "b"]), st.sampled_from([None, 0, 1, 2]), st.sampled_from(["x", "y"]),
-                st.sampled_from(["f1", "f2"]), st.sampled_from(["b1", "b2"]))
+                st.sampled_from(["f1", "f2"]), st.sampled_from(["b1", "b2"]), st.booleans())
 
 
 @given(st.lists(ROW, max_size=12))
 def test_first_reads_keep_the_copies_of_the_first_read_of_each_event(rows: list[tuple[object, ...]]) -> None:
     """A copy of an event (match, seq, content) that a later read repeats is dropped, copies within
-    one read are kept (the replay judges those); with no (match, seq) twice, nothing is dropped."""
+    one read are kept (the replay judges those); with no (match, seq) twice, nothing is dropped.
+    A copy's content is its canonical JSON: one in another layout (spaced, so another line hash)
+    is the same event."""
     import polars as pl
 
-    frame = pl.DataFrame(rows, schema={"match_id": pl.String, "seq": pl.Int64, "content_hash": pl.String,
-                                       "source_file": pl.String, "_batch": pl.String}, orient="row")
+    def line(match: object, seq: object, content: object, spaced: object) -> str:
+        event = {"match": match, "seq": seq, "say": content}
+        return json.dumps(event, indent=1) if spaced else json.dumps(event, separators=(",", ":"))
+
+    table = [(m, s, line(m, s, c, sp), hashlib.sha1(line(m, s, c, sp).encode()).hexdigest(), f, b)
+             for m, s, c, f, b, sp in rows]
+    frame = pl.DataFrame(table, schema={"match_id": pl.String, "seq": pl.Int64, "payload": pl.String,
+                                        "content_hash": pl.String, "source_file": pl.String,
+                                        "_batch": pl.String}, orient="row")
     kept = replaying._first_reads(frame.with_row_index("_arrival"))
     first: dict[tuple[object, ...], tuple[object, ...]] = {}
     expected = []
-    for i, (match, seq, content, source, batch) in enumerate(rows):
+    for i, (match, seq, content, source, batch, _) in enumerate(rows):
         read = first.setdefault((match, seq, content), (source, batch))
         if read == (source, batch):
             expected.append(i)
