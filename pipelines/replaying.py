@@ -3,7 +3,8 @@
 A match is replayed once, when its ``match_end`` has arrived (until then it is held as
 ``incomplete``). Its events are gathered from every raw batch that holds some of them, and an
 event delivered again by another file, or by another read of the same file (one re-read whole
-after it changed), is dropped: same match, seq and content hash as an event of an earlier read.
+after it changed), is dropped: same match, seq and content (canonical JSON, so another layout of
+the same event is a copy) as an event of an earlier read.
 A line repeated *within* one read of a file is kept: that log itself is faulty, and the replay
 reports ``duplicate_seq`` (the simulator's corruption manifest expects this).
 Whole matches are sent in chunks to ``replay.replay_batch`` in a process pool; the same task
@@ -60,6 +61,13 @@ CHUNK_EVENTS = 20_000
 """Events per task sent to a worker: whole matches, about 150 deals."""
 SLICE_EVENTS = 100_000
 """Raw rows read into memory at once (whole matches of one bucket)."""
+REPLAYED_COLUMNS = ["source_file", "line_no", "match_id", "seq", "payload", "parse_error"]
+"""The ``raw_events`` columns a chunk sent to a worker holds: what ``replay.replay_batch`` and the
+reviews read (not the type, hash, time and revision they do not: less to read and to send)."""
+KEY_COLUMNS = ["match_id", "seq", "revision", "source_file", "line_no"]
+"""The columns of a bucket's rows that choose and order them (and name a late row)."""
+READ_COLUMNS = [*REPLAYED_COLUMNS, "revision"]
+"""The ``raw_events`` columns the replay reads."""
 
 
 def default_replay_fn() -> ReplayFn:
@@ -258,12 +266,12 @@ def _ready_chunks(
         )
         bucket = next(iter({**b_ready, **b_late}.values())).bucket
         wanted = of_matches([*b_ready, *b_late])
-        frame = _read_bucket(store, batches, bucket, wanted).with_row_index("_arrival")
+        table, keys = _read_bucket(store, batches, bucket, wanted)
         if b_late:
-            _handle_late(frame, b_late, writers, report)
+            _handle_late(keys, table, b_late, writers, report)
         if b_ready:
-            yield from _chunk_matches(frame.filter(_winning(b_ready)), b_ready, report)
-        del frame
+            yield from _chunk_matches(keys.filter(_winning(b_ready)), table, b_ready, report)
+        del table, keys
         release_freed_memory()
 
 
@@ -328,17 +336,28 @@ def _frame(table: pa.Table) -> pl.DataFrame:
     return out
 
 
-def _read_bucket(store: Store, batches: list[str], bucket: int, wanted: ds.Expression) -> pl.DataFrame:
-    """The raw rows of the ``wanted`` matches in one bucket, in arrival order, with their ``_batch``."""
-    parts = []
+def _read_bucket(
+    store: Store, batches: list[str], bucket: int, wanted: ds.Expression
+) -> tuple[pa.Table, pl.DataFrame]:
+    """The raw rows of the ``wanted`` matches in one bucket, in arrival order (the
+    :data:`READ_COLUMNS`), and their keys as a frame: :data:`KEY_COLUMNS`, the row's ``_batch``
+    and its ``_arrival`` (its index in the table).
+
+    Only the keys go to polars: the payloads (most of the bytes) stay in Arrow until the chunks
+    take their rows, instead of being copied into polars and back (issue 17).
+    """
+    parts: list[pa.Table] = []
+    keys: list[pl.DataFrame] = []
     for batch in batches:
         files = _raw_files(store, [batch], bucket)
         if files:
-            part = store.read_files("raw_events", files, where=wanted)
-            parts.append(_frame(part).with_columns(_batch=pl.lit(batch)))
+            part = store.read_files("raw_events", files, columns=READ_COLUMNS, where=wanted)
+            parts.append(part)
+            keys.append(_frame(part.select(KEY_COLUMNS)).with_columns(_batch=pl.lit(batch)))
     if not parts:
-        return _frame(RAW_EVENTS.empty_table()).with_columns(_batch=pl.lit("", pl.String))
-    return pl.concat(parts)
+        parts = [RAW_EVENTS.empty_table().select(READ_COLUMNS)]
+        keys = [_frame(parts[0].select(KEY_COLUMNS)).with_columns(_batch=pl.lit("", pl.String))]
+    return pa.concat_tables(parts), pl.concat(keys).with_row_index("_arrival")
 
 
 def _ordered_union(lists: list[list[str]]) -> list[str]:
@@ -349,10 +368,12 @@ def _ordered_union(lists: list[list[str]]) -> list[str]:
 
 
 def _chunk_matches(
-    frame: pl.DataFrame, infos: dict[str, MatchInfo], report: ReplayReport
+    keys: pl.DataFrame, table: pa.Table, infos: dict[str, MatchInfo], report: ReplayReport
 ) -> Iterator[tuple[list[str], pa.Table]]:
-    before = frame.group_by("match_id").len()
-    unique = _first_reads(frame)
+    """Chunks of the rows of whole matches (their first reads, in seq order) of ``table``, whose
+    rows ``keys`` lists (by ``_arrival``)."""
+    before = keys.group_by("match_id").len()
+    unique = _first_reads(keys, table["payload"])
     unique = unique.sort(["match_id", "seq", "_arrival"], nulls_last=True)
     sizes = unique.group_by("match_id", maintain_order=True).len()
     kept = dict(zip(sizes["match_id"].to_list(), sizes["len"].to_list(), strict=True))
@@ -360,7 +381,7 @@ def _chunk_matches(
         dropped = n - kept[match_id]
         infos[match_id].duplicates += dropped
         report.duplicates += dropped
-    table = unique.drop("_arrival", "_batch").to_arrow().cast(RAW_EVENTS)
+    rows = table.select(REPLAYED_COLUMNS).take(unique["_arrival"].to_arrow())
     start = 0
     ids: list[str] = []
     size = 0
@@ -370,48 +391,52 @@ def _chunk_matches(
         size += n
         offset += n
         if size >= CHUNK_EVENTS:
-            yield ids, table.slice(start, offset - start)
+            yield ids, rows.slice(start, offset - start)
             start, ids, size = offset, [], 0
     if ids:
-        yield ids, table.slice(start, offset - start)
-    report.events += table.num_rows
+        yield ids, rows.slice(start, offset - start)
+    report.events += rows.num_rows
 
 
-def _first_reads(frame: pl.DataFrame) -> pl.DataFrame:
-    """The rows of ``frame`` whose copy of their event (match, seq, content) came with the first
+def _first_reads(keys: pl.DataFrame, payloads: pa.ChunkedArray) -> pl.DataFrame:
+    """The rows of ``keys`` whose copy of their event (match, seq, content) came with the first
     read that brought it: a copy that a later read repeats is dropped. Without a (match, seq)
     that occurs twice there is no such copy, and the frame is returned as it is (most slices: the
     window over every row cost more than sorting them). The content of a repeated (match, seq) is
-    its canonical JSON (:func:`pipelines.parsing.canonical_hash`): a copy in another layout is
-    the same event."""
-    repeated = frame.select(pl.struct("match_id", "seq").is_duplicated()).to_series()
+    its canonical JSON (:func:`pipelines.parsing.canonical_hash`; ``payloads[_arrival]`` is a
+    row's line): a copy in another layout is the same event."""
+    repeated = keys.select(pl.struct("match_id", "seq").is_duplicated()).to_series()
     if not repeated.any():
-        return frame
-    payloads = frame.filter(repeated)["payload"].to_list()
-    canonical = [canonical_hash(p) for p in payloads]
-    content = frame["content_hash"].clone().scatter(repeated.arg_true(), canonical)
+        return keys
+    where = keys.filter(repeated)["_arrival"]
+    canonical = [canonical_hash(p) for p in payloads.take(where.to_arrow()).to_pylist()]
+    content = pl.repeat(None, keys.height, dtype=pl.String, eager=True)
+    content = content.scatter(repeated.arg_true(), canonical)
     read = pl.concat_str(["source_file", "_batch"], separator="\0")
     return (
-        frame.with_columns(content.alias("_content"))
+        keys.with_columns(content.alias("_content"))
         .filter(read == read.first().over(["match_id", "seq", "_content"]))
         .drop("_content")
     )
 
 
 def _handle_late(
-    frame: pl.DataFrame, infos: dict[str, MatchInfo], writers: _TableWriters, report: ReplayReport
+    keys: pl.DataFrame, table: pa.Table, infos: dict[str, MatchInfo], writers: _TableWriters,
+    report: ReplayReport
 ) -> None:
-    """Drop late rows that repeat an event of their replayed match; quarantine the others."""
+    """Drop late rows that repeat an event of their replayed match; quarantine the others
+    (``keys``: the rows of ``table`` by ``_arrival``, as :func:`_read_bucket` gives them)."""
     for match_id, info in infos.items():
-        rows = frame.filter(pl.col("match_id") == match_id)
+        rows = keys.filter(pl.col("match_id") == match_id)
+        payloads = table["payload"].take(rows["_arrival"].to_arrow()).to_pylist()
         late_set = set(info.late_batches)
         old_keys: set[tuple[int | None, str]] = set()
         old_seqs: set[int | None] = set()
         quarantined: list[dict[str, object]] = []
-        for row in rows.iter_rows(named=True):
+        for row, payload in zip(rows.iter_rows(named=True), payloads, strict=True):
             if row["revision"] != info.revision:
                 continue  # a superseded revision: kept in raw_events, listed in `superseded`
-            key = (row["seq"], canonical_hash(row["payload"]))
+            key = (row["seq"], canonical_hash(payload))
             if row["_batch"] not in late_set:
                 old_keys.add(key)
                 old_seqs.add(row["seq"])
@@ -430,7 +455,7 @@ def _handle_late(
                     "code": code.value,
                     "message": f"arrived after match {match_id!r} was complete and replayed "
                     f"(status {info.status}); kept here, the match is not replayed again",
-                    "payload": row["payload"],
+                    "payload": payload,
                 }
             )
             old_keys.add(key)

@@ -118,7 +118,8 @@ def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
                 fault = (rows[i], code, i if code is ErrorCode.MISSING_SEQ else seq)
                 break
         status = "invalid" if fault else "valid"
-        end = orjson.loads(rows[-1]["payload"]) if rows[-1]["type"] == "match_end" else {}
+        last = orjson.loads(rows[-1]["payload"])
+        end = last if last.get("type") == "match_end" else {}
         matches.append(
             {
                 "match_id": match_id,
@@ -149,8 +150,8 @@ def fake_replay(events: pa.Table) -> dict[str, pa.Table]:
             )
             continue
         for row in rows:
-            if row["type"] == "deal_start":
-                payload = orjson.loads(row["payload"])
+            payload = orjson.loads(row["payload"])
+            if payload.get("type") == "deal_start":
                 deals.append({"match_id": match_id, "deal_no": payload["deal"]})
                 for seat, hand in payload["hands"].items():
                     deal_hands.append(

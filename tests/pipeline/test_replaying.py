@@ -3,12 +3,12 @@ crash recovery (issue 5 §2 and "Writes are atomic")."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -291,12 +291,11 @@ def test_first_reads_keep_the_copies_of_the_first_read_of_each_event(rows: list[
         event = {"match": match, "seq": seq, "say": content}
         return json.dumps(event, indent=1) if spaced else json.dumps(event, separators=(",", ":"))
 
-    table = [(m, s, line(m, s, c, sp), hashlib.sha1(line(m, s, c, sp).encode()).hexdigest(), f, b)
-             for m, s, c, f, b, sp in rows]
-    frame = pl.DataFrame(table, schema={"match_id": pl.String, "seq": pl.Int64, "payload": pl.String,
-                                        "content_hash": pl.String, "source_file": pl.String,
-                                        "_batch": pl.String}, orient="row")
-    kept = replaying._first_reads(frame.with_row_index("_arrival"))
+    keys = [(m, s, f, b) for m, s, _, f, b, _ in rows]
+    frame = pl.DataFrame(keys, schema={"match_id": pl.String, "seq": pl.Int64, "source_file": pl.String,
+                                       "_batch": pl.String}, orient="row")
+    payloads = pa.chunked_array([[line(m, s, c, sp) for m, s, c, _, _, sp in rows]], pa.string())
+    kept = replaying._first_reads(frame.with_row_index("_arrival"), payloads)
     first: dict[tuple[object, ...], tuple[object, ...]] = {}
     expected = []
     for i, (match, seq, content, source, batch, _) in enumerate(rows):
