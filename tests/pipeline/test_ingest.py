@@ -6,12 +6,16 @@ import gzip
 import json
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pipeline_helpers import match_events, write_jsonl
 
+from pipelines import ingest
 from pipelines.parsing import MALFORMED_BUCKET, bucket_of, canonical_hash, parse_line
+from pipelines.staged_parts import PartWriter
 from pipelines.state import load_state
 from pipelines.steps import ingest_step
 from pipelines.store import Store
@@ -257,3 +261,45 @@ def test_declared_revisions_are_found_in_order_in_a_run_of_lines() -> None:
     untouched: dict[str, int] = {}
     _declare_revisions([_play_line(i) for i in range(5)], untouched)
     assert untouched == {}
+
+
+def test_many_flushes_keep_every_row_in_line_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buffered rows flushed every 3 rows lose no row and keep each bucket's rows in line order,
+    one row group a flush."""
+    monkeypatch.setattr(ingest, "FLUSH_ROWS", 3)
+    monkeypatch.setattr(ingest, "CHUNK_LINES", 2)
+    store = Store(tmp_path)
+    events = match_events("m1", deals=2) + match_events("m2")
+    write_jsonl(store.inbox / "a.jsonl", events)
+    report = ingest_step(store)
+    by_bucket: dict[int, list[int]] = {}
+    for line_no, event in enumerate(events, start=1):
+        by_bucket.setdefault(bucket_of(str(event["match"])), []).append(line_no)
+    for bucket, line_numbers in by_bucket.items():
+        files = store.batch_files("raw_events", [report.batch_id], {"bucket": bucket})
+        assert store.read_files("raw_events", files)["line_no"].to_pylist() == line_numbers
+    groups = sum(pq.ParquetFile(f).num_row_groups for f in store.data_files("raw_events"))
+    assert groups >= len(events) // 3
+
+
+def test_a_failed_bucket_write_fails_the_ingest_and_commits_nothing(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bucket write that fails fails the ingest with its error and nothing of the run is
+    committed; the next run reads the file whole."""
+    monkeypatch.setattr(ingest, "FLUSH_ROWS", 3)
+    monkeypatch.setattr(ingest, "CHUNK_LINES", 2)
+
+    class FailingWriter(PartWriter):
+        def write(self, table: pa.Table) -> None:
+            raise OSError("disk full")
+
+    monkeypatch.setattr(ingest, "PartWriter", FailingWriter)
+    store = Store(tmp_path)
+    events = match_events("m1", deals=2)
+    write_jsonl(store.inbox / "a.jsonl", events)
+    with pytest.raises(OSError, match="disk full"):
+        ingest_step(store)
+    assert store.read_table("raw_events").num_rows == 0
+    monkeypatch.setattr(ingest, "PartWriter", PartWriter)
+    assert ingest_step(store).files_read == ["a.jsonl"]
+    assert store.read_table("raw_events").num_rows == len(events)
