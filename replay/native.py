@@ -43,7 +43,8 @@ COMPILED: tuple[str, ...] = (
     "replayer",
     "lines",
 )
-"""Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event."""
+"""Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event, and
+``lines``, the ingest's work on every input line."""
 
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""
