@@ -5,7 +5,7 @@ Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simu
 ``--input DIR`` reuses a folder simulated before, as this script or ``gdan simulate`` wrote it)
 into a fresh store's inbox, then times a whole pipeline run (``run_pipeline``: ingest -> replay
 in a process pool -> scoring -> warehouse) in a child process while sampling the memory of its
-whole process tree (``/proc``: summed RSS and summed PSS, :class:`TreeMemory`) every 0.2 s,
+whole process tree (``/proc``: summed RSS and summed PSS, :class:`TreeMemory`, :class:`PeakMemory`),
 then a second run with nothing new, then
 (``--add N``) a run after N more simulated deals arrived, in matches that start after the
 store's latest (a league going on). For each run it prints wall time, the
@@ -53,18 +53,66 @@ class TreeMemory:
         return TreeMemory(max(self.rss, other.rss), max(self.pss, other.pss))
 
 
-def tree_memory(root_pid: int) -> TreeMemory:
-    """:class:`TreeMemory` of ``root_pid`` and all its descendants (Linux ``/proc``)."""
-    rss = pss = 0
+def tree_memory(root_pid: int, *, pss: bool = True) -> TreeMemory:
+    """:class:`TreeMemory` of ``root_pid`` and all its descendants (Linux ``/proc``); without
+    ``pss`` only the RSS is read (``pss`` is then 0)."""
+    rss = total_pss = 0
     for pid in _tree(root_pid):
         try:
             with open(f"/proc/{pid}/statm") as handle:
                 rss += int(handle.read().split()[1]) * PAGE
-            with open(f"/proc/{pid}/smaps_rollup") as handle:
-                pss += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("Pss:"))
+            if pss:
+                with open(f"/proc/{pid}/smaps_rollup") as handle:
+                    total_pss += next(int(line.split()[1]) * 1024 for line in handle
+                                      if line.startswith("Pss:"))
         except (OSError, IndexError, ValueError, StopIteration):
             continue
-    return TreeMemory(rss, pss)
+    return TreeMemory(rss, total_pss)
+
+
+class PeakMemory:
+    """The peak memory of a process tree since the last :meth:`reset`, sampled on a thread:
+    summed RSS every ``RSS_EVERY_S``, summed PSS every ``PSS_EVERY_S``.
+
+    PSS is read less often because reading it is not free: the kernel walks every page table
+    of the tree for ``smaps_rollup``, and at 10 reads a second of a 1.3 GiB tree that walk took
+    about a quarter of the pipeline process's CPU on this 2-core machine (perf, 2026-12-04),
+    so it slowed the run it measured. A PSS peak shorter than ``PSS_EVERY_S`` can be missed.
+    """
+
+    RSS_EVERY_S = 0.1
+    PSS_EVERY_S = 2.0
+
+    def __init__(self, root_pid: int) -> None:
+        self.root_pid = root_pid
+        self.peak = TreeMemory(0, 0)
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        every = round(self.PSS_EVERY_S / self.RSS_EVERY_S)
+        tick = 0
+        while not self.stop.is_set():
+            now = tree_memory(self.root_pid, pss=tick % every == 0)
+            with self.lock:
+                self.peak = self.peak.max(now)
+            tick += 1
+            self.stop.wait(self.RSS_EVERY_S)
+
+    def reset(self) -> TreeMemory:
+        """Start a new peak from the memory held now; return it."""
+        now = tree_memory(self.root_pid)
+        with self.lock:
+            self.peak = now
+        return now
+
+    def close(self) -> TreeMemory:
+        """Stop sampling; the peak, with one last full sample."""
+        self.stop.set()
+        self.thread.join()
+        return self.peak.max(tree_memory(self.root_pid))
 
 
 def _tree(root_pid: int) -> list[int]:
@@ -105,21 +153,10 @@ def timed_run(store: Path, workers: int, reviews: bool) -> tuple[float, TreeMemo
     split_file.unlink(missing_ok=True)
     process = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(workers), str(int(reviews)),
                                 str(split_file)], stdout=subprocess.DEVNULL)
-    peak = TreeMemory(0, 0)
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not stop.is_set():
-            peak = peak.max(tree_memory(process.pid))
-            stop.wait(0.2)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    memory = PeakMemory(process.pid)
     process.wait()
     wall = time.perf_counter() - start
-    stop.set()
-    sampler.join()
+    peak = memory.close()
     if process.returncode:
         raise SystemExit(f"the pipeline run failed with exit code {process.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from bench_downstream_steps import cpu_seconds
-from bench_pipeline import TreeMemory, tree_memory
+from bench_pipeline import PeakMemory, tree_memory
 
 from pipelines import release_freed_memory
 from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
@@ -39,31 +38,6 @@ from pipelines.store import Store
 from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 
 T = TypeVar("T")
-SAMPLE_S = 0.1
-
-
-class PeakMemory:
-    """The peak memory of this process tree since the last :meth:`reset` (summed RSS and summed
-    PSS, :class:`bench_pipeline.TreeMemory`), sampled on a thread."""
-
-    def __init__(self) -> None:
-        self.peak = TreeMemory(0, 0)
-        self.lock = threading.Lock()
-        threading.Thread(target=self._sample, daemon=True).start()
-
-    def _sample(self) -> None:
-        while True:
-            now = tree_memory(os.getpid())
-            with self.lock:
-                self.peak = self.peak.max(now)
-            time.sleep(SAMPLE_S)
-
-    def reset(self) -> TreeMemory:
-        """Start a new peak from the memory held now; return it."""
-        now = tree_memory(os.getpid())
-        with self.lock:
-            self.peak = now
-        return now
 
 
 def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path | None = None) -> T:
@@ -78,7 +52,7 @@ def timed(name: str, memory: PeakMemory, phase: Callable[[], T], profile: Path |
     if profiler and profile:
         profile.mkdir(parents=True, exist_ok=True)
         profiler.dump_stats(profile / f"{name.replace(' ', '_')}.prof")
-    time.sleep(SAMPLE_S)
+    time.sleep(PeakMemory.RSS_EVERY_S)
     end, peak = tree_memory(os.getpid()), memory.peak
     print(f"{name:<30} {seconds:7.2f} s {cpu_s:7.2f} CPU-s  RSS start {start.rss / 2**20:6.0f}  "
           f"peak {peak.rss / 2**20:6.0f}  end {end.rss / 2**20:6.0f} MiB  "
@@ -100,7 +74,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="write each phase's cProfile statistics here")
     args = parser.parse_args()
     root = args.store.absolute()
-    memory = PeakMemory()
+    memory = PeakMemory(os.getpid())
     start, cpu = time.perf_counter(), cpu_seconds()
     timed("ingest", memory, lambda: ingest(Store(root), workers=args.workers), args.profile)
     replayed = timed("replay", memory,
