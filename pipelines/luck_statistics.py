@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 from pipelines import partitions
 from pipelines.store import Store, of_matches
 from schemas.catalog import ALL_TABLES
+from scoring.frames import typed_table
 
 TABLE = "luck_statistics"
 TOTALS = "luck_totals"
@@ -122,14 +123,14 @@ def update(store: Store, plan: Plan, fresh: Iterable[pl.DataFrame]) -> pl.DataFr
     version = store.version(TABLE)
     assert version is not None
     kept = totals.with_columns(scheme=pl.lit(SCHEME), of_version=pl.lit(version, pl.Int64))
-    store.write_table(TOTALS, kept.to_arrow().cast(ALL_TABLES[TOTALS]))
+    store.write_table(TOTALS, typed_table(kept, ALL_TABLES[TOTALS]))
     return totals
 
 
 def _replace(store: Store, plan: Plan, fresh: pl.DataFrame) -> None:
     """Replace the kept rows of ``plan.gone`` by ``fresh`` (nothing when there is neither)."""
     if plan.gone or fresh.height:
-        store.replace_rows(TABLE, "match_id", plan.gone, fresh.to_arrow().cast(ALL_TABLES[TABLE]))
+        store.replace_rows(TABLE, "match_id", plan.gone, typed_table(fresh, ALL_TABLES[TABLE]))
 
 
 def _stored_totals(store: Store) -> pl.DataFrame | None:

@@ -24,6 +24,7 @@ import polars as pl
 
 from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
+from scoring.frames import typed_table
 
 TABLE = "scoring_partitions"
 SCHEME = f"3/polars-{pl.__version__}"
@@ -109,15 +110,6 @@ def _read(store: Store, name: str) -> pl.DataFrame:
     return out
 
 
-def as_stored(table: str, rows: pl.DataFrame) -> pl.DataFrame:
-    """``rows`` typed by ``table``'s schema, as reading them back from the store gives them (so
-    their :func:`table_digest` is that of the stored rows without reading them)."""
-    schema = ALL_TABLES[table]
-    out = pl.from_arrow(rows.rechunk().to_arrow().cast(schema) if rows.height else schema.empty_table())
-    assert isinstance(out, pl.DataFrame)
-    return out
-
-
 def stored(store: Store, table: str, rows: pl.DataFrame) -> pl.DataFrame | None:
     """The digests stored for ``table`` if they describe its stored ``rows``, else None
     (recompute ``table`` whole)."""
@@ -133,12 +125,11 @@ def stored(store: Store, table: str, rows: pl.DataFrame) -> pl.DataFrame | None:
 
 def save(store: Store, table: str, current: pl.DataFrame, rows: pl.DataFrame) -> None:
     """Store ``current`` as ``table``'s digests, describing ``rows``, the rows it holds now (just
-    written), typed as the store reads them (:func:`as_stored`)."""
+    written), typed as the store reads them (``scoring.frames.typed_table``)."""
     whole = table_digest(rows)
     others = _read(store, TABLE).filter(pl.col("table") != table) if store.has_data(TABLE) else None
     mine = current.select(pl.lit(table).alias("table"), pl.col(PART).alias("partition"),
                           pl.col(DIGEST).alias("digest"), pl.lit(SCHEME).alias("scheme"),
                           pl.lit(whole).alias("table_digest"))
     rows = mine if others is None else pl.concat([others, mine])
-    ordered = rows.sort("table", "partition").rechunk()  # one chunk: the same rows, the same bytes
-    store.write_table(TABLE, ordered.to_arrow().cast(ALL_TABLES[TABLE]))
+    store.write_table(TABLE, typed_table(rows.sort("table", "partition"), ALL_TABLES[TABLE]))

@@ -62,8 +62,27 @@ def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.Dat
 def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
     """Replace table ``name`` by ``df``, in its row order (one chunk: delta-rs may write the
     record batches of a chunked table in another order)."""
-    schema = ALL_TABLES[name]
-    store.write_table(name, df.rechunk().to_arrow().cast(schema) if df.height else schema.empty_table())
+    _write_typed(store, name, df)
+    return {"rows": df.height}
+
+
+def _write_typed(store: Store, name: str, df: pl.DataFrame) -> pl.DataFrame:
+    """:func:`_write`; returns the rows as written, typed as reading them back gives them."""
+    from scoring.frames import typed_table
+
+    table = typed_table(df, ALL_TABLES[name])
+    store.write_table(name, table)
+    out = pl.from_arrow(table)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _write_described(store: Store, name: str, df: pl.DataFrame, digests: pl.DataFrame) -> Meta:
+    """:func:`_write`, then store ``digests`` as the partition digests describing what it wrote
+    (``pipelines.partitions.save``)."""
+    from pipelines import partitions
+
+    partitions.save(store, name, digests, _write_typed(store, name, df))
     return {"rows": df.height}
 
 
@@ -114,8 +133,7 @@ def match_scores_step(store: Store, overrides: Overrides | None = None) -> StepR
         scores = in_whole_order(pl.concat([kept(stored_rows, partition_of(), now, todo), fresh],
                                           how="vertical_relaxed"), matches)
         redone = len(todo)
-    meta = _write(store, "match_scores", scores)
-    partitions.save(store, "match_scores", now, partitions.as_stored("match_scores", scores))
+    meta = _write_described(store, "match_scores", scores, now)
     per_match = scores.drop_nulls("match_id").group_by("match_id").len()
     two_each = per_match.filter(pl.col("len") != 2).is_empty()
     check = CheckOutcome("two_rows_per_match", "match_scores", two_each, {"matches": per_match.height})
@@ -153,8 +171,7 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
         table = standings_in_whole_order(pl.concat([kept(stored_rows, stage_of(), now, todo), fresh],
                                                    how="vertical_relaxed"))
         redone = len(todo)
-    meta = _write(store, "standings", table)
-    partitions.save(store, "standings", now, partitions.as_stored("standings", table))
+    meta = _write_described(store, "standings", table, now)
     dup = table.group_by("event_id", "stage", "after_round", "team_id").len().filter(pl.col("len") > 1)
     check = CheckOutcome("one_row_per_team_and_round", "standings", dup.is_empty(),
                          {"duplicates": dup.height})
@@ -188,10 +205,10 @@ def dan_step(store: Store) -> StepReport:
         ledger, states = dan_ledger(scores)
         done = 0
     current = dan_current(states)
-    outputs = {"dan_ledger": {**_write(store, "dan_ledger", ledger), "rounds_applied": len(rounds) - done},
+    digests = partitions.of(ROUNDS, _rounds_digest(rounds))
+    outputs = {"dan_ledger": {**_write_described(store, "dan_ledger", ledger, digests),
+                              "rounds_applied": len(rounds) - done},
                "dan_current": _write(store, "dan_current", current)}
-    partitions.save(store, "dan_ledger", partitions.of(ROUNDS, _rounds_digest(rounds)),
-                    partitions.as_stored("dan_ledger", ledger))
     problems = ledger_problems(ledger)
     checks = (
         CheckOutcome("running_totals_consistent", "dan_ledger", not problems,
@@ -295,10 +312,9 @@ def duplicate_events_step(store: Store) -> StepReport:
     redo = keyed.filter(pl.col(partitions.PART).is_in(sorted(todo))).drop(partitions.PART)
     fresh = duplicate_results(redo, rows_of(store, "deals", redo["match_id"].to_list()))
     results = results_in_whole_order(pl.concat([old, fresh], how="vertical_relaxed"))
-    outputs = {"duplicate_results": {**_write(store, "duplicate_results", results),
+    outputs = {"duplicate_results": {**_write_described(store, "duplicate_results", results, now),
                                      "partitions": now.height, "partitions_compared": len(todo)},
                "duplicate_standings": _write(store, "duplicate_standings", duplicate_standings(results))}
-    partitions.save(store, "duplicate_results", now, partitions.as_stored("duplicate_results", results))
     return StepReport("duplicate_events", outputs)
 
 

@@ -1,4 +1,4 @@
-"""Build polars frames with the exact column types of an Arrow schema from ``schemas.scoring``."""
+"""Polars frames with the exact column types of an Arrow schema from ``schemas``, and back."""
 
 from __future__ import annotations
 
@@ -18,3 +18,9 @@ def frame(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pl.DataFrame:
     out = pl.from_arrow(table)
     assert isinstance(out, pl.DataFrame)
     return out
+
+
+def typed_table(rows: pl.DataFrame, schema: pa.Schema) -> pa.Table:
+    """``rows`` as an Arrow table of ``schema`` in one chunk, in their order (an empty frame,
+    typed or not: the schema's empty table). What a step writes, and what reading it back gives."""
+    return rows.rechunk().to_arrow().cast(schema) if rows.height else schema.empty_table()
