@@ -72,16 +72,19 @@ def tree_memory(root_pid: int, *, pss: bool = True) -> TreeMemory:
 
 class PeakMemory:
     """The peak memory of a process tree since the last :meth:`reset`, sampled on a thread:
-    summed RSS every ``RSS_EVERY_S``, summed PSS every ``PSS_EVERY_S``.
+    summed RSS every ``RSS_EVERY_S``; summed PSS every ``PSS_EVERY_S``, and sooner whenever the
+    RSS has grown by ``PSS_ON_GROWTH`` since the last PSS read (so a short run's peak is read too).
 
     PSS is read less often because reading it is not free: the kernel walks every page table
     of the tree for ``smaps_rollup``, and at 10 reads a second of a 1.3 GiB tree that walk took
     about a quarter of the pipeline process's CPU on this 2-core machine (perf, 2026-12-04),
-    so it slowed the run it measured. A PSS peak shorter than ``PSS_EVERY_S`` can be missed.
+    so it slowed the run it measured. A PSS peak that comes and goes between two reads without
+    the RSS growing by that much first can be missed.
     """
 
     RSS_EVERY_S = 0.1
     PSS_EVERY_S = 2.0
+    PSS_ON_GROWTH = 1.1
 
     def __init__(self, root_pid: int) -> None:
         self.root_pid = root_pid
@@ -92,13 +95,14 @@ class PeakMemory:
         self.thread.start()
 
     def _sample(self) -> None:
-        every = round(self.PSS_EVERY_S / self.RSS_EVERY_S)
-        tick = 0
+        pss_rss, pss_at = 0, float("-inf")
         while not self.stop.is_set():
-            now = tree_memory(self.root_pid, pss=tick % every == 0)
+            now = tree_memory(self.root_pid, pss=False)
+            if now.rss > pss_rss * self.PSS_ON_GROWTH or time.monotonic() - pss_at >= self.PSS_EVERY_S:
+                now = tree_memory(self.root_pid)
+                pss_rss, pss_at = now.rss, time.monotonic()
             with self.lock:
                 self.peak = self.peak.max(now)
-            tick += 1
             self.stop.wait(self.RSS_EVERY_S)
 
     def reset(self) -> TreeMemory:

@@ -47,8 +47,9 @@ def test_both_peaks_see_a_process_holding_300_mib() -> None:
 
 
 @needs_proc
-def test_a_peak_between_pss_reads_shows_in_rss() -> None:
-    """A grandchild that holds 300 MiB for less than the PSS interval, after the first read."""
+def test_a_peak_between_timed_pss_reads_shows_in_both() -> None:
+    """A grandchild that holds 300 MiB for less than the PSS interval, after the first read: the
+    RSS sees it, and its growth triggers a PSS read."""
     brief = (f"import subprocess, sys, time; subprocess.run([sys.executable, '-c', {HOLD!r}, '0.5']); "
              "time.sleep(5)")
     parent = subprocess.Popen([sys.executable, "-c", brief], stdout=subprocess.DEVNULL)
@@ -60,6 +61,7 @@ def test_a_peak_between_pss_reads_shows_in_rss() -> None:
         parent.kill()
         parent.wait()
     assert peak.rss >= 300 * MiB
+    assert peak.pss >= 300 * MiB
 
 
 def test_without_pss_only_the_rss_is_read() -> None:
