@@ -31,6 +31,7 @@ import polars as pl
 from pipelines.step_reports import CheckOutcome, Meta, Step, StepReport
 from pipelines.store import Store
 from schemas.catalog import ALL_TABLES
+from scoring.frames import typed_table
 from scoring.params import ScoringParams
 
 if TYPE_CHECKING:
@@ -62,27 +63,20 @@ def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.Dat
 def _write(store: Store, name: str, df: pl.DataFrame) -> Meta:
     """Replace table ``name`` by ``df``, in its row order (one chunk: delta-rs may write the
     record batches of a chunked table in another order)."""
-    _write_typed(store, name, df)
+    store.write_table(name, typed_table(df, ALL_TABLES[name]))
     return {"rows": df.height}
 
 
-def _write_typed(store: Store, name: str, df: pl.DataFrame) -> pl.DataFrame:
-    """:func:`_write`; returns the rows as written, typed as reading them back gives them."""
-    from scoring.frames import typed_table
+def _write_described(store: Store, name: str, df: pl.DataFrame, digests: pl.DataFrame) -> Meta:
+    """:func:`_write`, then store ``digests`` as the partition digests describing the rows as
+    written, typed as reading them back gives them (``pipelines.partitions.save``)."""
+    from pipelines import partitions
 
     table = typed_table(df, ALL_TABLES[name])
     store.write_table(name, table)
-    out = pl.from_arrow(table)
-    assert isinstance(out, pl.DataFrame)
-    return out
-
-
-def _write_described(store: Store, name: str, df: pl.DataFrame, digests: pl.DataFrame) -> Meta:
-    """:func:`_write`, then store ``digests`` as the partition digests describing what it wrote
-    (``pipelines.partitions.save``)."""
-    from pipelines import partitions
-
-    partitions.save(store, name, digests, _write_typed(store, name, df))
+    written = pl.from_arrow(table)
+    assert isinstance(written, pl.DataFrame)
+    partitions.save(store, name, digests, written)
     return {"rows": df.height}
 
 
