@@ -4,12 +4,12 @@ the replay, each downstream step and each check, on a store as it is.
 Runs what ``pipelines.plan.run_plan`` runs, in the same order, handing freed memory back after
 each phase as it does, timing each phase: wall seconds, CPU seconds of this process and its
 waited-for children, and the peak memory of this process tree during the phase (summed RSS, and
-summed PSS, which counts a page the forked workers share once; ``/proc``, every 0.1 s; a phase
-starts from what the earlier ones left resident, printed as ``start``, and ``end`` is what it
-leaves after the release). Put new files in the store's inbox first (say,
-``bench_pipeline.py``'s ``--add`` input) to time a run adding them; with nothing new only
-ingest, the replay's up-to-date test and the ingest checks run. The store is changed as a run
-would change it.
+summed PSS, which counts a page the forked workers share once; ``/proc``, sampled by
+:class:`bench_pipeline.PeakMemory`; a phase starts from what the earlier ones left resident,
+printed as ``start``, and ``end`` is what it leaves after the release). Put new files in the
+store's inbox first (say, ``bench_pipeline.py``'s ``--add`` input) to time a run adding them;
+with nothing new only ingest, the replay's up-to-date test and the ingest checks run. The store
+is changed as a run would change it.
 
 ``--profile DIR`` also writes each phase's ``cProfile`` statistics of this process (not of the
 replay's workers) to ``DIR/<phase>.prof`` (read them with ``python -m pstats``); the profiler
