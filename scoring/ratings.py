@@ -32,19 +32,17 @@ unknown player are not rated.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib.metadata import version
 from typing import Any
 
 import numpy as np
 import polars as pl
 from scipy.linalg.blas import dgemm
-from scipy.optimize import minimize_scalar
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from schemas.scoring import RATING_HISTORY, RATINGS
@@ -279,6 +277,10 @@ class WinCalibration:
         self.won.append(1.0 if result == "win" else -1.0)
         n = len(self.z)
         if n >= self.minimum and n >= self.refit * self.fitted_at:
+            # Imported here: a run that adds a few rounds to a long history seldom refits, and
+            # importing scipy.optimize costs ≈ 0.3 s (issue 17, docs/performance.md).
+            from scipy.optimize import minimize_scalar
+
             z, t = np.array(self.z), np.array(self.won)
             fit = minimize_scalar(
                 lambda a: -float(np.sum(log_ndtr(t * a * z))), bounds=(0.2, 5.0), method="bounded"
@@ -303,6 +305,14 @@ class GaussianRatings:
     def __post_init__(self) -> None:
         if self.calibration is None:
             self.calibration = WinCalibration(self.p.calibration_min, self.p.calibration_refit)
+
+    def copy(self) -> GaussianRatings:
+        """An independent copy (``copy.deepcopy`` visits the calibration's forecasts one float at
+        a time: ≈ 0.6 s for a 1M-deal history, against milliseconds for this)."""
+        c = self.calibration
+        assert c is not None
+        calibration = replace(c, z=list(c.z), won=list(c.won))
+        return GaussianRatings(self.p, dict(self.index), self.mu.copy(), self.cov.copy(), calibration)
 
     def reserve(self, players: Sequence[str]) -> None:
         """Add players not yet known with the prior N(0, prior_sd²) (independent of everyone)."""
@@ -485,7 +495,7 @@ def rate_from(
         and hashed.digest(resume.rounds) == resume.digest
     ):
         start = resume.rounds
-        model = copy.deepcopy(resume.model)
+        model = resume.model.copy()
         counts = {pid: list(c) for pid, c in resume.counts.items()}
         last = dict(resume.last)
     k = p.display_deals

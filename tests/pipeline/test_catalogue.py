@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 
 import polars as pl
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,22 @@ def test_only_the_matches_touched_are_built_and_saved_rows_are_not_appended_agai
     assert set(changed) == {"m7", "x"}
     catalogue.mark_saved(changed)
     assert catalogue.changed() == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("pqrst"), st.integers(0, 4), st.integers(-9, 9)), max_size=30))
+def test_a_memory_table_reads_as_each_keys_latest_row_in_first_seen_order(
+        rows: list[tuple[str, int, int]]) -> None:
+    """A memory table's current value per key is its row of the highest ``commit`` (of two in one
+    commit, the later), the keys in the order they first appear (module docstring)."""
+    from pipelines.state import _latest_frame
+
+    schema = pa.schema([("key", pa.string()), ("commit", pa.int64()), ("value", pa.int64())])
+    table = pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
+    latest: dict[str, tuple[int, int]] = {}
+    for key, commit, value in rows:
+        if key not in latest or commit >= latest[key][0]:
+            latest[key] = (commit, value)
+    order = list(dict.fromkeys(r[0] for r in rows))
+    got = _latest_frame(table, "key")
+    assert (got.rows() if rows else []) == [(k, latest[k][1]) for k in order]

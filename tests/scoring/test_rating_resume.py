@@ -118,3 +118,19 @@ def test_nothing_new_rates_nothing() -> None:
     assert again.resumed_after == 40
     assert again.history.is_empty()
     assert again.current.equals(first.current)
+
+
+def test_going_on_leaves_the_resume_state_as_it_was() -> None:
+    """``rate_from`` rates on a copy of ``resume``'s posterior and win calibration: rating the same
+    40 rounds from it twice gives the same tables, and the state still holds what it held."""
+    s, d = simulated(160)
+    resume = _stored(rate_from(*_first(s, d, 120)).state)
+    model = resume.model
+    assert model.calibration is not None
+    before = (model.mu.copy(), model.cov.copy(), dict(model.index), list(model.calibration.z),
+              model.calibration.scale)
+    once, twice = rate_from(s, d, resume=resume), rate_from(s, d, resume=resume)
+    assert once.history.equals(twice.history)
+    assert (model.mu == before[0]).all() and (model.cov == before[1]).all()
+    assert model.index == before[2]
+    assert model.calibration.z == before[3] and model.calibration.scale == before[4]
