@@ -45,7 +45,7 @@ from pipelines.parsing import (
     declared_revision,
     parse_chunk,
 )
-from pipelines.pool import ordered_map
+from pipelines.pool import ordered_map, start_forkserver
 from pipelines.staged_parts import PartWriter
 from pipelines.state import FileRecord, MatchInfo, StoreState
 from pipelines.store import Store
@@ -277,6 +277,7 @@ def ingest_inbox(
         on_files(len(todo))
     if not todo:
         return report
+    start_forkserver()
     if sum(item.path.stat().st_size for item in todo) < POOL_MIN_BYTES:
         workers = 1
     writer = _BucketWriter(store, batch_id)

@@ -440,12 +440,16 @@ class Store:
     ) -> list[Path]:
         """The Parquet files of the given committed batches of table ``name`` (one of :data:`BATCHED`).
 
-        ``partition`` (e.g. ``{"bucket": 3}``) keeps the files of that partition.
+        ``partition`` (e.g. ``{"bucket": 3}``) keeps the files of that partition; a list value
+        (``{"bucket": [3, 5]}``) the files of any of those.
         """
         version = self.version(name)
         if version is None or not batches:
             return []
-        filters: list[tuple[str, str, Any]] = [(k, "=", str(v)) for k, v in (partition or {}).items()]
+        filters: list[tuple[str, str, Any]] = [
+            (k, "in", [str(x) for x in v]) if isinstance(v, list) else (k, "=", str(v))
+            for k, v in (partition or {}).items()
+        ]
         filters.append((BATCH, "in", list(batches)))
         uris = _at(self.table_path(name), version).file_uris(file_pruning_predicate=filters)
         return [Path(_local(u)) for u in uris]

@@ -243,6 +243,31 @@ def test_slices_of_a_bucket_give_the_same_tables(tmp_path: Path, monkeypatch: py
     assert len(results[0]) == 1 + 2 + 1 + 2 + 1
 
 
+def test_a_slice_across_buckets_gives_the_same_rows_in_the_same_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The matches of several buckets read as one slice (a run adding a few matches to many
+    buckets) give the rows that slices of one match each give, in the same (bucket, match id)
+    order; duplicates are dropped alike."""
+    from pipelines import parsing
+
+    monkeypatch.setattr(parsing, "N_BUCKETS", 3)
+    ids = [f"m{i}" for i in range(8)]
+    assert len({parsing.bucket_of(m) for m in ids}) == 3
+    results = []
+    for slice_events in (10**6, 6):
+        monkeypatch.setattr(replaying, "SLICE_EVENTS", slice_events)
+        store = Store(tmp_path / str(slice_events))
+        events = [e for i, m in enumerate(ids) for e in match_events(m, deals=i % 2 + 1)]
+        write_jsonl(store.inbox / "a.jsonl", events)
+        write_jsonl(store.inbox / "b.jsonl", events[:3])
+        report = _run(store)
+        assert (report.matches, report.duplicates) == (8, 3)
+        results.append([(r["match_id"], r["deal_no"]) for r in store.read_table("deals").to_pylist()])
+    assert results[0] == results[1]
+    assert [m for m, _ in results[0]] == sorted((m for m, _ in results[0]),
+                                               key=lambda m: (parsing.bucket_of(m), m))
+
+
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_any_delivery_in_pieces_gives_the_same_matches(data: st.DataObject) -> None:
