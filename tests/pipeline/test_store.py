@@ -56,6 +56,40 @@ def test_write_replaces_whole_table_and_old_versions_stay_readable(tmp_path: Pat
     assert committed(tmp_path).execute("SELECT count(*) FROM matches").fetchone() == (2,)
 
 
+def test_a_version_written_by_another_writer_is_seen(tmp_path: Path) -> None:
+    """The table this process keeps open at its latest version learns of a version another
+    writer (another process, here another Delta handle) committed since: its log entry exists."""
+    store = Store(tmp_path)
+    store.write_table("matches", _matches(["a"]))
+    seen = store.version("matches")
+    assert seen is not None and store.data_files("matches") == store.data_files("matches", seen)
+    path = store.table_path("matches")
+    write_deltalake(f"file://{path}", _matches(["b", "c"]), mode="overwrite")
+    assert store.version("matches") == seen + 1
+    assert sorted(store.read_table("matches")["match_id"].to_pylist()) == ["b", "c"]
+    assert len(store.data_files("matches", seen)) == 1
+    assert store.data_files("matches") != store.data_files("matches", seen)
+
+
+def test_a_table_created_anew_at_its_path_is_read_anew(tmp_path: Path) -> None:
+    """A table removed and written again up to the same version number is another table: its
+    files, not those the process kept open for the old one, are listed."""
+    import shutil
+
+    store = Store(tmp_path)
+    uri = f"file://{store.table_path('matches')}"
+    for ids in (["a"], ["b"]):
+        write_deltalake(uri, _matches(ids), mode="overwrite")
+    version = store.version("matches")
+    assert version == 1
+    old = store.data_files("matches", version)
+    shutil.rmtree(store.table_path("matches"))
+    for ids in (["c"], ["d"]):
+        write_deltalake(uri, _matches(ids), mode="overwrite")
+    new = store.data_files("matches", version)
+    assert new != old and pq.read_table(new[0])["match_id"].to_pylist() == ["d"]
+
+
 def test_a_table_is_a_delta_table_with_the_schema_enforced(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a"]))
