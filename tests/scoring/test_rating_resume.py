@@ -74,6 +74,10 @@ def _changed_deal(scores: pl.DataFrame, deals: pl.DataFrame) -> tuple[pl.DataFra
     return scores, deals.with_columns(foul=foul)
 
 
+def _removed_deal(scores: pl.DataFrame, deals: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    return scores, deals.filter((pl.col("match_id") != "m0007") | (pl.col("deal_no") != 3))
+
+
 def _earlier_round(scores: pl.DataFrame, deals: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Round m0079 (not rated before) moved before the rated ones in time."""
     start = scores["started_at"].min() - timedelta(minutes=1)
@@ -86,7 +90,8 @@ def _removed_round(scores: pl.DataFrame, deals: pl.DataFrame) -> tuple[pl.DataFr
     return scores.filter(pl.col("match_id") != "m0010"), deals.filter(pl.col("match_id") != "m0010")
 
 
-@pytest.mark.parametrize("change", [_changed_result, _changed_deal, _earlier_round, _removed_round])
+@pytest.mark.parametrize("change", [_changed_result, _changed_deal, _removed_deal, _earlier_round,
+                                    _removed_round])
 def test_a_changed_earlier_round_rates_the_whole_history(change: object) -> None:
     """A correction of a rated round's result or deals, a round that now sorts before the rated
     ones, or a rated round gone (a duplicate excluded, a retracted match): the state no longer
