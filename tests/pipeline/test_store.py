@@ -90,6 +90,28 @@ def test_a_table_created_anew_at_its_path_is_read_anew(tmp_path: Path) -> None:
     assert new != old and pq.read_table(new[0])["match_id"].to_pylist() == ["d"]
 
 
+def test_a_whole_read_is_kept_for_the_next_at_the_same_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second whole read of a table's version (same columns) reads no file; a new version, other
+    columns or a filter are read from the files."""
+    from pipelines import store as store_module
+
+    store = Store(tmp_path)
+    store.write_table("matches", _matches(["a", "b"]))
+    first = store.read_table("matches")
+    scans = []
+    real_scan = store_module._scan
+    monkeypatch.setattr(store_module, "_scan", lambda *a: scans.append(a) or real_scan(*a))
+    assert store.read_table("matches") is first
+    assert scans == []
+    assert store.read_table("matches", ["match_id"])["match_id"].to_pylist() == ["a", "b"]
+    assert store.read_table("matches", where=of_matches(["a"])).num_rows == 1
+    assert len(scans) == 2
+    store.write_table("matches", _matches(["c"]))
+    assert store.read_table("matches")["match_id"].to_pylist() == ["c"]
+    assert len(scans) == 3
+
+
 def test_a_table_is_a_delta_table_with_the_schema_enforced(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a"]))
