@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import duckdb
@@ -146,7 +147,13 @@ _DEAL = ["match_id", "deal_no"]
 _UNKNOWN = len(CARDS)
 """The count column of codes that are no card (rules.md §1 has 54)."""
 _COUNTS = [f"card_{i}" for i in range(len(CARDS) + 1)]
-_CARD_CODES = pa.array(CARDS)
+
+
+@cache
+def _card_codes() -> pa.Array:
+    """The card codes as an Arrow array, built on first use (``pa.array`` imports pandas, ≈ 0.3 s,
+    which a rerun with nothing new, importing this module, never needs)."""
+    return pa.array(CARDS)
 
 
 def _counts_per_deal(batch: pa.RecordBatch) -> pl.DataFrame:
@@ -154,7 +161,7 @@ def _counts_per_deal(batch: pa.RecordBatch) -> pl.DataFrame:
     of each card code they hold (the last column: codes that are no card)."""
     hand = batch.column("hand")
     owner = pc.list_parent_indices(hand).to_numpy().astype(np.int64)
-    code = pc.index_in(pc.list_flatten(hand), value_set=_CARD_CODES).fill_null(_UNKNOWN).to_numpy()
+    code = pc.index_in(pc.list_flatten(hand), value_set=_card_codes()).fill_null(_UNKNOWN).to_numpy()
     width = len(_COUNTS)
     counts = np.bincount(owner * width + code, minlength=batch.num_rows * width)
     per_hand = pl.from_numpy(counts.reshape(batch.num_rows, width).astype(np.uint16), schema=_COUNTS)

@@ -10,6 +10,8 @@ import neither DuckDB nor polars (``pipelines.replay_task``).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -31,10 +33,20 @@ HANDS_COLUMNS = ["match_id", "deal_no", "seat", "player_id"]
 TRIBUTES_COLUMNS = ["match_id", "kind", "receiver_player", "return_card"]
 RETURN_KINDS = ("single", "double")
 """Tribute kinds with a return card (rules.md §6); ``anti`` has none."""
-_SEATS = pa.array(list(PARTNER), pa.string())
-_PARTNERS = pa.array(list(PARTNER.values()), pa.string())
-_RANKS = pa.array(list(RANK_VALUE), pa.string())
-_RANK_VALUES = pa.array(list(RANK_VALUE.values()), pa.int64())
+
+
+@cache
+def _partners() -> tuple[pa.Array, pa.Array]:
+    """The seats and their partners' seats as Arrow arrays. Built on first use, as
+    :func:`_rank_values` is: ``pa.array`` imports pandas (≈ 0.3 s), which a rerun with nothing
+    new, importing this module, never needs."""
+    return pa.array(list(PARTNER), pa.string()), pa.array(list(PARTNER.values()), pa.string())
+
+
+@cache
+def _rank_values() -> tuple[pa.Array, pa.Array]:
+    """The rank letters and their values as Arrow arrays (see :func:`_partners`)."""
+    return pa.array(list(RANK_VALUE), pa.string()), pa.array(list(RANK_VALUE.values()), pa.int64())
 
 
 def seat_patterns(plays: pa.Table, deal_hands: pa.Table) -> pa.Table:
@@ -53,7 +65,8 @@ def seat_patterns(plays: pa.Table, deal_hands: pa.Table) -> pa.Table:
     plays = in_deal_order(plays, PLAYS_COLUMNS)
     is_play = pc.equal(plays["action"], "play")
     following = pc.invert(plays["is_lead"])
-    partner = pc.take(_PARTNERS, pc.index_in(plays["seat"], value_set=_SEATS))
+    seats, partners = _partners()
+    partner = pc.take(partners, pc.index_in(plays["seat"], value_set=seats))
     pass_beat = pc.and_(pc.equal(plays["action"], "pass"), pc.fill_null(plays["could_beat"], False))
     bomb = pc.is_valid(plays["bomb_class"])
     opp_left = plays["opp_min_left"].cast(pa.int64())
@@ -109,7 +122,8 @@ def player_match_patterns(seats: pa.Table, deal_hands: pa.Table, tributes: pa.Ta
     hands = deal_hands.select(HANDS_COLUMNS)
     given = tributes.select(TRIBUTES_COLUMNS).filter(pc.is_in(tributes["kind"], pa.array(RETURN_KINDS)))
     card = given["return_card"]
-    rank = pc.take(_RANK_VALUES, pc.index_in(pc.utf8_slice_codeunits(card, 1, 2), value_set=_RANKS))
+    ranks, values = _rank_values()
+    rank = pc.take(values, pc.index_in(pc.utf8_slice_codeunits(card, 1, 2), value_set=ranks))
     parts = [
         _sum(seats.select([*MATCH_KEYS, *COUNTS]), MATCH_KEYS, COUNTS),
         pa.table({"match_id": hands["match_id"], "player_id": hands["player_id"],

@@ -642,12 +642,12 @@ class Store:
             version = self.reading().versions.get(name)
             table = None if version is None else _at(path, version)
         if table is None:
-            return schema.empty_table()
+            return empty_table(schema)
         files = [_local(u) for u in table.file_uris()]
         with _cache_lock:
-            known, rows = _memory.get(path, ((), schema.empty_table()))
+            known, rows = _memory.get(path, ((), empty_table(schema)))
         if not set(known) <= set(files) or not rows.schema.equals(schema):
-            known, rows = (), schema.empty_table()
+            known, rows = (), empty_table(schema)
         new = [f for f in files if f not in set(known)]
         parts = [pq.ParquetFile(f).read().select(schema.names).cast(schema) for f in new]
         data = pa.concat_tables([rows, *parts]) if parts else rows
@@ -854,7 +854,7 @@ class Store:
         if table is None:
             return []
         columns = ("path", "num_records", "min.seq", "max.seq", "min.kind", "max.kind", "min.batch")
-        actions = pa.table(table.get_add_actions(flatten=True))
+        actions = _add_actions(table)
         listed = actions.select([c for c in columns if c in actions.column_names]).to_pydict()
         out = []
         base = self.memory_path(COMMITS)
@@ -1037,7 +1037,9 @@ def _commit_rows(file: str) -> tuple[Commit, ...]:
         cached = _commit_files.get(file)
     if cached is not None:
         return cached
-    data = pq.ParquetFile(file).read()  # not pq.read_table: it imports pyarrow.dataset (and pandas)
+    # Not pq.read_table: it imports pyarrow.dataset (and pandas); nor the ``at`` column, whose
+    # time zone's conversion to Python imports pandas too (a rerun imports none: test_run.py).
+    data = pq.ParquetFile(file).read(columns=[n for n in COMMIT_SCHEMA.names if n != "at"])
     READS[COMMITS] = READS.get(COMMITS, 0) + data.num_rows
     rows = tuple(_commit(r) for r in data.to_pylist())
     with _cache_lock:
@@ -1062,10 +1064,22 @@ def _commit(r: Mapping[str, Any]) -> Commit:
 def _rows_logged(table: DeltaTable) -> int:
     """Rows of ``table`` at its version, from its add actions' ``numRecords`` (every file the store
     writes has them; a file without is read)."""
-    actions = pa.table(table.get_add_actions(flatten=True)).select(["path", "num_records"]).to_pylist()
+    actions = _add_actions(table).select(["path", "num_records"]).to_pylist()
     base = Path(_local(table.table_uri))
     return sum(pq.ParquetFile(base / _unquote(a["path"])).metadata.num_rows if a["num_records"] is None
                else a["num_records"] for a in actions)
+
+
+def empty_table(schema: pa.Schema) -> pa.Table:
+    """A table of ``schema`` without rows (``Schema.empty_table`` imports pandas: :func:`_add_actions`)."""
+    return pa.Table.from_batches([], schema=schema)
+
+
+def _add_actions(table: DeltaTable) -> pa.Table:
+    """The table's add actions (one row per data file, statistics flattened) as an Arrow table,
+    taken over the Arrow stream interface: ``pa.table()`` first asks whether its argument is a
+    pandas frame, importing pandas (≈ 0.3 s) into a rerun that otherwise never needs it."""
+    return pa.RecordBatchReader.from_stream(table.get_add_actions(flatten=True)).read_all()
 
 
 def _open(path: Path) -> DeltaTable | None:

@@ -61,6 +61,27 @@ def test_the_skip_rule_sees_a_stale_warehouse_file(tmp_path: Path) -> None:
     assert plan.up_to_date(Store(tmp_path))
 
 
+def test_a_warehouse_built_by_other_view_code_is_rebuilt_unless_its_statements_are_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warehouse check compares what the views are built from (``VIEWS_FORMAT`` among it)
+    and, when that differs, the statements themselves: a record from other view code whose
+    statements are these is still current; one whose statements differ is rebuilt."""
+    import orjson
+
+    from pipelines import warehouse
+
+    write_jsonl(Store(tmp_path).inbox / "a.jsonl", match_events("m1"))
+    run_pipeline(tmp_path, workers=1)
+    monkeypatch.setattr(warehouse, "VIEWS_FORMAT", warehouse.VIEWS_FORMAT + 1)
+    assert plan.up_to_date(Store(tmp_path))
+    record_file = Store(tmp_path).warehouse_record
+    record = orjson.loads(record_file.read_bytes())
+    record_file.write_bytes(orjson.dumps({**record, "statements": "of other code"}))
+    assert not plan.up_to_date(Store(tmp_path))
+    assert "warehouse" in run_pipeline(tmp_path, workers=1).materialized
+    assert plan.up_to_date(Store(tmp_path))
+
+
 def test_a_failed_check_is_in_the_report_and_names_itself(tmp_path: Path) -> None:
     write_jsonl(Store(tmp_path).inbox / "a.jsonl", match_events("m1"))
     plan.run_plan(tmp_path, workers=1)
