@@ -171,6 +171,7 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
 
 
 def _checked(check: StoreCheck, store: Store) -> CheckOutcome:
+    """``check``'s outcome on ``store``, its memory handed back to the system after it."""
     outcome = check.run(store)
     release_freed_memory()
     return outcome

@@ -642,12 +642,12 @@ class Store:
             version = self.reading().versions.get(name)
             table = None if version is None else _at(path, version)
         if table is None:
-            return empty_table(schema)
+            return _empty_table(schema)
         files = [_local(u) for u in table.file_uris()]
         with _cache_lock:
-            known, rows = _memory.get(path, ((), empty_table(schema)))
+            known, rows = _memory.get(path, ((), _empty_table(schema)))
         if not set(known) <= set(files) or not rows.schema.equals(schema):
-            known, rows = (), empty_table(schema)
+            known, rows = (), _empty_table(schema)
         new = [f for f in files if f not in set(known)]
         parts = [pq.ParquetFile(f).read().select(schema.names).cast(schema) for f in new]
         data = pa.concat_tables([rows, *parts]) if parts else rows
@@ -1074,7 +1074,7 @@ def _rows_logged(table: DeltaTable) -> int:
                else a["num_records"] for a in actions)
 
 
-def empty_table(schema: pa.Schema) -> pa.Table:
+def _empty_table(schema: pa.Schema) -> pa.Table:
     """A table of ``schema`` without rows (``Schema.empty_table`` imports pandas: :func:`_add_actions`)."""
     return pa.Table.from_batches([], schema=schema)
 
