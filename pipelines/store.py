@@ -976,8 +976,10 @@ _reads: OrderedDict[tuple[Path, int, tuple[int, int], tuple[str, ...]], pa.Table
 """Whole tables read (:meth:`Store.read_table`), by path, version, its log entry's identity and
 columns, least recently used first: a run's steps read ``match_scores`` six times, ``matches``
 four, ``scoring_partitions`` eight (≈ 1.2 s of a run adding 1,000 deals to a 1M store)."""
-READS_KEPT_BYTES = 160 * 2**20
-"""At most this many bytes of :data:`_reads` (a table over half of it is not kept)."""
+READS_KEPT_BYTES = 96 * 2**20
+"""At most this many bytes of :data:`_reads` (a table over half of it is not kept): at 1M deals
+``match_scores``, ``matches`` and ``scoring_partitions`` (95 MiB together) are kept, and the
+first run's scoring steps, whose peaks came within 150 MiB of the 2 GiB target, gain no more."""
 
 
 def _kept_read(key: tuple[Path, int, tuple[int, int], tuple[str, ...]]) -> pa.Table | None:
