@@ -13,7 +13,6 @@ a rerun with nothing new recomputes nothing (unless ``refresh``). ``gdan run`` r
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pipelines import release_freed_memory
@@ -24,10 +23,10 @@ from pipelines.replaying import WRITTEN
 from pipelines.reviews import write_player_reviews
 from pipelines.roster import write_roster
 from pipelines.scoring_steps import SCORING_STEPS, SCORING_TABLES
-from pipelines.step_reports import CheckOutcome, Meta, RunReport, Step, StepReport
+from pipelines.step_reports import Meta, RunReport, Step, StepReport
 from pipelines.steps import ingest_step, replay_step
 from pipelines.store import Store
-from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS, StoreCheck
+from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 from pipelines.warehouse import warehouse_is_current, write_warehouse
 from schemas.catalog import ALL_TABLES
 
@@ -137,12 +136,7 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
              executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
 
-    A failing check does not stop the run (the report lists it); a step that raises does. The
-    replayed tables' checks run while the warehouse is published, beside it in a thread: they
-    read the committed step, which publishing leaves as it is, and write only their memos, which
-    it does not touch (≈ 0.8 s of a run adding 1,000 deals to a 1M store). The files check takes
-    the writer lock, as publishing does, so it runs before. The report lists the checks after the
-    publish, as before.
+    A failing check does not stop the run (the report lists it); a step that raises does.
     """
     where = Path(root).absolute()
     run = RunReport()
@@ -151,27 +145,15 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
     replayed = run.add(replay(Store(where), workers=workers, executor=executor, refresh=refresh,
                               reviews=reviews))
     release_freed_memory()
-    if not replayed.outputs:
+    if replayed.outputs:
+        for step in DOWNSTREAM_STEPS:
+            run.add(step.run(Store(where).pinned()))
+            release_freed_memory()
+    else:
         run.skipped.extend(step.name for step in DOWNSTREAM_STEPS)
-        run.checks.extend(_checked(check, Store(where).pinned()) for check in INGEST_CHECKS)
-        run.skipped.extend(check.name for check in REPLAY_CHECKS)
-        return run
-    *scoring, warehouse = DOWNSTREAM_STEPS
-    for step in scoring:
-        run.add(step.run(Store(where).pinned()))
+    for check in [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]:
+        run.checks.append(check.run(Store(where).pinned()))
         release_freed_memory()
-    outcomes = [_checked(check, Store(where).pinned()) for check in INGEST_CHECKS]
-    stores = [Store(where).pinned() for _ in REPLAY_CHECKS]
-    with ThreadPoolExecutor(1, thread_name_prefix="gdan-publish") as beside:
-        published = beside.submit(warehouse.run, Store(where).pinned())
-        outcomes += [_checked(check, store) for check, store in zip(REPLAY_CHECKS, stores, strict=True)]
-        run.add(published.result())
-    run.checks.extend(outcomes)
+    if not replayed.outputs:
+        run.skipped.extend(check.name for check in REPLAY_CHECKS)
     return run
-
-
-def _checked(check: StoreCheck, store: Store) -> CheckOutcome:
-    """``check``'s outcome on ``store``, its memory handed back to the system after it."""
-    outcome = check.run(store)
-    release_freed_memory()
-    return outcome

@@ -848,17 +848,13 @@ class Store:
         """The commit log's rows by seq, as the Delta log's statistics of its files give them.
 
         Every commit row is appended alone, so each file's min and max give its seq, kind and
-        batch without reading it; a file of several rows (compacted by hand) is read. The add
-        actions are taken under the cache's lock: the log is the one table a thread may append to
-        while another reads it (the run's publish beside its checks, ``pipelines.plan``), and
-        :func:`_latest` brings the shared handle up to date under that lock.
+        batch without reading it; a file of several rows (compacted by hand) is read.
         """
         table = _latest(self.memory_path(COMMITS))
         if table is None:
             return []
         columns = ("path", "num_records", "min.seq", "max.seq", "min.kind", "max.kind", "min.batch")
-        with _cache_lock:
-            actions = _add_actions(table)
+        actions = _add_actions(table)
         listed = actions.select([c for c in columns if c in actions.column_names]).to_pydict()
         out = []
         base = self.memory_path(COMMITS)
