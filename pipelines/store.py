@@ -1021,10 +1021,10 @@ def _latest(path: Path) -> DeltaTable | None:
     with _cache_lock:
         cached = _logs.get(path)
         if cached is not None and cached[1] == identity and identity[0] >= 0:
-            table = cached[0]
-            if (path / DELTA_LOG / f"{table.version() + 1:020d}.json").exists():
-                table.update_incremental()
-            return table
+            kept = cached[0]
+            if (path / DELTA_LOG / f"{kept.version() + 1:020d}.json").exists():
+                kept.update_incremental()
+            return kept
         table = _open(path)
         if table is None:
             _logs.pop(path, None)
