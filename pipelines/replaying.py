@@ -246,8 +246,9 @@ def _quarantine_malformed(
     state.unquarantined = []
 
 
-def _raw_files(store: Store, batches: list[str], bucket: int) -> list[Path]:
-    """The raw-event files of ``batches`` in hash bucket ``bucket`` (``MALFORMED_BUCKET``: malformed)."""
+def _raw_files(store: Store, batches: list[str], bucket: int | list[int]) -> list[Path]:
+    """The raw-event files of ``batches`` in hash bucket ``bucket`` (``MALFORMED_BUCKET``: malformed)
+    or in any of a list of buckets."""
     return store.batch_files("raw_events", batches, {"bucket": bucket})
 
 
@@ -353,7 +354,7 @@ def _read_slice(
     parts: list[pa.Table] = []
     keys: list[pl.DataFrame] = []
     for batch in batches:
-        files = store.batch_files("raw_events", [batch], {"bucket": buckets})
+        files = _raw_files(store, [batch], buckets)
         if files:
             part = store.read_files("raw_events", files, columns=READ_COLUMNS, where=wanted)
             parts.append(part)

@@ -24,7 +24,7 @@ run's summary never read it, so a rerun with nothing new reads no catalogue row.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -108,7 +108,14 @@ INFO_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MatchInfo))
 def info_row(info: MatchInfo) -> tuple[Any, ...]:
     """``info`` as a catalogue row without ``match_id``: a comparable tuple, its lists copied (so a
     later change to the match does not change the row)."""
-    return tuple(list(v) if isinstance(v, list) else v for v in (getattr(info, n) for n in INFO_FIELDS))
+    return _row(info, INFO_FIELDS)
+
+
+def _row(item: object, names: Iterable[str]) -> tuple[Any, ...]:
+    """The fields ``names`` of ``item`` as a comparable tuple, each list and dict copied
+    (``dataclasses.astuple`` deep-copies every field, ≈ 10× slower)."""
+    values = (getattr(item, n) for n in names)
+    return tuple(list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v for v in values)
 
 
 class Catalogue(MutableMapping[str, MatchInfo]):
@@ -514,18 +521,12 @@ def _image(state: StoreState) -> dict[str, Any]:
     """The file memory tables' current rows by key as comparable tuples, and the catalogue's when
     it is a plain mapping (a :class:`Catalogue` tracks its own changes)."""
     image: dict[str, Any] = {
-        "file_log": {h: _record_row(r) for h, r in state.files.items()},
+        "file_log": {h: _row(r, RECORD_FIELDS) for h, r in state.files.items()},
         "file_fingerprints": {p: tuple(v) for p, v in state.fingerprints.items()},
     }
     if not isinstance(state.matches, Catalogue):
         image["match_catalogue"] = {m: info_row(i) for m, i in state.matches.items()}
     return image
-
-
-def _record_row(record: FileRecord) -> tuple[Any, ...]:
-    """``record`` as a comparable tuple, its ``revisions`` copied (a later change to the record
-    does not change the row; ``dataclasses.astuple`` deep-copies every field, ≈ 10× slower)."""
-    return tuple(dict(v) if isinstance(v, dict) else v for v in (getattr(record, n) for n in RECORD_FIELDS))
 
 
 def _catalogue_changes(state: StoreState, image: dict[str, Any]) -> dict[str, tuple[Any, ...]]:

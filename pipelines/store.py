@@ -968,7 +968,9 @@ _VERSIONS_KEPT = 1024
 _memory: dict[Path, tuple[tuple[str, ...], pa.Table]] = {}
 """Per memory table: the files this process read and their rows (see :meth:`Store.read_memory`)."""
 _cache_lock = threading.Lock()
-_reads: OrderedDict[tuple[Path, int, tuple[int, int], tuple[str, ...]], pa.Table] = OrderedDict()
+_ReadKey = tuple[Path, int, tuple[int, int], tuple[str, ...]]
+"""A whole read: the table's path, version, that version's log entry identity, the columns."""
+_reads: OrderedDict[_ReadKey, pa.Table] = OrderedDict()
 """Whole tables read (:meth:`Store.read_table`), by path, version, its log entry's identity and
 columns, least recently used first: a run's steps read ``match_scores`` six times, ``matches``
 four, ``scoring_partitions`` eight (≈ 1.2 s of a run adding 1,000 deals to a 1M store)."""
@@ -978,7 +980,7 @@ READS_KEPT_BYTES = 96 * 2**20
 first run's scoring steps, whose peaks came within 150 MiB of the 2 GiB target, gain no more."""
 
 
-def _kept_read(key: tuple[Path, int, tuple[int, int], tuple[str, ...]]) -> pa.Table | None:
+def _kept_read(key: _ReadKey) -> pa.Table | None:
     """A whole read kept by :func:`_keep_read` (a version never changes once written)."""
     with _cache_lock:
         table = _reads.get(key)
@@ -987,7 +989,7 @@ def _kept_read(key: tuple[Path, int, tuple[int, int], tuple[str, ...]]) -> pa.Ta
         return table
 
 
-def _keep_read(key: tuple[Path, int, tuple[int, int], tuple[str, ...]], table: pa.Table) -> None:
+def _keep_read(key: _ReadKey, table: pa.Table) -> None:
     """Keep ``table`` for :func:`_kept_read`, dropping the least recently used over the budget."""
     if key[2][0] < 0 or table.nbytes > READS_KEPT_BYTES // 2:
         return
