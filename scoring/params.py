@@ -71,7 +71,8 @@ class MatchPoints:
     forfeit_level_points: int = 17
     """Scores of the side that did not forfeit (`national` Art. 34–35; `huaian`: 2 and 18)."""
     forfeit_keep_actual_if_higher: bool = False
-    """`huaian`: "or the actual level points when the difference already exceeds 18"."""
+    """`huaian` (seed 000 Art. 15 三.4): the side's own actual level points where they exceed the
+    forfeit's (a side ahead by 6 or more levels); a side behind keeps the forfeit's 18."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,12 +92,12 @@ def _side_row(
     d = abs(level - opp_level)
     mp_params = p.match_points
     if forfeit:
-        actual = p.level_points.points(d)[0]
         if result == "win":
             mp = mp_params.forfeit_match_points
             ldp = mp_params.forfeit_level_points
             if mp_params.forfeit_keep_actual_if_higher:
-                ldp = max(ldp, actual)
+                ahead, behind = p.level_points.points(d)
+                ldp = max(ldp, ahead if level >= opp_level else behind)
         else:
             mp, ldp = mp_params.loss, 0
     else:

@@ -155,11 +155,26 @@ def test_no_bye_when_several_teams_are_missing() -> None:
 
 @pytest.mark.parametrize(
     ("rules", "final", "winner_ldp"),
-    [("national", ("5", "5"), 17), ("huaian", ("5", "5"), 18), ("huaian", ("A", "2"), 25)],
-    ids=["national-17", "huaian-18", "huaian-actual-above-18"],
+    [
+        ("national", ("5", "5"), 17),
+        ("huaian", ("5", "5"), 18),
+        ("huaian", ("2", "A"), 25),
+        ("huaian", ("2", "8"), 19),
+        ("huaian", ("2", "6"), 18),
+        ("huaian", ("A", "2"), 18),
+        ("huaian", ("8", "2"), 18),
+    ],
+    ids=["national-17", "huaian-18", "huaian-actual-25", "huaian-actual-19", "huaian-ahead-by-4-18",
+         "huaian-behind-by-12-18", "huaian-behind-by-6-18"],
 )
 def test_forfeit_s2(rules: str, final: tuple[str, str], winner_ldp: int) -> None:
-    """The side that did not forfeit scores 2 and 17 (`huaian`: 18, or more if already earned); 0/0."""
+    """The side that did not forfeit (NS here) scores 2 and 17 (`national` Art. 34–35); 0/0.
+
+    `huaian` (seed 000 Art. 15 三.4): "其對手的得分按場分２:０，級分18:０處理。
+    如果其對手的級分差已超過18分的，按其實際級分計算": 18, or the side's own actual level points
+    when they already exceed 18. A side that was behind has earned less than 13, so it scores 18,
+    never the leader's share.
+    """
     m = matches(match("ff", ("a", "b"), ("c", "d"), final, "NS", rules=rules, reason="forfeit"))
     s = score_matches(m, deals())
     ew, ns = side(s, "ff", "EW"), side(s, "ff", "NS")
