@@ -622,9 +622,10 @@ def match_events(
     last_declarers: str | None = None
     previous_winner: str | None = None
     extra_deal = False
-    # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"), so only
-    # a ruleset whose extra deal breaks every level round gets one here.
-    breaks_ties = ruleset.draw_breaker == "extra_deal" and ruleset.extra_deal.rounds == "any"
+    # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"); its stage
+    # column says whether a knockout's level round is played on (`national`, `huaian`).
+    breaks_ties = ruleset.extra_deal_breaks(info)
+    until_decided = ruleset.extra_deal.until_decided
     end: tuple[str, str | None] | None = None
     for deal in deals:
         if end is not None:
@@ -680,12 +681,12 @@ def match_events(
         elif lost_on_a:
             end = ("a_failures", _other(lost_on_a))
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if not extra_deal and levels["EW"] == levels["NS"] and breaks_ties:
+            if (not extra_deal or until_decided) and levels["EW"] == levels["NS"] and breaks_ties:
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
                 end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
     if end is None:
-        tie_open = levels["EW"] == levels["NS"] and breaks_ties and not extra_deal
+        tie_open = levels["EW"] == levels["NS"] and breaks_ties and (not extra_deal or until_decided)
         if fmt.kind in ("timed", "timed_deals") and not tie_open and deals:
             end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
         elif open_end:

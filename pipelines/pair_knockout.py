@@ -47,7 +47,8 @@ def plan_knockout(
 ) -> KnockoutPlan:
     """Pair knockout round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
     from pipelines.tournament_data import LookupFailed, round_scores, rows, stage_of, standings
-    from scoring.knockout import KnockoutError, is_knockout, seeding
+    from schemas.vocabulary import is_knockout
+    from scoring.knockout import KnockoutError, seeding
     from scoring.pairing import pair_round
 
     names = [

@@ -68,7 +68,7 @@ def pairing_sheet(
     """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``);
     ``system`` None: knockout or round robin for a stage named so, else Swiss."""
     from pipelines.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
-    from scoring.knockout import is_knockout
+    from schemas.vocabulary import is_knockout
     from scoring.pairing import pair_round
 
     if system == "knockout" or (system is None and is_knockout(stage_name)):

@@ -235,7 +235,7 @@ class _Replayer:
             format_kind=kind,
             format_deals=deals,
             format_minutes=minutes,
-            last_round=(ev.get("event") or {}).get("last_round") is True,
+            level_round_breaks=ruleset.extra_deal_breaks(ev.get("event")),
         )
         if state:
             self._resume(self.m, state)
@@ -395,10 +395,9 @@ class _Replayer:
         m = self.m
         assert m is not None
         return (
-            self.ruleset.draw_breaker == "extra_deal"
-            and not m.extra_deal
+            m.level_round_breaks
+            and (not m.extra_deal or self.ruleset.extra_deal.until_decided)
             and level_winner(m.levels) is None
-            and (self.ruleset.extra_deal.rounds == "any" or m.last_round)
         )
 
     def _why_no_extra_deal(self) -> str:
@@ -407,7 +406,8 @@ class _Replayer:
         assert m is not None
         if self.ruleset.draw_breaker != "extra_deal" or m.extra_deal or level_winner(m.levels) is not None:
             return ""
-        return "; an extra deal breaks a level round only in the event's last round (`event.last_round`)"
+        where = _EXTRA_DEAL_SCOPE.get(self.ruleset.extra_deal.rounds)
+        return f"; an extra deal breaks a level round only {where}" if where else ""
 
     # ---- tribute ----------------------------------------------------------------------------------
 
@@ -831,6 +831,11 @@ class _Replayer:
 
 
 _CARD_SET = frozenset(CARDS)
+_EXTRA_DEAL_SCOPE: dict[str, str] = {
+    "last": "in the event's last round (`event.last_round`)",
+    "knockout": "in a knockout stage's rounds (`event.stage`, e.g. `knockout`)",
+}
+"""Where a ruleset's extra deal applies, by ``ExtraDeal.rounds``, for a fault message."""
 
 
 _HANDLERS: dict[str, Callable[[_Replayer, dict[str, Any]], None]] = {

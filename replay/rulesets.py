@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay.overrides import override
+from schemas.vocabulary import is_knockout
 
 FormatKind = Literal["until_a", "deals", "timed", "timed_deals"]
 ReturnTarget = Literal["all", "partner_only"]
@@ -24,7 +26,7 @@ AFailureCounts = Literal["any_unpassed", "one_four_only"]
 AFailureAction = Literal["none", "lose_round", "back_to_two"]
 DrawBreaker = Literal["none", "declarers", "extra_deal"]
 EqualLevels = Literal["draw", "declarers"]
-ExtraDealRounds = Literal["any", "last"]
+ExtraDealRounds = Literal["any", "last", "knockout"]
 RedCardEffect = Literal["lose_deal", "lose_round"]
 
 
@@ -103,7 +105,12 @@ class ExtraDeal:
 
     rounds: ExtraDealRounds = "any"
     """``any``: every round; ``last``: only the event's last round, which ``match_start`` marks
-    with ``event.last_round: true`` (docs/event-extensions.md); other rounds may end level."""
+    with ``event.last_round: true`` (docs/event-extensions.md); ``knockout``: only the rounds of a
+    knockout stage (``event.stage`` named as :func:`schemas.vocabulary.is_knockout` says). Other
+    rounds may end level."""
+    until_decided: bool = False
+    """Another extra deal follows while the levels stay equal (a deal at A that nobody passes
+    leaves them so); otherwise one extra deal ends the round whatever the levels."""
     first_deal_rules: bool = False
     """Played by a match's first-deal rules: no tribute, no declarers (the levels are equal) and
     the leader drawn as for deal 1 (``deal_start.leader``). Otherwise it follows the last deal."""
@@ -111,6 +118,17 @@ class ExtraDeal:
     """The deal ends as soon as one player goes out (头游); ``deal_end.order`` is that one seat."""
     gain: int | None = None
     """Levels the winning team goes up (capped at ``max_level``); ``None``: the finish gain (§5.8)."""
+
+
+    def breaks(self, event: Mapping[str, Any] | None) -> bool:
+        """Whether a level round of the match whose ``match_start.event`` is ``event`` gets an extra
+        deal under :attr:`rounds` (any JSON value where an object is expected counts as absent)."""
+        info = event if isinstance(event, Mapping) else {}
+        if self.rounds == "last":
+            return info.get("last_round") is True
+        if self.rounds == "knockout":
+            return is_knockout(info.get("stage"))
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +194,17 @@ class Ruleset:
     scored as a forfeit (2:0, 18:0); rules.md §8 does not mention it, the rule book wins. The other
     rule books set no limit."""
 
+    def extra_deal_breaks(self, event: Mapping[str, Any] | None) -> bool:
+        """Whether a round that the format ends level, in the match whose ``match_start.event`` is
+        ``event``, gets an extra deal (``draw_breaker = "extra_deal"`` and :meth:`ExtraDeal.breaks`)."""
+        return self.draw_breaker == "extra_deal" and self.extra_deal.breaks(event)
+
+
+KNOCKOUT_PLAY_OFF = ExtraDeal(rounds="knockout", until_decided=True)
+"""A knockout round the format ends level is played on, deal after deal, until one team is ahead:
+`national` Art. 49 二 "兩隊之間在規定的時間或副數打平時，加賽一副，至決出勝負"; `huaian` Art. 14 五
+"若采用淘汰賽賽制時，…每輪比賽的雙方都必須分出勝負" and Art. 29 三.2 "繼續在原有牌局基礎上加打一副牌決出勝負"
+(a deal like the others: tribute and declarers follow the last deal). Other rounds may end level."""
 
 NATIONAL = Ruleset(
     id="national",
@@ -184,6 +213,8 @@ NATIONAL = Ruleset(
     double_tribute_leader="giver_to_first",
     equal_tribute_leader="first_xiajia",
     default_format=RoundFormat(kind="until_a"),
+    draw_breaker="extra_deal",
+    extra_deal=KNOCKOUT_PLAY_OFF,
 )
 
 HUAIAN = Ruleset(
@@ -193,6 +224,8 @@ HUAIAN = Ruleset(
     double_tribute_leader="giver_of_higher",
     equal_tribute_leader="first_xiajia",
     default_format=RoundFormat(kind="until_a"),
+    draw_breaker="extra_deal",
+    extra_deal=KNOCKOUT_PLAY_OFF,
     fouls_per_round_loss=3,
 )
 

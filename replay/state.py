@@ -132,8 +132,9 @@ class MatchState:
     lost_on_a: str | None = None
     forfeited_by: str | None = None
     extra_deal: bool = False
-    last_round: bool = False
-    """``match_start.event.last_round``: the event's last round (docs/event-extensions.md)."""
+    level_round_breaks: bool = False
+    """Whether a round the format ends level gets an extra deal here (``Ruleset.extra_deal_breaks``
+    of ``match_start.event``: its ``last_round`` or ``stage``, docs/event-extensions.md)."""
     first_time: datetime | None = None
     """The first ``t`` of the stream from ``match_start`` on: its offset is the match's local time
     when ``match_start`` itself has no ``t``."""

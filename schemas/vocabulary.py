@@ -44,6 +44,20 @@ RANK_VALUE: Final[dict[str, int]] = {r: i + 2 for i, r in enumerate(RANKS)}
 LEVEL_ORDER: Final[dict[str, int]] = {r: i for i, r in enumerate(RANKS)}
 """Levels 2 … A as 0 … 12: how far a team has climbed."""
 
+KNOCKOUT_NAMES: Final[tuple[str, ...]] = ("knockout", "淘汰")
+"""(policy) A stage (``match_start.event.stage``) whose name contains one of these (any case), or
+is ``ko``, is a single-elimination stage: the replay breaks its level rounds where the ruleset says
+so (``Ruleset.extra_deal.rounds = "knockout"``), scoring pairs it as a bracket and ranks it by the
+round a team went out."""
+
+
+def is_knockout(stage: object) -> bool:
+    """Whether a stage is a knockout by its name (:data:`KNOCKOUT_NAMES`)."""
+    if not isinstance(stage, str) or not stage:
+        return False
+    name = stage.strip().lower()
+    return name == "ko" or any(word in name for word in KNOCKOUT_NAMES)
+
 
 def rank_of_card(card: str) -> str:
     """The rank letter of a card string, with the jokers as ``B`` and ``R``."""

@@ -29,24 +29,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-KNOCKOUT_NAMES = ("knockout", "淘汰")
-"""(policy) A stage whose name contains one of these (any case), or is ``ko``, is a
-single-elimination stage: paired as a bracket, ranked by the round a team went out."""
-
 Slot = str | None
 """A bracket position: a team id, or ``None`` for an empty position (the seed's opponent is a bye)."""
 
 
 class KnockoutError(ValueError):
     """A bracket that cannot be built or advanced (too few teams, a missing or drawn result)."""
-
-
-def is_knockout(stage: str | None) -> bool:
-    """Whether a stage is a knockout by its name (:data:`KNOCKOUT_NAMES`)."""
-    if not stage:
-        return False
-    name = stage.strip().lower()
-    return name == "ko" or any(word in name for word in KNOCKOUT_NAMES)
 
 
 def bracket_size(teams: int) -> int:

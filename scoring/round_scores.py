@@ -16,9 +16,8 @@ from typing import Any, get_args
 import polars as pl
 
 from schemas.scoring import MATCH_SCORES
-from schemas.vocabulary import TEAMS
+from schemas.vocabulary import TEAMS, is_knockout
 from scoring.frames import frame
-from scoring.knockout import is_knockout
 from scoring.levels import level_value, team_id
 from scoring.params import DealGainReading, DealPoints, ScoringParams, params_for
 

@@ -9,7 +9,7 @@ robin (:func:`is_round_robin`), previous rank after round 1) is passed over. Tea
 share the rank (the books' "lots" or shared place are left to the referee). Every tie-break value has its own
 column, and ``decided_by`` names the step that separated a team from the one above it.
 
-A knockout stage (:func:`scoring.knockout.is_knockout`) is ranked by the round each team went
+A knockout stage (:func:`schemas.vocabulary.is_knockout`) is ranked by the round each team went
 out instead (:func:`scoring.knockout.placings`): ``decided_by`` ``knockout`` (out in an earlier
 round) or ``third_place_match``; the other columns are the same running totals.
 """
@@ -24,8 +24,9 @@ from typing import Any
 import polars as pl
 
 from schemas.scoring import STANDINGS
+from schemas.vocabulary import is_knockout
 from scoring.frames import frame
-from scoring.knockout import is_knockout, placings
+from scoring.knockout import placings
 from scoring.params import ScoringParams, StandingsParams, TieBreak, params_for
 
 

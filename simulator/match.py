@@ -124,10 +124,7 @@ class MatchReferee:
         self.failures = {"EW": 0, "NS": 0}
         self.cap = LEVELS.index(self.rules.max_level)
         self.extra_deal = False
-        last_round = (spec.event or {}).get("last_round") is True
-        self.extra_deal_here = self.rules.draw_breaker == "extra_deal" and (
-            self.rules.extra_deal.rounds == "any" or last_round
-        )
+        self.extra_deal_here = self.rules.extra_deal_breaks(spec.event)
         """Whether a round that ends level here gets an extra deal (``Ruleset.extra_deal.rounds``)."""
 
     def run(self) -> tuple[list[Event], MatchResult]:
@@ -222,7 +219,8 @@ class MatchReferee:
         Equal levels: a draw, unless the ruleset breaks ties: ``declarers`` gives the round to the
         team attacking in the last deal (`bcta` "比賽結束時進攻一方勝出"); ``extra_deal`` plays one
         more deal whose 1st-place team wins, in the rounds ``Ruleset.extra_deal.rounds`` names
-        (`jiangsu`: the event's last round, seed 003 "最后一轮不能平局,需加赛一把决定胜负").
+        (`jiangsu`: the event's last round, seed 003 "最后一轮不能平局,需加赛一把决定胜负"), or more
+        while the levels stay equal (``until_decided``: `national`/`huaian` knockouts, "至決出勝負").
         """
         fmt = self.spec.format
         reason = None
@@ -236,7 +234,7 @@ class MatchReferee:
         if ew != ns:
             return reason, "EW" if ew > ns else "NS"
         breaker = self.rules.draw_breaker
-        if self.extra_deal_here and not self.extra_deal:
+        if self.extra_deal_here and (not self.extra_deal or self.rules.extra_deal.until_decided):
             self.extra_deal = True
             return None, None
         if self.extra_deal_here:

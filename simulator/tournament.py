@@ -219,13 +219,13 @@ def _check_knockout(qualifiers: int, teams: int, rules: Ruleset, fmt: RoundForma
     """A knockout needs 2 ≤ k ≤ teams qualifiers and rounds that always have a winner.
 
     `huaian` Art. 14 五 "若采用淘汰賽賽制時 … 每輪比賽的雙方都必須分出勝負": a round played to
-    A always has one; a round limited by deals or time needs the ruleset's ``draw_breaker``.
+    A always has one; a round limited by deals or time needs the ruleset's ``draw_breaker`` (the
+    `national` and `huaian` rulesets play a knockout's level round on, Art. 49 二 / Art. 14 五).
     """
     if not 2 <= qualifiers <= teams:
         raise ValueError(f"a knockout of {qualifiers} pairs needs between 2 and {teams} (the pairs entered)")
-    every_round_breaks = rules.draw_breaker == "declarers" or (
-        rules.draw_breaker == "extra_deal" and rules.extra_deal.rounds == "any"
-    )
+    knockout = {"stage": KNOCKOUT_STAGE}
+    every_round_breaks = rules.draw_breaker == "declarers" or rules.extra_deal_breaks(knockout)
     if fmt.kind != "until_a" and not every_round_breaks:
         raise ValueError(
             f"a knockout match must have a winner: ruleset {rules.id} with {fmt.kind} rounds can end "

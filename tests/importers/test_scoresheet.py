@@ -272,6 +272,32 @@ def test_cli_writes_nothing_for_a_damaged_sheet(tmp_path: Path) -> None:
     ]
 
 
+def test_a_level_knockout_round_takes_its_play_off_deal(tmp_path: Path) -> None:
+    """national Art. 49 二 "打平時，加賽一副，至決出勝負": a knockout stage's sheet needs the deal
+    after a level round (and replays valid with it); a Swiss round ending level is a draw."""
+    from replay import replay_match
+
+    header = [*HEADER, "stage"]
+
+    def rows(stage: str, *orders: str) -> list[list[Any]]:
+        return [[*row, stage] for row in deals(*orders)]
+
+    level = ("E W", "N S")  # EW +3, then NS +3: 5:5
+    events = convert_scoresheet(sheet(tmp_path, rows("knockout", *level, "E N W S"), header),
+                                rules="national", round_format="deals:2")
+    assert (events[-1]["reason"], events[-1]["winner"], events[-1]["levels"]) == (
+        "deals", "EW", {"EW": "7", "NS": "5"})
+    replay = replay_match(events)
+    assert replay.valid, replay.error
+    assert [d["extra_deal"] for d in replay.rows["deals"]] == [False, False, True]
+    with pytest.raises(ScoreSheetError, match="one extra deal after this one"):
+        convert_scoresheet(sheet(tmp_path, rows("knockout", *level), header), rules="national",
+                           round_format="deals:2")
+    swiss = convert_scoresheet(sheet(tmp_path, rows("swiss", *level), header), rules="national",
+                               round_format="deals:2")
+    assert swiss[-1]["winner"] is None
+
+
 def test_results_only_sheet_replays() -> None:
     """The replay derives the same levels and results (events.md "Results-only deals")."""
     from replay import replay_match

@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scoring_builders import deals, match, matches
 
+from schemas.vocabulary import is_knockout
 from scoring.knockout import (
     KnockoutError,
     bracket,
-    is_knockout,
     knockout_round,
     placings,
     rounds_needed,
@@ -194,9 +194,11 @@ def test_placings_with_byes_six_teams() -> None:
         ("KO", True),
         ("swiss", False),
         (None, False),
+        (["knockout"], False),
     ],
 )
-def test_knockout_stage_names(stage: str | None, expected: bool) -> None:
+def test_knockout_stage_names(stage: object, expected: bool) -> None:
+    """A stage name is read as logged (`match_start.event.stage` may hold any JSON value)."""
     assert is_knockout(stage) is expected
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
+from replay import replay_match
 from simulator import simulate_to_dir
 
 
@@ -32,8 +34,25 @@ def test_knockout_of_every_pair_seeded_by_strength(tmp_path: Path) -> None:
     assert all(e.get("winner") in ("EW", "NS") for e in events if e["type"] == "match_end")
 
 
+@pytest.mark.parametrize("rules", ["national", "huaian"])
+def test_a_level_knockout_round_is_played_on(tmp_path: Path, rules: str) -> None:
+    """national Art. 49 二 "打平時，加賽一副，至決出勝負" / huaian Art. 14 五: two-deal knockout rounds
+    that end level get their play-off deals, every round has a winner and replays valid."""
+    simulate_to_dir(tmp_path, "tournament", pairs=8, system="knockout", rules=rules, format="deals:2", seed=4)
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    for f in sorted(tmp_path.glob("*.jsonl")):
+        for line in f.read_bytes().splitlines():
+            ev = orjson.loads(line)
+            by_match.setdefault(ev["match"], []).append(ev)
+    replays = [replay_match(events) for events in by_match.values()]
+    assert [r.status for r in replays] == ["valid"] * 7
+    assert all(r.rows["matches"][0]["winner"] in ("EW", "NS") for r in replays)
+    assert sum(d["extra_deal"] for r in replays for d in r.rows["deals"]) >= 2
+
+
 def test_knockout_needs_rounds_with_a_winner(tmp_path: Path) -> None:
-    """huaian Art. 14 五: a deal-limited round without a draw_breaker can end level."""
+    """huaian Art. 14 五: a deal-limited round whose draw_breaker does not decide knockout rounds
+    (jiangsu: only the last round) can end level."""
     with pytest.raises(ValueError, match="must have a winner"):
         simulate_to_dir(tmp_path, "tournament", pairs=6, rules="jiangsu", format="deals:2", knockout=4)
     with pytest.raises(ValueError, match="between 2 and 6"):
