@@ -222,9 +222,10 @@ def test_foul_decides_a_forfeited_deal() -> None:
     assert [x["kind"] for x in r.rows["rulings"]] == ["rank_last", "foul"]
 
 
-def test_every_ruling_kind_is_documented() -> None:
-    """events.md ``ruling``: the README's rulings table and the ``rulings`` table's doc list every
-    ruling kind the replayer accepts."""
+def test_rank_last_is_documented_with_every_ruling_kind() -> None:
+    """events.md ``ruling``, docs/event-extensions.md: ``rank_last`` is a ruling kind, and the
+    README's rulings table and the ``rulings`` table's doc list every ruling kind the replayer accepts."""
+    assert "rank_last" in RULING_KINDS
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `kind` |") and "`foul`" in line)
     assert set(re.findall(r"`(\w+)`", row)) - {"kind"} == RULING_KINDS
