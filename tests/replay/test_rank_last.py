@@ -48,8 +48,8 @@ def _last_play_of(log: Log, seat: str) -> int:
 @pytest.mark.parametrize("rules", BOOKS)
 @pytest.mark.parametrize("when", ["before_going_out", "after_the_deal"])
 def test_book_example_partner_out_first(rules: str, when: str) -> None:
-    """national Art. 11 判罰 2(3) (搭檔先其出完全手牌，搭檔成績保留), jiangsu 报牌, rules.md §5.8/§6: W goes out
-    1st, his partner E 2nd without having reported. W keeps 上遊, E is 下遊: EW win 1st+4th, +1
+    """national Art. 11 判罰 2(3) (搭檔先其出完全手牌，搭檔成績保留), jiangsu 报牌, rules.md §5.8/§6: W goes
+    out 1st, his partner E 2nd without having reported. W keeps 上遊, E is 下遊: EW win 1st+4th, +1
     (2 → 3), and the next deal is a single tribute E → W, E leading."""
     log = _played(rules, ["W", "E"])
     ruling = {"kind": "rank_last", "seat": "E", "note": "did not report 10 cards"}
@@ -77,8 +77,8 @@ def test_book_example_partner_out_first(rules: str, when: str) -> None:
 
 @pytest.mark.parametrize("rules", BOOKS)
 def test_first_place_offender_next_tribute(rules: str) -> None:
-    """huaian Art. 18 ④ (如該選手…獲得上游，則判二游選手成為上游), jiangsu (如违规者头游,则二游变头游), rules.md
-    §6: W went out 1st and E 2nd; W ranked last makes E 上遊 and W 下遊: EW +1, and the next deal's
+    """huaian Art. 18 ④ (如該選手…獲得上游，則判二游選手成為上游), jiangsu (如违规者头游,则二游变头游),
+    rules.md §6: W went out 1st and E 2nd; W ranked last makes E 上遊 and W 下遊: EW +1, and the next deal's
     single tribute goes W → E, W leading."""
     log = _played(rules, ["W", "E"])
     log.ruling("rank_last", seat="W")
@@ -116,7 +116,13 @@ def test_first_place_offender_next_tribute(rules: str) -> None:
     ],
 )
 def test_amended_orders(
-    rules: str, out: list[str], ruled: list[str], logged: list[str], recorded: list[str], gain: int, double: bool
+    rules: str,
+    out: list[str],
+    ruled: list[str],
+    logged: list[str],
+    recorded: list[str],
+    gain: int,
+    double: bool,
 ) -> None:
     """national Art. 11 判罰 2(3), huaian Art. 18 ④, jiangsu 报牌; rules.md §5.7–§5.8: the order
     ``deal_end`` must give, the order recorded, and the level gain and double win it implies."""
@@ -130,13 +136,14 @@ def test_amended_orders(
     r = log.replay()
     assert r.status == "valid", r.error
     d = r.rows["deals"][0]
-    assert (d["finish_order"], d["winning_team"], d["level_gain"], d["double_win"]) == (recorded, winner, gain, double)
+    got = (d["finish_order"], d["winning_team"], d["level_gain"], d["double_win"])
+    assert got == (recorded, winner, gain, double)
 
 
 @pytest.mark.parametrize(
     ("out", "logged", "expected"),
     [
-        (["W", "E"], ["W", "E"], "expected ['W', 'N', 'S', 'E'], N and S (who did not go out) in either order"),
+        (["W", "E"], ["W", "E"], "['W', 'N', 'S', 'E'], N and S (who did not go out) in either order"),
         (["W", "E"], ["W", "N", "E", "S"], "expected ['W', 'N', 'S', 'E']"),
         (["W", "N", "E"], ["W", "N", "E", "S"], "expected ['W', 'N', 'S', 'E']"),
     ],
@@ -232,4 +239,4 @@ def test_rank_last_is_documented_with_every_ruling_kind() -> None:
     from schemas.tables import RULINGS
 
     doc = RULINGS.metadata[b"doc"].decode()
-    assert set(re.search(r"kind ([\w|]+);", doc).group(1).split("|")) == RULING_KINDS  # type: ignore[union-attr]
+    assert set(re.search(r"kind ([\w|]+)", doc).group(1).split("|")) == RULING_KINDS  # type: ignore[union-attr]
