@@ -28,8 +28,19 @@ LEVEL_INDEX: dict[str, int] = LEVEL_ORDER
 FORMAT_KINDS = frozenset({"until_a", "deals", "timed", "timed_deals"})
 END_REASONS = frozenset({"passed_a", "deals", "time", "a_failures", "forfeit", "abandoned"})
 RULING_KINDS = frozenset(
-    {"warning", "violation", "foul", "yellow_card", "red_card", "deduction", "level_adjust", "forfeit_match"}
+    {
+        "warning",
+        "violation",
+        "foul",
+        "yellow_card",
+        "red_card",
+        "deduction",
+        "level_adjust",
+        "forfeit_match",
+        "rank_last",
+    }
 )
+"""Ruling kinds (events.md ``ruling``); ``rank_last`` is an extension (docs/event-extensions.md)."""
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "match_start": ("rules", "seats"),

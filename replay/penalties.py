@@ -26,8 +26,8 @@ class Penalty(NamedTuple):
 NO_PENALTY = Penalty("none")
 LOSE_ROUND = Penalty("lose_round")
 
-SIDED_KINDS = frozenset({"foul", "red_card", "forfeit_match", "deduction", "yellow_card"})
-"""Ruling kinds that must name the seat or team they are against."""
+SIDED_KINDS = frozenset({"foul", "red_card", "forfeit_match", "deduction", "yellow_card", "rank_last"})
+"""Ruling kinds that must name the seat or team they are against (``rank_last``: the seat)."""
 
 
 def ruling_fault(ev: dict[str, Any]) -> str | None:
@@ -41,6 +41,11 @@ def ruling_fault(ev: dict[str, Any]) -> str | None:
         return f"ruling seat {seat!r} is not E, N, W or S"
     if team is not None and team not in TEAMS:
         return f"ruling team {team!r} is not EW or NS"
+    if kind == "rank_last":
+        if seat is None:
+            return "a rank_last ruling needs `seat`: the offender it ranks last (docs/event-extensions.md)"
+        if team is not None and team != TEAM[seat]:
+            return f"a rank_last ruling against {seat} names team {team}, not {seat}'s team {TEAM[seat]}"
     if ruled_side(ev) is None and kind in SIDED_KINDS:
         return f"a {kind} ruling needs `seat` or `team`"
     if kind == "level_adjust" and not ev.get("levels"):

@@ -40,6 +40,7 @@ from replay.state import (
     Trick,
     finish_gain,
     level_up,
+    ranked_last_orders,
 )
 from replay.summary import MatchEnd, level_winner, match_row
 from replay.tribute import TributePhase
@@ -607,6 +608,8 @@ class _Replayer:
         if kind == "level_adjust":
             for tm, lv in ev["levels"].items():
                 m.levels[tm] = normalise_level(lv) or m.levels[tm]
+        elif kind == "rank_last":
+            self._rank_last(ev["seat"])
         elif side is not None:
             penalty = self.penalties.judge(kind, seat or side, side, in_deal)
             if penalty.effect == "forfeit_deal":
@@ -621,6 +624,21 @@ class _Replayer:
         self.deal.foul_team = team
         self.deal.over = True
         self.phase = "deal_over"
+
+    def _rank_last(self, seat: str) -> None:
+        """A ``rank_last`` ruling (docs/event-extensions.md; national Art. 11 判罰 2(3), huaian
+        Art. 18 ④, jiangsu 报牌): ``seat`` is placed last in the finishing order of the deal in play
+        when it ends (``_finish_order``); the play itself goes on unchanged. Ruled again, the seat
+        moves behind any seat ruled last before it."""
+        d = self.deal
+        if self.phase not in ("tribute", "play", "deal_over") or d is None:
+            raise self._fail(
+                ErrorCode.EVENT_OUT_OF_PLACE,
+                f"a rank_last ruling against {seat} outside a deal: it ranks a seat last in the deal in play",
+            )
+        if seat in d.ranked_last:
+            d.ranked_last.remove(seat)
+        d.ranked_last.append(seat)
 
     def _lose_round(self, team: str) -> None:
         """``team`` loses the round (match) at once: forfeit, red cards, too many fouls (rules.md §8)."""
@@ -646,7 +664,7 @@ class _Replayer:
             raise self._fail(ErrorCode.EVENT_OUT_OF_PLACE, "deal_end outside a deal")
         order = self._finish_order(d, ev["order"])
         winner = TEAM[order[0]]
-        double = d.foul_team is not None or len(d.out) == 2
+        double = d.foul_team is not None or (len(order) > 1 and TEAM[order[0]] == TEAM[order[1]])
         gain = 3 if double else finish_gain(order)
         if d.extra_deal and self.ruleset.extra_deal.gain is not None:
             gain = self.ruleset.extra_deal.gain
@@ -732,6 +750,13 @@ class _Replayer:
             return list(logged)
         out = d.out
         if d.extra_deal and self.ruleset.extra_deal.first_out_ends:
+            if out[0] in d.ranked_last:
+                raise self._fail(
+                    ErrorCode.WRONG_FINISH_ORDER,
+                    f"order {logged}; the extra deal ends when the first player goes out, and the "
+                    f"rank_last ruling against {out[0]}, that player, leaves it without a 1st "
+                    "(rules.md §7, docs/event-extensions.md)",
+                )
             if logged != out:
                 raise self._fail(
                     ErrorCode.WRONG_FINISH_ORDER,
@@ -739,6 +764,8 @@ class _Replayer:
                     f"the play gives {out} (rules.md §7)",
                 )
             return list(out)
+        if d.ranked_last:
+            return self._ranked_order(out, d.ranked_last, logged)
         rest = [s for s in SEATS if s not in out]
         derived = out + rest if len(out) == 3 else list(out)
         need = len(out)
@@ -749,6 +776,30 @@ class _Replayer:
             tail = " (then the other two in any order)" if len(out) == 2 else ""
             raise self._fail(ErrorCode.WRONG_FINISH_ORDER, f"order {logged}; the play gives {derived}{tail}")
         return list(logged) if len(logged) == 4 else derived
+
+    def _ranked_order(self, out: list[str], last: list[str], logged: list[str]) -> list[str]:
+        """Check ``deal_end.order`` of a deal with ``rank_last`` rulings against the amended order
+        (docs/event-extensions.md): the play's order with the seats ``last`` moved to the end, the
+        others moving up. As for any order, 2 seats suffice when the amended order is a double win,
+        else at least 3 (the 4th implied); two seats that never went out may come in either order.
+        Returns the full amended order (4 seats) to record."""
+        orders = ranked_last_orders(out, last)
+        full = orders[0]
+        need = 2 if TEAM[full[0]] == TEAM[full[1]] else 3
+        for order in orders:
+            if len(logged) >= need and logged == order[: len(logged)]:
+                return order
+        rulings = f"the rank_last ruling{'s' if len(last) > 1 else ''} against {', then '.join(last)}"
+        either = ""
+        if len(orders) == 2:
+            a, b = (s for s, t in zip(full, orders[1], strict=True) if s != t)
+            either = f", {a} and {b} (who did not go out) in either order"
+        short = f"; at least {need} seats" if len(logged) < need else ""
+        raise self._fail(
+            ErrorCode.WRONG_FINISH_ORDER,
+            f"order {logged}; {rulings} places {'them' if len(last) > 1 else last[0]} last and the "
+            f"seats behind move up: expected {full}{either}{short} (docs/event-extensions.md)",
+        )
 
     def _a_result(
         self, d: DealState, order: list[str], double: bool, after: dict[str, str]

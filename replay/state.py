@@ -33,6 +33,24 @@ def finish_gain(order: list[str]) -> int:
     return 1
 
 
+def ranked_last_orders(out: list[str], last: list[str]) -> list[list[str]]:
+    """The full finishing orders of a deal whose ``rank_last`` rulings (docs/event-extensions.md)
+    rank the seats ``last`` last, in ruling order (the latest ruled is 4th): the seats ``out`` in
+    the order they went out, without the seats ruled last, move up; then the seats neither out nor
+    ruled last; then ``last``.
+
+    Two seats that never went out (the deal ended as a double win, rules.md §5.7) have no places of
+    their own: both orders are returned, as after a double win they are partners and their order
+    changes neither the level gain nor the tribute team. One order otherwise.
+    """
+    head = [s for s in out if s not in last]
+    left = [s for s in SEATS if s not in out and s not in last]
+    orders = [head + left + last]
+    if len(left) == 2:
+        orders.append(head + left[::-1] + last)
+    return orders
+
+
 @dataclass(slots=True)
 class Trick:
     """The trick in progress: the last play on the table and who made it."""
@@ -71,6 +89,9 @@ class DealState:
     out: list[str] = field(default_factory=list)
     over: bool = False
     foul_team: str | None = None
+    ranked_last: list[str] = field(default_factory=list)
+    """Seats a ``rank_last`` ruling places last when the deal ends, in ruling order
+    (docs/event-extensions.md)."""
     jie_feng: int = 0
     bombs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEATS, 0))
     plays: int = 0

@@ -228,7 +228,8 @@ RULINGS = pa.schema(
         pa.field("t", _TS),
     ],
     metadata={"doc": "one row per referee ruling of a valid or partial match (events.md ruling): kind "
-                     "warning|violation|foul|yellow_card|red_card|deduction|level_adjust|forfeit_match; "
+                     "warning|violation|foul|yellow_card|red_card|deduction|level_adjust|forfeit_match|"
+                     "rank_last (the seat ranked last in its deal); "
                      "team = the team ruled against (the seat's team when a seat is named); deduction "
                      "points as given (negative = taken off); level_EW/NS = levels set by level_adjust"},
 )
