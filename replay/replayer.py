@@ -391,8 +391,9 @@ class _Replayer:
         self.phase = "tribute"
 
     def _extra_deal_due(self) -> bool:
-        """``extra_deal`` tie-break (rules.md §7): one more deal when the format ends level, in
-        every round or only in the event's last one (``Ruleset.extra_deal.rounds``)."""
+        """``extra_deal`` tie-break (rules.md §7): one more deal when the format ends level, in the
+        rounds ``Ruleset.extra_deal.rounds`` names (every one, the event's last, a knockout's), and
+        another while the levels stay equal under ``until_decided``."""
         m = self.m
         assert m is not None
         return (
