@@ -19,6 +19,7 @@ import pandas as pd
 from pandas.errors import Pandas4Warning
 
 from pipelines.pairing_sheet import PairingSheet
+from schemas.scoring import PLAYER_RESULTS
 from schemas.times import sql_local_day, sql_time_label
 from schemas.vocabulary import (
     PARTNER,
@@ -204,7 +205,7 @@ _RESULTS = """
         / count(*) AS win_rate,
     sum(levels_gained) AS levels_gained
 """
-"""Per-player result columns over ``player_matches`` rows; a draw counts half a win."""
+"""Per-player result columns over :data:`PLAYER_RESULTS` rows; a draw counts half a win."""
 
 
 def leaderboard(
@@ -222,7 +223,7 @@ def leaderboard(
         f"""
         WITH res AS (
             SELECT player_id, {_RESULTS}
-            FROM player_matches
+            FROM {PLAYER_RESULTS}
             WHERE ($event IS NULL OR event_id = $event) AND ($rules IS NULL OR rules = $rules)
             GROUP BY player_id
             HAVING count(*) >= $min_rounds
@@ -239,7 +240,7 @@ def player_summary(con: Con, *, player: str) -> pd.DataFrame:
     return _df(
         con,
         f"""
-        WITH res AS (SELECT player_id, {_RESULTS} FROM player_matches WHERE player_id = $player
+        WITH res AS (SELECT player_id, {_RESULTS} FROM {PLAYER_RESULTS} WHERE player_id = $player
                      GROUP BY player_id)
         {_BOARD_SELECT}
         """,
@@ -401,7 +402,7 @@ def results_by_partner(con: Con, *, player: str) -> pd.DataFrame:
     """The player's rounds, wins, draws, losses and levels gained with each partner."""
     return _df(
         con,
-        """
+        f"""
         SELECT partner_id AS partner, count(*) AS rounds,
                count(*) FILTER (WHERE result = 'win') AS wins,
                count(*) FILTER (WHERE result = 'draw') AS draws,
@@ -409,7 +410,7 @@ def results_by_partner(con: Con, *, player: str) -> pd.DataFrame:
                (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
                    / count(*) AS win_rate,
                sum(levels_gained) AS levels_gained
-        FROM player_matches WHERE player_id = $player
+        FROM {PLAYER_RESULTS} WHERE player_id = $player
         GROUP BY partner_id ORDER BY rounds DESC, partner
         """,
         {"player": player},
@@ -420,14 +421,14 @@ def results_by_opponent(con: Con, *, player: str) -> pd.DataFrame:
     """The player's results against each opponent met (each round counts for both opponents)."""
     return _df(
         con,
-        """
+        f"""
         SELECT opponent, count(*) AS rounds,
                count(*) FILTER (WHERE result = 'win') AS wins,
                count(*) FILTER (WHERE result = 'draw') AS draws,
                count(*) FILTER (WHERE result = 'loss') AS losses,
                (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
                    / count(*) AS win_rate
-        FROM (SELECT unnest(opponent_ids) AS opponent, result FROM player_matches WHERE player_id = $player)
+        FROM (SELECT unnest(opponent_ids) AS opponent, result FROM {PLAYER_RESULTS} WHERE player_id = $player)
         GROUP BY opponent ORDER BY rounds DESC, opponent
         """,
         {"player": player},
@@ -1153,7 +1154,7 @@ def coach_match_list(con: Con, *, player: str, filters: SeatFilters = NO_FILTERS
                                CASE pm.team WHEN 'EW' THEN m.final_level_NS ELSE m.final_level_EW END, '?')
                    AS levels,
                pm.levels_gained, picked.deals, pm.match_id, picked.deal
-        FROM player_matches pm JOIN picked USING (match_id) JOIN matches m USING (match_id)
+        FROM {PLAYER_RESULTS} pm JOIN picked USING (match_id) JOIN matches m USING (match_id)
         WHERE pm.player_id = $player
         ORDER BY pm.started_at DESC NULLS LAST, pm.match_id
         """,
@@ -1364,14 +1365,14 @@ def head_to_head(con: Con, *, player: str, other: str) -> pd.DataFrame:
     (partner|opponent), rounds, wins, draws, losses, levels gained (zero rows never met)."""
     return _df(
         con,
-        """
+        f"""
         SELECT CASE WHEN partner_id = $other THEN 'partner' ELSE 'opponent' END AS relation,
                count(*) AS rounds,
                count(*) FILTER (WHERE result = 'win') AS wins,
                count(*) FILTER (WHERE result = 'draw') AS draws,
                count(*) FILTER (WHERE result = 'loss') AS losses,
                sum(levels_gained) AS levels_gained
-        FROM player_matches
+        FROM {PLAYER_RESULTS}
         WHERE player_id = $player AND (partner_id = $other OR list_contains(opponent_ids, $other))
         GROUP BY ALL ORDER BY relation DESC
         """,
@@ -1384,12 +1385,12 @@ def rivals(con: Con, *, player: str) -> pd.DataFrame:
     draws, losses (a draw counts half in the page's rate). Nemesis and best partner come from it."""
     return _df(
         con,
-        """
+        f"""
         WITH met AS (
-            SELECT 'partner' AS relation, partner_id AS other, result FROM player_matches
+            SELECT 'partner' AS relation, partner_id AS other, result FROM {PLAYER_RESULTS}
             WHERE player_id = $player AND partner_id IS NOT NULL
             UNION ALL
-            SELECT 'opponent', unnest(opponent_ids), result FROM player_matches WHERE player_id = $player
+            SELECT 'opponent', unnest(opponent_ids), result FROM {PLAYER_RESULTS} WHERE player_id = $player
         )
         SELECT relation, other, count(*) AS rounds,
                count(*) FILTER (WHERE result = 'win') AS wins,
@@ -1416,9 +1417,9 @@ _LOCAL_DAYS = sql_local_day("t.started_at", "o.utc_offset_min")
 """SQL: the local day of a row ``t`` of a per-match table joined to its match's offset ``o``."""
 
 _DATED: dict[str, str] = {
-    table: f"(SELECT t.*, {_LOCAL_DAYS} AS local_day FROM {table} t LEFT JOIN {_OFFSETS} o USING (match_id)"
+    table: f"(SELECT t.*, {_LOCAL_DAYS} AS local_day FROM {rows} t LEFT JOIN {_OFFSETS} o USING (match_id)"
     " WHERE t.started_at IS NOT NULL)"
-    for table in ("player_matches", "rating_history")
+    for table, rows in (("player_matches", PLAYER_RESULTS), ("rating_history", "rating_history"))
 }
 """SQL: the rows of a per-match table that have a start time, with ``local_day``, the day in
 their match's local time (what a period holds)."""

@@ -36,6 +36,7 @@ import plotly.express as px
 import polars as pl
 from lens import newcombe_diff, no_data_figure, open_store, player_name, query, rate_bar, with_wilson
 
+from schemas.scoring import PLAYER_RESULTS
 from schemas.times import sql_time_label
 from schemas.vocabulary import sql_partner
 
@@ -65,26 +66,28 @@ print(f"player: {label} ({player_deals} deals)" if player else "no players in th
 # %% [markdown]
 # ## Matches
 #
-# Results from `player_matches` (one row per player per valid or partial match); `started` is
-# the match's local time with its UTC offset, as the dashboards show it (`schemas/times.py`).
+# Results from `player_matches` (one row per player per valid or partial match), each with its
+# scored result (`schemas.scoring.PLAYER_RESULTS`: a round ended level is a draw, as in the
+# standings); `started` is the match's local time with its UTC offset, as the dashboards show it
+# (`schemas/times.py`).
 
 # %%
 matches = query(con, f"""
     SELECT pm.match_id, pm.rules, pm.seat, pm.partner_id, pm.result, pm.final_level, pm.opp_final_level,
            pm.levels_gained, pm.deals_played, pm.deals_won, pm.first_places, pm.fourth_places,
            {sql_time_label("pm.started_at", "m.utc_offset_min")} AS started
-    FROM player_matches pm LEFT JOIN matches m USING (match_id)
+    FROM {PLAYER_RESULTS} pm LEFT JOIN matches m USING (match_id)
     WHERE pm.player_id = ? ORDER BY pm.started_at, pm.match_id
 """, [player])
 matches
 
 # %%
-query(con, """
+query(con, f"""
     SELECT player_id = ? AS is_player, count(*) AS matches,
            avg((result = 'win')::INT) AS win_share, avg((result = 'draw')::INT) AS draw_share,
            avg(levels_gained) AS mean_levels_gained,
            sum(deals_won) / nullif(sum(deals_played), 0) AS deal_win_share
-    FROM player_matches GROUP BY ALL ORDER BY is_player DESC
+    FROM {PLAYER_RESULTS} GROUP BY ALL ORDER BY is_player DESC
 """, [player])
 
 # %% [markdown]

@@ -427,3 +427,13 @@ SCORING_BOOKKEEPING: dict[str, pa.Schema] = {
 (``pipelines.partitions``), written by the ``match_scores``, ``standings``, ``dan`` and
 ``duplicate_events`` steps beside their tables, and ``luck_statistics`` with ``luck_totals``
 (``pipelines.luck_statistics``), written by the luck step; not outputs."""
+
+PLAYER_RESULTS = """(
+    SELECT pm.* REPLACE (coalesce(ms.result, pm.result) AS result)
+    FROM player_matches pm LEFT JOIN match_scores ms ON ms.match_id = pm.match_id AND ms.side = pm.team
+)"""
+"""SQL over the warehouse views: ``player_matches`` with each round's **scored** result,
+``match_scores.result`` where the round is scored. A round the format ends at equal levels is a
+draw there (README "Equal levels", seed 001 "級數相同為平局"), while ``player_matches.result`` keeps
+the replay's winner (``bcta``: the declarers). Win, draw and loss counts read this (the dashboards,
+the notebooks), so they agree with the standings."""

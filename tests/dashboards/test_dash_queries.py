@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import inspect
 import warnings
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -149,3 +150,56 @@ def test_finish_positions_count_the_seats_that_lost_double(con: duckdb.DuckDBPyC
     positions = queries.finish_positions(con, player="p1").set_index("position")
     assert positions.loc["double_loss", "player_n"] == 2  # p1 sat E in m1 and m3, deal 1 lost 双下
     assert positions["population_n"].sum() == 24  # every seat of every deal
+
+
+def _level_round_store() -> duckdb.DuckDBPyConnection:
+    """Two bcta rounds of p1+p3 (EW) against p2+p4: r1 ended level at 8:8, which the replay gives to
+    the declarers EW (``player_matches.result``) and scoring makes a draw (``match_scores.result``);
+    r2 EW won. Every other view the queries read is empty."""
+    import pyarrow as pa
+
+    from schemas.catalog import ALL_TABLES
+
+    con = duckdb.connect()
+    for name, schema in ALL_TABLES.items():
+        con.register(name, schema.empty_table())
+    t0 = datetime(2026, 6, 18, 5, 0, tzinfo=UTC)
+    rows, scores = [], []
+    for k, (match, replayed, scored) in enumerate([("r1", "EW", None), ("r2", "EW", "EW")]):
+        for seat, player, partner, team, opponents in (
+            ("E", "p1", "p3", "EW", ["p2", "p4"]), ("W", "p3", "p1", "EW", ["p2", "p4"]),
+            ("N", "p2", "p4", "NS", ["p1", "p3"]), ("S", "p4", "p2", "NS", ["p1", "p3"]),
+        ):
+            rows.append({"match_id": match, "player_id": player, "seat": seat, "team": team,
+                         "partner_id": partner, "opponent_ids": opponents, "event_id": "lg", "round": k + 1,
+                         "rules": "bcta", "status": "valid", "levels_gained": 6,
+                         "result": "win" if replayed == team else "loss",
+                         "started_at": t0 + timedelta(days=7 * k)})
+        for side in ("EW", "NS"):
+            result = "draw" if scored is None else "win" if scored == side else "loss"
+            scores.append({"match_id": match, "event_id": "lg", "round": k + 1, "side": side,
+                           "outcome": "played", "result": result})
+    con.register("player_matches", pa.Table.from_pylist(rows, schema=ALL_TABLES["player_matches"]))
+    con.register("match_scores", pa.Table.from_pylist(scores, schema=ALL_TABLES["match_scores"]))
+    return con
+
+
+def test_win_draw_loss_counts_are_the_scored_results() -> None:
+    """README "Equal levels (BCTA)", seed 001 "級數相同為平局，各記100分": a round ended level is a draw
+    in `match_scores` and everything built on it, so the leaderboard, the player's summary, partner,
+    opponent, head-to-head, rivals and period tables count it as a draw (the standings already do),
+    not as the replay's win for the declarers."""
+    con = _level_round_store()
+    board = queries.leaderboard(con).set_index("player_id")
+    assert board.loc["p1", ["rounds", "wins", "draws", "losses"]].tolist() == [2, 1, 1, 0]
+    assert board.loc["p2", ["wins", "draws", "losses"]].tolist() == [0, 1, 1]
+    assert board.loc["p1", "win_rate"] == pytest.approx(0.75)
+    summary = queries.player_summary(con, player="p4")
+    assert summary[["wins", "draws", "losses"]].values.tolist() == [[0, 1, 1]]
+    assert queries.results_by_partner(con, player="p1")[["partner", "draws"]].values.tolist() == [["p3", 1]]
+    assert queries.results_by_opponent(con, player="p2")["draws"].tolist() == [1, 1]
+    h2h = queries.head_to_head(con, player="p1", other="p2").set_index("relation")
+    assert h2h.loc["opponent", ["wins", "draws", "losses"]].tolist() == [1, 1, 0]
+    assert set(queries.rivals(con, player="p3")["draws"]) == {1}
+    period = queries.period_leaderboard(con, period="month", name="2026-06").set_index("player_id")
+    assert period.loc["p1", ["wins", "draws"]].tolist() == [1, 1]
