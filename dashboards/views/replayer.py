@@ -64,6 +64,11 @@ def shown(value: object) -> str:
     return "—" if value is None or pd.isna(value) else str(value)
 
 
+def seat_word(seat: object) -> str:
+    """A seat letter of a table cell in the page's language (北, 东… in 中文); empty when missing."""
+    return seat_name(seat, lang()) if isinstance(seat, str) else ""
+
+
 def team_name(team: object) -> str:
     """A team id (``EW``/``NS``, e.g. the declarers) in words; a dash when missing."""
     return tr(f"team_{team}") if team in ("EW", "NS") else shown(team)
@@ -165,7 +170,7 @@ def step_label(s: Step) -> str:
     review = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
     what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
-    seat = s.action["seat"] if s.action is not None else ""
+    seat = seat_name(s.action["seat"], lang()) if s.action is not None else ""
     return f"{tr('trick')} {s.trick_no} · {seat} {what}{icons}{review}"
 
 
@@ -210,6 +215,8 @@ if not tributes.empty:
         show_table(
             tributes.assign(
                 kind=[tribute_kind_name(k, lang()) for k in tributes["kind"]],
+                giver=tributes["giver"].map(seat_word),
+                receiver=tributes["receiver"].map(seat_word),
                 anti_seats=[
                     " ".join(seat_name(x, lang()) for x in a) if pd.api.types.is_list_like(a) else ""
                     for a in tributes["anti_seats"]
@@ -282,6 +289,7 @@ else:
     seen = plays[plays["seq"] <= step.action["seq"]]
     flags = seen.assign(
         cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else ""),
+        seat=seen["seat"].map(seat_word),
         action=[tr(a) if a in ("play", "pass") else a for a in seen["action"]],
         combo_type=[combo_type_name(c, lang()) if isinstance(c, str) else "" for c in seen["combo_type"]],
         bomb_class=[tr(b) if isinstance(b, str) and b in LABELS else "" for b in seen["bomb_class"]],

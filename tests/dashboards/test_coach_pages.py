@@ -232,6 +232,24 @@ def test_replayer_draws_the_table_and_opens_at_the_linked_step(
     assert at.query_params["step"] == str(at.get("select_slider")[0].value)
 
 
+def test_replayer_names_seats_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
+    """On the 中文 page every seat is 东/南/西/北, as in the header's finishing order: the seat
+    panels, the trick, the step slider, the tributes and the flags table (no N/E/S/W letters)."""
+    at = _open_link(monkeypatch, mini_store, "replayer", lang="zh", match="m1", deal="2", step="5")
+    _no_exception(at)
+    chinese = {"东", "南", "西", "北"}
+    table = next(m.value for m in at.markdown if 'class="gd-table"' in m.value)
+    assert "<b>北</b> · Player 2 (p2)" in table and "<b>N</b>" not in table
+    assert "东 Player 1 (p1): " in table
+    steps = at.get("select_slider")[0].options
+    assert steps[2] == "本轮出牌 1 · 东 出牌" and not any(f" {s} " in o for o in steps for s in "NESW")
+    tables = {tuple(df.value.columns): df.value for df in at.dataframe}
+    flags = next(v for k, v in tables.items() if "could_beat" in k)
+    assert list(flags["seat"]) == ["东", "北", "西", "南"]
+    tributes = next(v for k, v in tables.items() if "giver" in k)
+    assert set(tributes["giver"]) | set(tributes["receiver"]) <= chinese
+
+
 def test_replayer_steps_with_buttons(open_app: Open, mini_store: Path) -> None:
     at = open_app(mini_store, "replayer")
     at.button(key="rp_next").click().run()
