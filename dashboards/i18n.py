@@ -566,6 +566,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "trick_not_started": ("no play yet", "尚未出牌"),
     "trick_won_by": ("won by", "本墩赢家"),
     "play": ("play", "出牌"),
+    "first_step": ("Start", "开始"),
     "previous_step": ("Back", "上一步"),
     "next_step": ("Next", "下一步"),
     "next_trick": ("Next trick", "下一墩"),

@@ -178,17 +178,18 @@ current = int(st.session_state.get(step_key, 0))
 last = len(steps) - 1
 step_buttons = (
     # label key, icon, widget key, target step, shortcut, disabled
-    ("start", "first_page", "rp_first", 0, "Home", current == 0),
+    ("first_step", "first_page", "rp_first", 0, "Home", current == 0),
     ("previous_step", "chevron_left", "rp_prev", current - 1, "Left", current == 0),
     ("next_step", "chevron_right", "rp_next", current + 1, "Right", current >= last),
     ("next_trick", "skip_next", "rp_next_trick", next_trick(steps, current), "T", current >= last),
     ("next_flagged", "flag", "rp_next_flagged", next_flagged(flagged, current), "F", not flagged),
     ("next_mistake", "error", "rp_next_mistake", next_flagged(mistakes, current), "M", not mistakes),
 )
-for column, (label, icon, key, target, shortcut, disabled) in zip(
-    st.columns(len(step_buttons)), step_buttons, strict=True
-):
-    column.button(
+# One row, each button as wide as its label (six equal columns cut the labels off even at
+# 1920 px); the row wraps on a narrow screen.
+step_row = st.container(horizontal=True, key="rp_step_buttons")
+for label, icon, key, target, shortcut, disabled in step_buttons:
+    step_row.button(
         tr(label),
         key=key,
         icon=f":material/{icon}:",

@@ -269,6 +269,35 @@ def test_replayer_steps_with_buttons(open_app: Open, mini_store: Path) -> None:
     assert at.get("select_slider")[0].value == 0
 
 
+STEP_BUTTONS = ["rp_first", "rp_prev", "rp_next", "rp_next_trick", "rp_next_flagged", "rp_next_mistake"]
+
+
+def _block_holding(node: object, key: str) -> object | None:
+    """The block of the page's element tree that directly holds the widget ``key``."""
+    children = getattr(node, "children", None) or {}
+    if any(getattr(child, "key", None) == key for child in children.values()):
+        return node
+    return next((b for c in children.values() if (b := _block_holding(c, key)) is not None), None)
+
+
+@pytest.mark.parametrize(("lang", "start"), [("en", "Start"), ("zh", "开始")])
+def test_replayer_step_buttons_keep_their_labels_whole(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, lang: str, start: str
+) -> None:
+    """The first button is a short "Start" (not the slider's "Dealt hands (before tribute)"), and
+    the six buttons share one wrapping row, each as wide as its label: six equal columns cut the
+    labels off even at 1920 px."""
+    at = _open_link(monkeypatch, mini_store, "replayer", lang=lang, match="m1", deal="2", step="5")
+    _no_exception(at)
+    assert at.button(key="rp_first").label == start
+    assert at.get("select_slider")[0].options[0] != start  # the slider's step 0 keeps its long name
+    rows = {id(_block_holding(at._tree, key)) for key in STEP_BUTTONS}
+    row = _block_holding(at._tree, "rp_first")
+    assert len(rows) == 1 and row is not None
+    flex = row.proto.flex_container  # type: ignore[attr-defined]
+    assert flex.direction == flex.Direction.HORIZONTAL and flex.wrap
+
+
 def test_replayer_notes_are_written_beside_the_store_and_read_back(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path, tmp_path: Path
 ) -> None:
