@@ -554,6 +554,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "period_season": ("Season (quarter)", "赛季（季度）"),
     "period_name": ("Which", "哪一期"),
     "most_improved": ("Most improved", "进步最大"),
+    "none_enough_rated_rounds": (
+        "Nobody has {n} rated rounds or more in this period.",
+        "本期没有评分轮次不少于 {n} 的选手。",
+    ),
     "skill_change": ("Skill change (μ, levels per 10 deals)", "实力变化（μ，每 10 副级数）"),
     "most_improved_intro": (
         "Change of the rating's skill μ over the period's rated rounds (not the display rating, "

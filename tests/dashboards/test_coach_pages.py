@@ -218,6 +218,25 @@ def test_head_to_head_minimum_sample_hides_nemesis(monkeypatch: pytest.MonkeyPat
     assert "Nobody met in 30 rounds or more." in _texts(at)
 
 
+@pytest.mark.parametrize(
+    ("lang", "met", "improved"),
+    [
+        ("en", "Nobody met in 30 rounds or more.", "Nobody has 30 rated rounds or more in this period."),
+        ("zh", "没有同场 30 轮及以上的选手。", "本期没有评分轮次不少于 30 的选手。"),
+    ],
+)
+def test_head_to_head_empty_most_improved_speaks_of_rated_rounds(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, lang: str, met: str, improved: str
+) -> None:
+    """An empty "Most improved" says nobody has enough rated rounds in the period, not the
+    "Nobody met…" of the best partner and nemesis (nobody has 30 rounds in the small store)."""
+    at = _open_link(monkeypatch, mini_store, "head_to_head", lang=lang, player="p1")
+    _no_exception(at)
+    captions = [c.value for c in at.caption]
+    assert captions.count(met) == 2  # best partner and nemesis
+    assert captions.count(improved) == 1
+
+
 def test_replayer_draws_the_table_and_opens_at_the_linked_step(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path
 ) -> None:
