@@ -92,8 +92,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "rating_shown": ("Rating shown (μ − {k}σ)", "显示的等级分（μ − {k}σ）"),
     "standing_rank": ("#", "名次"),
     "pro_dan": ("Pro dan", "职业段位"),
-    "same_dan_both": ("both opponents", "两名对手均是"),
-    "same_dan_either": ("either opponent", "任一对手是"),
     "nothing_filtered": ("No rows pass these filters.", "没有符合这些筛选条件的记录。"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
@@ -201,7 +199,15 @@ LABELS: dict[str, tuple[str, str]] = {
     "deal_points": ("Deal won: +1 / +2 / +3 levels", "每局胜：升一 / 二 / 三级"),
     "a_fail_points": ("A failures: 1st / 2nd / 3rd", "打A失败：一 / 二 / 三次"),
     "a_fail_third": ("opponents win", "对手胜"),
-    "same_dan_note": ("Only rounds against opponents of the same dan count.", "仅与同段位对手的比赛计分。"),
+    # the same-dan rule as one sentence per policy (scoring/dan.py ``same_dan``)
+    "same_dan_note_both": (
+        "A round counts only if both opponents are of the player's dan.",
+        "仅两名对手均与本人同段位的比赛计分。",
+    ),
+    "same_dan_note_either": (
+        "A round counts only if at least one opponent is of the player's dan.",
+        "仅至少一名对手与本人同段位的比赛计分。",
+    ),
     "players_count": ("Players", "人数"),
     # tributes
     "tribute_kind": ("Tribute kind", "进贡类型"),
