@@ -92,8 +92,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "rating_shown": ("Rating shown (μ − {k}σ)", "显示的等级分（μ − {k}σ）"),
     "standing_rank": ("#", "名次"),
     "pro_dan": ("Pro dan", "职业段位"),
-    "same_dan_both": ("both opponents", "两名对手均是"),
-    "same_dan_either": ("either opponent", "任一对手是"),
     "nothing_filtered": ("No rows pass these filters.", "没有符合这些筛选条件的记录。"),
     # states
     "no_data": ("No data yet: run the pipeline to fill the store.", "暂无数据：请先运行数据管道。"),
@@ -201,7 +199,15 @@ LABELS: dict[str, tuple[str, str]] = {
     "deal_points": ("Deal won: +1 / +2 / +3 levels", "每局胜：升一 / 二 / 三级"),
     "a_fail_points": ("A failures: 1st / 2nd / 3rd", "打A失败：一 / 二 / 三次"),
     "a_fail_third": ("opponents win", "对手胜"),
-    "same_dan_note": ("Only rounds against opponents of the same dan count.", "仅与同段位对手的比赛计分。"),
+    # the same-dan rule as one sentence per policy (scoring/dan.py ``same_dan``)
+    "same_dan_note_both": (
+        "A round counts only if both opponents are of the player's dan.",
+        "仅两名对手均与本人同段位的比赛计分。",
+    ),
+    "same_dan_note_either": (
+        "A round counts only if at least one opponent is of the player's dan.",
+        "仅至少一名对手与本人同段位的比赛计分。",
+    ),
     "players_count": ("Players", "人数"),
     # tributes
     "tribute_kind": ("Tribute kind", "进贡类型"),
@@ -554,6 +560,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "period_season": ("Season (quarter)", "赛季（季度）"),
     "period_name": ("Which", "哪一期"),
     "most_improved": ("Most improved", "进步最大"),
+    "none_enough_rated_rounds": (
+        "Nobody has {n} rated rounds or more in this period.",
+        "本期没有评分轮次不少于 {n} 的选手。",
+    ),
     "skill_change": ("Skill change (μ, levels per 10 deals)", "实力变化（μ，每 10 副级数）"),
     "most_improved_intro": (
         "Change of the rating's skill μ over the period's rated rounds (not the display rating, "
@@ -566,6 +576,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "trick_not_started": ("no play yet", "尚未出牌"),
     "trick_won_by": ("won by", "本墩赢家"),
     "play": ("play", "出牌"),
+    "first_step": ("Start", "开始"),
     "previous_step": ("Back", "上一步"),
     "next_step": ("Next", "下一步"),
     "next_trick": ("Next trick", "下一墩"),

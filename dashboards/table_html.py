@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 
 from dashboards.i18n import Lang, t
-from dashboards.naming import reading_name
+from dashboards.naming import reading_name, seat_name
 from dashboards.reconstruct import Step, guandan_order, is_wild, marks
 from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
@@ -102,12 +102,13 @@ def _size(value: object) -> int | None:
 
 
 def seat_html(step: Step, seat: str, player: str | None, level: str | None, lang: Lang) -> str:
-    """One seat: its letter, player, cards left, hand; outlined when it acted at this step."""
+    """One seat: its name (N or 北), player, cards left, hand; outlined when it acted at this step."""
     hand = step.hands.get(seat)
     count = "?" if hand is None else str(len(hand))
     turn = step.action is not None and step.action.get("seat") == seat
     won = f" {WINNER_ICON}" if step.winner == seat else ""
-    head = f"<b>{escape(seat)}</b> · {escape(player or '—')} · {count} {escape(t('cards', lang))}{won}"
+    name = escape(seat_name(seat, lang))
+    head = f"<b>{name}</b> · {escape(player or '—')} · {count} {escape(t('cards', lang))}{won}"
     return (
         f'<div class="gd-seat gd-{seat}{" gd-turn" if turn else ""}">{head}<br>'
         f"{cards_html(hand, level, lang)}</div>"
@@ -121,12 +122,13 @@ def trick_html(step: Step, names: Mapping[str, str | None], level: str | None, l
         lines[0] += f" {step.trick_no}"
     for row in step.trick:
         seat = str(row.get("seat"))
-        lines.append(f"{escape(seat)} {escape(names.get(seat) or '')}: {action_html(row, level, lang)}")
+        who = f"{escape(seat_name(seat, lang))} {escape(names.get(seat) or '')}"
+        lines.append(f"{who}: {action_html(row, level, lang)}")
     if not step.trick:
         lines.append(f'<span class="gd-muted">{escape(t("trick_not_started", lang))}</span>')
     if step.winner is not None:
         winner = step.winner
-        who = f"{escape(winner)} {escape(names.get(winner) or '')}"
+        who = f"{escape(seat_name(winner, lang))} {escape(names.get(winner) or '')}"
         lines.append(f"{WINNER_ICON} {escape(t('trick_won_by', lang))} {who}")
     return '<div class="gd-trick">' + "<br>".join(lines) + "</div>"
 

@@ -106,5 +106,5 @@ st.markdown(
     f"- {tr('a_fail_points')}: "
     + " / ".join(f"+{p}" for p in BCTA_DAN.a_failure_points)
     + f" / {tr('a_fail_third')}\n"
-    f"- {tr('same_dan_note')} ({tr('same_dan_' + params.same_dan)})"
+    f"- {tr('same_dan_note_' + params.same_dan)}"
 )

@@ -148,7 +148,7 @@ st.subheader(tr("most_improved"))
 improved = board[board["rated_rounds"] >= minimum].dropna(subset=["skill_change"])
 improved = improved.sort_values(["skill_change", "player_id"], ascending=[False, True])
 if improved.empty:
-    st.caption(tr("none_enough_rounds").format(n=minimum))
+    st.caption(tr("none_enough_rated_rounds").format(n=minimum))
 else:
     show_table(
         improved[["player", "rated_rounds", "skill_change", "levels_gained", "link"]],

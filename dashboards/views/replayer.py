@@ -64,6 +64,11 @@ def shown(value: object) -> str:
     return "—" if value is None or pd.isna(value) else str(value)
 
 
+def seat_word(seat: object) -> str:
+    """A seat letter of a table cell in the page's language (北, 东… in 中文); empty when missing."""
+    return seat_name(seat, lang()) if isinstance(seat, str) else ""
+
+
 def team_name(team: object) -> str:
     """A team id (``EW``/``NS``, e.g. the declarers) in words; a dash when missing."""
     return tr(f"team_{team}") if team in ("EW", "NS") else shown(team)
@@ -165,7 +170,7 @@ def step_label(s: Step) -> str:
     review = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
     what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
-    seat = s.action["seat"] if s.action is not None else ""
+    seat = seat_name(s.action["seat"], lang()) if s.action is not None else ""
     return f"{tr('trick')} {s.trick_no} · {seat} {what}{icons}{review}"
 
 
@@ -173,17 +178,18 @@ current = int(st.session_state.get(step_key, 0))
 last = len(steps) - 1
 step_buttons = (
     # label key, icon, widget key, target step, shortcut, disabled
-    ("start", "first_page", "rp_first", 0, "Home", current == 0),
+    ("first_step", "first_page", "rp_first", 0, "Home", current == 0),
     ("previous_step", "chevron_left", "rp_prev", current - 1, "Left", current == 0),
     ("next_step", "chevron_right", "rp_next", current + 1, "Right", current >= last),
     ("next_trick", "skip_next", "rp_next_trick", next_trick(steps, current), "T", current >= last),
     ("next_flagged", "flag", "rp_next_flagged", next_flagged(flagged, current), "F", not flagged),
     ("next_mistake", "error", "rp_next_mistake", next_flagged(mistakes, current), "M", not mistakes),
 )
-for column, (label, icon, key, target, shortcut, disabled) in zip(
-    st.columns(len(step_buttons)), step_buttons, strict=True
-):
-    column.button(
+# One row, each button as wide as its label (six equal columns cut the labels off even at
+# 1920 px); the row wraps on a narrow screen.
+step_row = st.container(horizontal=True, key="rp_step_buttons")
+for label, icon, key, target, shortcut, disabled in step_buttons:
+    step_row.button(
         tr(label),
         key=key,
         icon=f":material/{icon}:",
@@ -210,6 +216,8 @@ if not tributes.empty:
         show_table(
             tributes.assign(
                 kind=[tribute_kind_name(k, lang()) for k in tributes["kind"]],
+                giver=tributes["giver"].map(seat_word),
+                receiver=tributes["receiver"].map(seat_word),
                 anti_seats=[
                     " ".join(seat_name(x, lang()) for x in a) if pd.api.types.is_list_like(a) else ""
                     for a in tributes["anti_seats"]
@@ -282,6 +290,7 @@ else:
     seen = plays[plays["seq"] <= step.action["seq"]]
     flags = seen.assign(
         cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else ""),
+        seat=seen["seat"].map(seat_word),
         action=[tr(a) if a in ("play", "pass") else a for a in seen["action"]],
         combo_type=[combo_type_name(c, lang()) if isinstance(c, str) else "" for c in seen["combo_type"]],
         bomb_class=[tr(b) if isinstance(b, str) and b in LABELS else "" for b in seen["bomb_class"]],

@@ -218,6 +218,25 @@ def test_head_to_head_minimum_sample_hides_nemesis(monkeypatch: pytest.MonkeyPat
     assert "Nobody met in 30 rounds or more." in _texts(at)
 
 
+@pytest.mark.parametrize(
+    ("lang", "met", "improved"),
+    [
+        ("en", "Nobody met in 30 rounds or more.", "Nobody has 30 rated rounds or more in this period."),
+        ("zh", "没有同场 30 轮及以上的选手。", "本期没有评分轮次不少于 30 的选手。"),
+    ],
+)
+def test_head_to_head_empty_most_improved_speaks_of_rated_rounds(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, lang: str, met: str, improved: str
+) -> None:
+    """An empty "Most improved" says nobody has enough rated rounds in the period, not the
+    "Nobody met…" of the best partner and nemesis (nobody has 30 rounds in the small store)."""
+    at = _open_link(monkeypatch, mini_store, "head_to_head", lang=lang, player="p1")
+    _no_exception(at)
+    captions = [c.value for c in at.caption]
+    assert captions.count(met) == 2  # best partner and nemesis
+    assert captions.count(improved) == 1
+
+
 def test_replayer_draws_the_table_and_opens_at_the_linked_step(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path
 ) -> None:
@@ -230,6 +249,24 @@ def test_replayer_draws_the_table_and_opens_at_the_linked_step(
     assert MARK_ICONS["bomb"] in table  # S's bomb is in the current trick
     at.button(key="rp_next_trick").click().run()
     assert at.query_params["step"] == str(at.get("select_slider")[0].value)
+
+
+def test_replayer_names_seats_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
+    """On the 中文 page every seat is 东/南/西/北, as in the header's finishing order: the seat
+    panels, the trick, the step slider, the tributes and the flags table (no N/E/S/W letters)."""
+    at = _open_link(monkeypatch, mini_store, "replayer", lang="zh", match="m1", deal="2", step="5")
+    _no_exception(at)
+    chinese = {"东", "南", "西", "北"}
+    table = next(m.value for m in at.markdown if 'class="gd-table"' in m.value)
+    assert "<b>北</b> · Player 2 (p2)" in table and "<b>N</b>" not in table
+    assert "东 Player 1 (p1): " in table
+    steps = at.get("select_slider")[0].options
+    assert steps[2] == "本轮出牌 1 · 东 出牌" and not any(f" {s} " in o for o in steps for s in "NESW")
+    tables = {tuple(df.value.columns): df.value for df in at.dataframe}
+    flags = next(v for k, v in tables.items() if "could_beat" in k)
+    assert list(flags["seat"]) == ["东", "北", "西", "南"]
+    tributes = next(v for k, v in tables.items() if "giver" in k)
+    assert set(tributes["giver"]) | set(tributes["receiver"]) <= chinese
 
 
 def test_replayer_steps_with_buttons(open_app: Open, mini_store: Path) -> None:
@@ -249,6 +286,35 @@ def test_replayer_steps_with_buttons(open_app: Open, mini_store: Path) -> None:
     _no_exception(at)
     at.button(key="rp_first").click().run()
     assert at.get("select_slider")[0].value == 0
+
+
+STEP_BUTTONS = ["rp_first", "rp_prev", "rp_next", "rp_next_trick", "rp_next_flagged", "rp_next_mistake"]
+
+
+def _block_holding(node: object, key: str) -> object | None:
+    """The block of the page's element tree that directly holds the widget ``key``."""
+    children = getattr(node, "children", None) or {}
+    if any(getattr(child, "key", None) == key for child in children.values()):
+        return node
+    return next((b for c in children.values() if (b := _block_holding(c, key)) is not None), None)
+
+
+@pytest.mark.parametrize(("lang", "start"), [("en", "Start"), ("zh", "开始")])
+def test_replayer_step_buttons_keep_their_labels_whole(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, lang: str, start: str
+) -> None:
+    """The first button is a short "Start" (not the slider's "Dealt hands (before tribute)"), and
+    the six buttons share one wrapping row, each as wide as its label: six equal columns cut the
+    labels off even at 1920 px."""
+    at = _open_link(monkeypatch, mini_store, "replayer", lang=lang, match="m1", deal="2", step="5")
+    _no_exception(at)
+    assert at.button(key="rp_first").label == start
+    assert at.get("select_slider")[0].options[0] != start  # the slider's step 0 keeps its long name
+    rows = {id(_block_holding(at._tree, key)) for key in STEP_BUTTONS}
+    row = _block_holding(at._tree, "rp_first")
+    assert len(rows) == 1 and row is not None
+    flex = row.proto.flex_container  # type: ignore[attr-defined]
+    assert flex.direction == flex.Direction.HORIZONTAL and flex.wrap
 
 
 def test_replayer_notes_are_written_beside_the_store_and_read_back(

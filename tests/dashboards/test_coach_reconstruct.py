@@ -158,6 +158,20 @@ def test_table_puts_names_on_seats_and_shows_the_trick_winner() -> None:
     assert "本墩赢家" in chinese and "won by" not in chinese
 
 
+def test_seats_are_named_in_the_pages_language() -> None:
+    """The seat panels, the trick's lines and its winner name the seats as the page header does:
+    N, E, W, S in English, 北, 东, 西, 南 in Chinese (``naming.seat_name``)."""
+    names = {"E": "Ann (p1)", "N": "Bo (p2)", "W": "Cy (p3)", "S": "Di (p4)"}
+    step = next(s for s in STEPS if s.last_of_trick)
+    english = table_html(step, names, "7", "en")
+    assert "<b>N</b> · Bo (p2)" in english and "N Bo (p2): " in english and "won by N Bo (p2)" in english
+    chinese = table_html(step, names, "7", "zh")
+    for seat, name in {"N": "北", "E": "东", "W": "西", "S": "南"}.items():
+        assert f"<b>{name}</b> · {names[seat]}" in chinese and f"<b>{seat}</b>" not in chinese
+    assert "北 Bo (p2): " in chinese and "东 Ann (p1): " in chinese and "N Bo (p2)" not in chinese
+    assert "本墩赢家 北 Bo (p2)" in chinese
+
+
 def test_unknown_hands_are_drawn_as_unknown() -> None:
     steps = reconstruct({**HANDS, "W": None}, [], [])
     assert "hand unknown" in table_html(steps[0], {}, "7", "en")

@@ -257,6 +257,41 @@ def test_dan_page_lists_the_promotion_forecast_with_low_data_marked(open_app: Op
     assert any("⚠ marks a forecast" in c.value for c in at.caption)
 
 
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [
+        ("en", "A round counts only if both opponents are of the player's dan."),
+        ("zh", "仅两名对手均与本人同段位的比赛计分。"),
+    ],
+)
+def test_dan_rules_state_the_same_dan_rule_in_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path, lang: str, sentence: str
+) -> None:
+    """The rules' last bullet is one sentence for the policy in force (``same_dan = "both"``), not
+    a sentence with "(both opponents)" glued after its full stop."""
+    from dash_app import APP
+
+    monkeypatch.setenv("GDAN_STORE", str(mini_store))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run().switch_page("views/dan.py").run()
+    _no_exception(at)
+    rules = next(m.value for m in at.markdown if m.value.startswith("- ") and "\n- " in m.value)
+    assert rules.splitlines()[-1] == f"- {sentence}"
+
+
+def test_every_same_dan_policy_has_its_sentence() -> None:
+    from typing import get_args
+
+    from dashboards.i18n import t
+    from scoring.params import SameDanPolicy
+
+    for policy in get_args(SameDanPolicy):
+        english, chinese = t(f"same_dan_note_{policy}", "en"), t(f"same_dan_note_{policy}", "zh")
+        assert english.endswith(".") and english.count(".") == 1 and "(" not in english, policy
+        assert chinese.endswith("。") and chinese.count("。") == 1 and "（" not in chinese, policy
+
+
 def test_player_page_shows_forecast_and_luck(open_app: Open, mini_store: Path) -> None:
     at = open_app(mini_store, "player")
     at.selectbox(key="player_pick").set_value("p6").run()
