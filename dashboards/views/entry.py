@@ -29,7 +29,7 @@ from dashboards.entry import (
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
-from dashboards.ui import current_store, lang, run, show_table, tr
+from dashboards.ui import current_store, from_url, lang, run, show_table, to_url, tr, url_param
 from importers.jobs import file_name_problem
 from pipelines.tournament_data import LookupFailed
 from printouts import Section, to_csv
@@ -68,6 +68,25 @@ def _event_label(key: str) -> str:
     )
 
 
+def _from_address(event: str) -> str:
+    """The choice of ``?event=`` (with ``?stage=`` when the event has several stages)."""
+    found = [k for k in keys if event_rows[k]["event_id"] == event]
+    if not found:
+        raise ValueError(event)
+    stage = url_param("stage")
+    return next((k for k in found if event_rows[k]["stage"] == stage), found[0])
+
+
+def _positive(text: str) -> int:
+    """A round number of the address (a ``ValueError`` below 1)."""
+    if int(text) < 1:
+        raise ValueError(text)
+    return int(text)
+
+
+# The address holds the event, its stage and the round, as on the other pages (a new event's
+# form is not in it).
+from_url("en_event", "event", keys, parse=_from_address)
 choice = st.selectbox(tr("event"), [*keys, NEW], key="en_event", format_func=_event_label)
 seats_by_table: dict[int | str, dict[str, str]] = {}
 stored = pd.DataFrame()
@@ -87,6 +106,8 @@ if choice == NEW:
         st.error(bad)
     round_no = 1
     st.caption(f"{tr('round')} 1")
+    for param in ("event", "stage", "round"):
+        to_url(f"en_{param}", param, None)
     id_problem = file_name_problem(event_id)
     if id_problem is not None:
         st.info(f"{tr('entry_bad_id')}: {id_problem}")
@@ -117,7 +138,15 @@ else:
         minutes=int(row["format_minutes"]) if pd.notna(row["format_minutes"]) else None,
     )
     last = int(row["last_round"]) if pd.notna(row["last_round"]) else 0
-    round_no = int(st.number_input(tr("round"), min_value=1, value=last + 1, step=1, key="en_round"))
+    to_url("en_event", "event", event_id)
+    several = sum(event_rows[k]["event_id"] == event_id for k in keys) > 1
+    to_url("en_stage", "stage", stage if several else None)
+    if st.session_state.get("en_round_of") != choice or "en_round" not in st.session_state:
+        st.session_state["en_round"] = last + 1  # another event: its next round, not the last one's
+        st.session_state["en_round_of"] = choice
+    from_url("en_round", "round", parse=_positive)
+    round_no = int(st.number_input(tr("round"), min_value=1, step=1, key="en_round"))
+    to_url("en_round", "round", round_no, default=last + 1)
     stored = run(queries.entry_round_tables, event=event_id, stage=stage, round_no=round_no)
     if stored.empty:
         try:
