@@ -22,6 +22,7 @@ from dashboards.entry import (
     derive,
     first_round_seats,
     order_of,
+    pairing_failure,
     pairing_note,
     parse_pairs,
     table_spec,
@@ -92,6 +93,7 @@ seats_by_table: dict[int | str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0
 bye: str | None = None
+refused: str | None = None
 if choice == NEW:
     left, right = st.columns(2)
     event_id = left.text_input(tr("entry_event_id"), key="en_new_id").strip()
@@ -152,7 +154,8 @@ else:
         try:
             sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=round_no)
         except LookupFailed as exc:
-            st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
+            st.error(f"{tr('entry_pairing_failed')}: {pairing_failure(exc, lang())}")
+            refused = getattr(exc, "reason", None)
         else:
             seats_by_table = {number: seats for number, seats in sheet.seats.items()}
             bye = next((str(r[2]) for r in sheet.rows if r[0] == "bye"), None)
@@ -279,7 +282,7 @@ if not stored.empty:
         _table(str(row["table"]), fixed_seats, fix, revision)
 for number, seats in seats_by_table.items():
     _table(number, seats)
-if stored.empty and not seats_by_table and choice != NEW:
+if stored.empty and not seats_by_table and choice != NEW and refused != "individual":
     st.info(tr("entry_no_tables").format(r=round_no, prev=round_no - 1), icon=":material/info:")
 if bye:
     st.caption(f"{tr('bye')}: {bye}")
@@ -289,7 +292,7 @@ if choice != NEW and st.button(tr("entry_pair_next"), key="en_pair_next"):
     try:
         sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=after)
     except LookupFailed as exc:
-        st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
+        st.error(f"{tr('entry_pairing_failed')}: {pairing_failure(exc, lang())}")
     else:
         title = tr("pairing_title").format(event=_event_label(choice), r=after)
         st.markdown(f"**{title}**")

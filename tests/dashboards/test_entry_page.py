@@ -182,3 +182,27 @@ def test_round_follows_the_event_and_the_address(sim_store: Path, monkeypatch: p
     _ok(stale)
     assert stale.selectbox(key="en_event").value.startswith(LEAGUE)  # the first event, its next round
     assert stale.number_input(key="en_round").value == 3
+
+
+def test_individual_event_is_refused_without_tables(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The league's partners rotate: no one-player teams, and the refusal in the page's language
+    (the CLI's English only on the English page)."""
+    at = _link(sim_store, monkeypatch, event=LEAGUE)
+    _ok(at)
+    (error,) = at.error
+    assert f"{LEAGUE} is an individual event" in error.value and "needs fixed pairs" in error.value
+    assert not [w for w in at.segmented_control if w.key.endswith("_first")]  # no tables to enter
+    assert not at.info  # not "press Pair next round to see the pairing"
+    at.button(key="en_pair_next").click()
+    at = at.run()
+    _ok(at)
+    assert [e.value for e in at.error] == [error.value, error.value]
+    assert not any("ew_team" in d.value.columns for d in at.dataframe)  # no pairing table
+
+    # (AppTest formats the event box's options in English when it runs the page again, so the
+    # Chinese page is only opened, not clicked)
+    chinese = _link(sim_store, monkeypatch, lang="zh", event=LEAGUE)
+    _ok(chinese)
+    (error,) = chinese.error
+    assert error.value.startswith(f"无法编排: {LEAGUE} 是个人赛") and "individual" not in error.value
+    assert not [w for w in chinese.segmented_control if w.key.endswith("_first")]
