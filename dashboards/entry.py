@@ -24,6 +24,7 @@ from importers.scoresheet import (
     match_events,
     order_from_winner,
 )
+from pipelines.pairing_sheet import PairingRefused
 from replay import Ruleset, replay_match
 from replay.rulesets import RoundFormat
 from schemas.vocabulary import PARTNER, SEATS, TEAMS
@@ -54,6 +55,20 @@ def pairing_note(note: str, lang: Lang) -> str:
                 fields["points"] = label(fields["points"], lang)
             return label(key, lang).format(**fields)
     return note
+
+
+def pairing_failure(exc: LookupError, lang: Lang) -> str:
+    """Why a round cannot be paired, in ``lang``: a :class:`PairingRefused` by its reason's
+    label, with its ids and numbers as data; any other lookup failure (the store's English
+    message, e.g. a knockout's options) after a translated lead."""
+    key = f"pairing_refused_{exc.reason}" if isinstance(exc, PairingRefused) else ""
+    if not isinstance(exc, PairingRefused) or key not in LABELS:
+        return f"{label('entry_pairing_detail', lang)}: `{exc}`"
+    data = dict(exc.data)
+    if "rounds" in data:
+        data["rounds"] = ", ".join(map(str, data["rounds"])) or label("pairing_no_rounds", lang)
+    return label(key, lang).format(**data)
+
 
 RESULT_KINDS: dict[str, int] = {"double": 2, "one_three": 3, "one_four": 4}
 """The result types a referee taps, by the winner's partner's place (rules.md §5.8): 双下 (the

@@ -672,6 +672,26 @@ LABELS: dict[str, tuple[str, str]] = {
         "点击“编排下一轮”查看编排；第 {prev} 轮成绩录入后运行 `gdan run`；或选择“新赛事”输入搭档。",
     ),
     "entry_pairing_detail": ("Details from the pairing", "编排程序的详情"),
+    "pairing_refused_individual": (
+        "{event} is an individual event: partners rotate between rounds, so its standings rank "
+        "players, not pairs. The pairing of `scoring.md` §S8 needs fixed pairs, and neither §S8 nor "
+        "the rule books say how players are seated at tables of four. Seat the round's tables "
+        "yourself and enter their results on a score sheet (`gdan import`, docs/scoresheet.md).",
+        "{event} 是个人赛：搭档每轮轮换，排名按选手而不是按搭档。`scoring.md` §S8 的编排需要固定搭档，"
+        "而 §S8 和各规则都没有规定如何把选手分到四人一桌。请自行安排本轮桌次，并用记分表录入成绩"
+        "（`gdan import`，docs/scoresheet.md）。",
+    ),
+    "pairing_refused_no_standings": (
+        "event {event} has no standings after round {after} (rounds with results: {rounds}): pair "
+        "round {after} first, or run `gdan run` once its results are in",
+        "赛事 {event} 没有第 {after} 轮后的排名（已有成绩的轮次：{rounds}）：请先编排第 {after} 轮，"
+        "或在其成绩录入后运行 `gdan run`",
+    ),
+    "pairing_refused_no_teams": (
+        "event {event} has no teams in the store",
+        "赛事 {event} 在数据仓库中没有队伍",
+    ),
+    "pairing_no_rounds": ("none", "无"),
     "pairing_title": ("{event} · round {r} pairing", "{event} · 第 {r} 轮编排"),
     "ew_team": ("E–W team", "东西方队伍"),
     "ew_players": ("E–W players", "东西方选手"),

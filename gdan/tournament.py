@@ -79,6 +79,8 @@ def pair(
     seeds placed so that the top seeds meet latest and byes going to the top seeds (national
     Art. 24, huaian Art. 25); round N advances the winners of the rounds before.
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
+    An individual event (partners rotate between rounds, e.g. a dan league) is refused: §S8
+    pairs fixed pairs; seat its tables yourself and import their score sheets (`gdan import`).
     """
     from pipelines.pairing_sheet import KnockoutOptions, pairing_sheet
     from pipelines.tournament_data import LookupFailed, connect

@@ -13,11 +13,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pipelines.tournament_data import LookupFailed
+
 if TYPE_CHECKING:
     import duckdb
 
     from pipelines.tournament_data import Player, Stage
     from scoring.pairing import RoundPairing, System
+
+
+class PairingRefused(LookupFailed):
+    """A round the store cannot pair. The message is `gdan pair`'s English; ``reason`` names the
+    case and ``data`` holds its ids and numbers, for the dashboards to say it in their language:
+
+    - ``individual``: the stage's partners rotate (``event``, ``stage``);
+    - ``no_standings``: no standings after the round before (``event``, ``after``, ``rounds``);
+    - ``no_teams``: the stage has no teams (``event``).
+    """
+
+    def __init__(self, message: str, reason: str, **data: Any) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.data = data
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +83,10 @@ def pairing_sheet(
     knockout: KnockoutOptions | None = None,
 ) -> PairingSheet:
     """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``);
-    ``system`` None: knockout or round robin for a stage named so, else Swiss."""
-    from pipelines.tournament_data import LookupFailed, roster, round_scores, stage_of, standings
+    ``system`` None: knockout or round robin for a stage named so, else Swiss. An individual
+    event (partners rotate between rounds) is refused: §S8 pairs fixed pairs
+    (:func:`refuse_individual`)."""
+    from pipelines.tournament_data import roster, round_scores, stage_of, standings
     from schemas.vocabulary import is_knockout
     from scoring.pairing import pair_round
 
@@ -79,6 +98,7 @@ def pairing_sheet(
     chosen = system or _auto_system(stage)
     earlier = round_scores(con, stage, before=round_no)
     everyone = round_scores(con, stage)
+    refuse_individual(stage, everyone)
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
@@ -86,15 +106,19 @@ def pairing_sheet(
         after = round_no - 1
         ranked = standings(con, stage, after)
         if not ranked:
-            raise LookupFailed(
+            raise PairingRefused(
                 f"event {event} has no standings after round {after} (rounds with results: "
                 f"{', '.join(map(str, stage.rounds)) or 'none'}): pair round {after} first, "
-                "or run `gdan run` once its results are in"
+                "or run `gdan run` once its results are in",
+                "no_standings",
+                event=event,
+                after=after,
+                rounds=stage.rounds,
             )
         teams = [r["team_id"] for r in ranked]
         table = {r["team_id"]: r for r in ranked}
     if not teams:
-        raise LookupFailed(f"event {event} has no teams in the store")
+        raise PairingRefused(f"event {event} has no teams in the store", "no_teams", event=event)
     met = {frozenset((r["team_id"], r["opp_team_id"])) for r in earlier if r["outcome"] != "bye"}
     had_bye = {r["team_id"] for r in earlier if r["outcome"] == "bye"}
     first_players = {r["team_id"]: r["player_1"] for r in everyone}
@@ -131,6 +155,7 @@ def _knockout_sheet(
     source = plan.seeding_stage
     stage = plan.stage or Stage(event, stage_name or "knockout", source.name, source.rules, ())
     scores = round_scores(con, source)
+    refuse_individual(source, scores)
     points = "bcta_round_score" if source.rules == "bcta" else "match_points"
     seeded = {t: {"rank": i, points: plan.ranked[t][points]} for i, t in enumerate(plan.seeds, start=1)}
     sheet = _sheet(stage, plan.pairing, seeded, roster(con), scores, round_no, points)
@@ -142,6 +167,31 @@ def _knockout_sheet(
     )
     notes += [f"table {n} plays for 3rd place" for n in plan.pairing.placing]
     return replace(sheet, notes=notes)
+
+
+def refuse_individual(stage: Stage, scores: list[dict[str, Any]]) -> None:
+    """Raise :class:`PairingRefused` when a player of the stage's ``match_scores`` rows played
+    with more than one partner: an individual event, whose standings rank players
+    (``scoring.standings``, ``entry = individual``). §S8 pairs fixed pairs, and neither it nor
+    the rule books (`national` Art. 17, 27) say how players are seated at tables of four, so
+    pairing one would seat one player per "team"."""
+    teams: dict[str, set[str]] = {}
+    for r in scores:
+        for player in (r["player_1"], r["player_2"]):
+            if player:
+                teams.setdefault(player, set()).add(r["team_id"])
+    if all(len(t) == 1 for t in teams.values()):
+        return
+    where = f"event {stage.event_id}" + (f" (stage {stage.stage})" if stage.stage else "")
+    raise PairingRefused(
+        f"{where} is an individual event: partners rotate between rounds, so its standings rank "
+        "players, not pairs. The pairing of scoring.md §S8 needs fixed pairs, and neither §S8 nor "
+        "the rule books say how players are seated at tables of four. Seat the round's tables "
+        "yourself and enter their results on a score sheet (`gdan import`, docs/scoresheet.md).",
+        "individual",
+        event=stage.event_id,
+        stage=stage.stage,
+    )
 
 
 def _auto_system(stage: Stage) -> System:

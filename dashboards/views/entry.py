@@ -22,6 +22,7 @@ from dashboards.entry import (
     derive,
     first_round_seats,
     order_of,
+    pairing_failure,
     pairing_note,
     parse_pairs,
     table_spec,
@@ -29,7 +30,7 @@ from dashboards.entry import (
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
-from dashboards.ui import current_store, lang, run, show_table, tr
+from dashboards.ui import current_store, from_url, lang, run, show_table, to_url, tr, url_param
 from importers.jobs import file_name_problem
 from pipelines.tournament_data import LookupFailed
 from printouts import Section, to_csv
@@ -68,11 +69,31 @@ def _event_label(key: str) -> str:
     )
 
 
+def _from_address(event: str) -> str:
+    """The choice of ``?event=`` (with ``?stage=`` when the event has several stages)."""
+    found = [k for k in keys if event_rows[k]["event_id"] == event]
+    if not found:
+        raise ValueError(event)
+    stage = url_param("stage")
+    return next((k for k in found if event_rows[k]["stage"] == stage), found[0])
+
+
+def _positive(text: str) -> int:
+    """A round number of the address (a ``ValueError`` below 1)."""
+    if int(text) < 1:
+        raise ValueError(text)
+    return int(text)
+
+
+# The address holds the event, its stage and the round, as on the other pages (a new event's
+# form is not in it).
+from_url("en_event", "event", keys, parse=_from_address)
 choice = st.selectbox(tr("event"), [*keys, NEW], key="en_event", format_func=_event_label)
 seats_by_table: dict[int | str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0
 bye: str | None = None
+refused: str | None = None
 if choice == NEW:
     left, right = st.columns(2)
     event_id = left.text_input(tr("entry_event_id"), key="en_new_id").strip()
@@ -87,6 +108,8 @@ if choice == NEW:
         st.error(bad)
     round_no = 1
     st.caption(f"{tr('round')} 1")
+    for param in ("event", "stage", "round"):
+        to_url(f"en_{param}", param, None)
     id_problem = file_name_problem(event_id)
     if id_problem is not None:
         st.info(f"{tr('entry_bad_id')}: {id_problem}")
@@ -117,13 +140,22 @@ else:
         minutes=int(row["format_minutes"]) if pd.notna(row["format_minutes"]) else None,
     )
     last = int(row["last_round"]) if pd.notna(row["last_round"]) else 0
-    round_no = int(st.number_input(tr("round"), min_value=1, value=last + 1, step=1, key="en_round"))
+    to_url("en_event", "event", event_id)
+    several = sum(event_rows[k]["event_id"] == event_id for k in keys) > 1
+    to_url("en_stage", "stage", stage if several else None)
+    if st.session_state.get("en_round_of") != choice or "en_round" not in st.session_state:
+        st.session_state["en_round"] = last + 1  # another event: its next round, not the last one's
+        st.session_state["en_round_of"] = choice
+    from_url("en_round", "round", parse=_positive)
+    round_no = int(st.number_input(tr("round"), min_value=1, step=1, key="en_round"))
+    to_url("en_round", "round", round_no, default=last + 1)
     stored = run(queries.entry_round_tables, event=event_id, stage=stage, round_no=round_no)
     if stored.empty:
         try:
             sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=round_no)
         except LookupFailed as exc:
-            st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
+            st.error(f"{tr('entry_pairing_failed')}: {pairing_failure(exc, lang())}")
+            refused = getattr(exc, "reason", None)
         else:
             seats_by_table = {number: seats for number, seats in sheet.seats.items()}
             bye = next((str(r[2]) for r in sheet.rows if r[0] == "bye"), None)
@@ -250,7 +282,7 @@ if not stored.empty:
         _table(str(row["table"]), fixed_seats, fix, revision)
 for number, seats in seats_by_table.items():
     _table(number, seats)
-if stored.empty and not seats_by_table and choice != NEW:
+if stored.empty and not seats_by_table and choice != NEW and refused != "individual":
     st.info(tr("entry_no_tables").format(r=round_no, prev=round_no - 1), icon=":material/info:")
 if bye:
     st.caption(f"{tr('bye')}: {bye}")
@@ -260,7 +292,7 @@ if choice != NEW and st.button(tr("entry_pair_next"), key="en_pair_next"):
     try:
         sheet = run(queries.entry_pairing, event=event_id, stage=stage, round_no=after)
     except LookupFailed as exc:
-        st.error(f"{tr('entry_pairing_failed')}: `{exc}`")
+        st.error(f"{tr('entry_pairing_failed')}: {pairing_failure(exc, lang())}")
     else:
         title = tr("pairing_title").format(event=_event_label(choice), r=after)
         st.markdown(f"**{title}**")

@@ -18,10 +18,13 @@ from dashboards.entry import (
     first_round_seats,
     order_from_places,
     order_of,
+    pairing_failure,
     parse_pairs,
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
+from pipelines.pairing_sheet import PairingRefused
+from pipelines.tournament_data import LookupFailed
 from replay import BUILTIN, replay_match
 from replay.rulesets import parse_round_format
 
@@ -129,6 +132,26 @@ def test_first_round_pairs_every_pair_once() -> None:
     assert seated == sorted(p for pair in pairs for p in pair)
     assert all((t["E"], t["W"]) in pairs and (t["N"], t["S"]) in pairs for t in seats.values())
     assert first_round_seats(pairs[:3], {})[1] is not None  # odd: one pair sits out
+
+
+def test_pairing_failure_is_said_in_the_pages_language() -> None:
+    """A refusal of the pairing is its reason's label with its ids and numbers, not `gdan pair`'s
+    English; another lookup failure keeps the store's words after a translated lead."""
+    individual = PairingRefused("English for the CLI", "individual", event="lg", stage="league")
+    assert pairing_failure(individual, "en").startswith("lg is an individual event: partners rotate")
+    chinese = pairing_failure(individual, "zh")
+    assert chinese.startswith("lg 是个人赛") and "English" not in chinese and "individual" not in chinese
+    missing = PairingRefused("English", "no_standings", event="cup", after=40, rounds=(1, 2, 3))
+    assert pairing_failure(missing, "zh") == (
+        "赛事 cup 没有第 40 轮后的排名（已有成绩的轮次：1, 2, 3）：请先编排第 40 轮，"
+        "或在其成绩录入后运行 `gdan run`"
+    )
+    assert "（已有成绩的轮次：无）" in pairing_failure(
+        PairingRefused("English", "no_standings", event="cup", after=1, rounds=()), "zh"
+    )
+    no_teams = PairingRefused("English", "no_teams", event="cup")
+    assert pairing_failure(no_teams, "zh") == "赛事 cup 在数据仓库中没有队伍"
+    assert pairing_failure(LookupFailed("--qualifiers 9: …"), "zh") == "编排程序的详情: `--qualifiers 9: …`"
 
 
 def test_parse_pairs_reports_bad_lines() -> None:

@@ -9,10 +9,28 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+import pytest
+from dash_app import APP
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
 PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
+
+
+SWISS, LEAGUE = "national-swiss-s11", "bcta-league-s12"  # the sim store's (tests/conftest.py)
+
+
+def _link(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
+    """The entry page opened at ``/entry?params``, as a copied link would."""
+    monkeypatch.setenv("GDAN_STORE", str(store))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("views/entry.py")
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
 
 
 def _ok(at: AppTest) -> None:
@@ -129,3 +147,62 @@ def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_pa
     superseded = con.execute("SELECT revision FROM superseded WHERE match_id = 'cup-r1-t1'").fetchall()
     con.close()
     assert row == (2, "NS") and superseded == [(1,)]
+
+
+def _choose(at: AppTest, event: str) -> AppTest:
+    box = at.selectbox(key="en_event")
+    box.select_index(next(i for i, o in enumerate(box.options) if f"({event})" in o))
+    return at.run()
+
+
+def test_round_follows_the_event_and_the_address(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Round box is the chosen event's next round, also after switching event (not the last
+    event's), and the event and round are in the address like the other pages' choices."""
+    at = _link(sim_store, monkeypatch)
+    at = _choose(at, LEAGUE)
+    _ok(at)
+    assert at.number_input(key="en_round").value == 3  # the league has 2 rounds
+    at = _choose(at, SWISS)
+    _ok(at)
+    assert at.number_input(key="en_round").value == 4  # the Swiss event has 3 rounds
+    assert at.query_params["event"] in (SWISS, [SWISS]) and "round" not in at.query_params
+    assert not at.error  # round 4 is paired from the standings after round 3
+    at.number_input(key="en_round").set_value(2)
+    at = at.run()
+    assert at.query_params["round"] in ("2", ["2"])
+    at = _choose(at, LEAGUE)
+    assert at.number_input(key="en_round").value == 3 and "round" not in at.query_params
+
+    linked = _link(sim_store, monkeypatch, event=SWISS, round="2")
+    _ok(linked)
+    assert linked.selectbox(key="en_event").value.startswith(SWISS)
+    assert linked.number_input(key="en_round").value == 2
+    assert len(linked.dataframe[0].value) == 4  # round 2's matches, from the store
+    stale = _link(sim_store, monkeypatch, event="gone", round="x")
+    _ok(stale)
+    assert stale.selectbox(key="en_event").value.startswith(LEAGUE)  # the first event, its next round
+    assert stale.number_input(key="en_round").value == 3
+
+
+def test_individual_event_is_refused_without_tables(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The league's partners rotate: no one-player teams, and the refusal in the page's language
+    (the CLI's English only on the English page)."""
+    at = _link(sim_store, monkeypatch, event=LEAGUE)
+    _ok(at)
+    (error,) = at.error
+    assert f"{LEAGUE} is an individual event" in error.value and "needs fixed pairs" in error.value
+    assert not [w for w in at.segmented_control if w.key.endswith("_first")]  # no tables to enter
+    assert not at.info  # not "press Pair next round to see the pairing"
+    at.button(key="en_pair_next").click()
+    at = at.run()
+    _ok(at)
+    assert [e.value for e in at.error] == [error.value, error.value]
+    assert not any("ew_team" in d.value.columns for d in at.dataframe)  # no pairing table
+
+    # (AppTest formats the event box's options in English when it runs the page again, so the
+    # Chinese page is only opened, not clicked)
+    chinese = _link(sim_store, monkeypatch, lang="zh", event=LEAGUE)
+    _ok(chinese)
+    (error,) = chinese.error
+    assert error.value.startswith(f"无法编排: {LEAGUE} 是个人赛") and "individual" not in error.value
+    assert not [w for w in chinese.segmented_control if w.key.endswith("_first")]

@@ -118,6 +118,20 @@ def test_pair_unknown_event_and_missing_standings(sim_store: Path) -> None:
     assert "no standings after round 8" in result.output
 
 
+def test_pair_refuses_an_individual_event(sim_store: Path) -> None:
+    """The league's partners rotate (its standings rank players): §S8 pairs fixed pairs, so
+    `gdan pair` refuses it, whatever the system, rather than seat one player per "team"."""
+    entries = _query(sim_store, "SELECT DISTINCT entry FROM standings WHERE event_id = ?", [LEAGUE])
+    assert entries == [("individual",)]
+    for args in (("--round", "3"), ("--round", "1"), ("--round", "2", "--system", "round_robin")):
+        result = _gdan(sim_store, "pair", "--event", LEAGUE, *args)
+        assert result.exit_code == 1, result.output
+        said = " ".join(result.output.split())
+        assert f"event {LEAGUE} (stage league) is an individual event" in said
+        assert "needs fixed pairs" in said and "`gdan import`" in said
+        assert "pairing (" not in said  # no table printed
+
+
 def test_export_standings_xlsx(sim_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "standings.xlsx"
     result = _gdan(sim_store, "export", "standings", "--event", SWISS, "--format", "xlsx", "--out", str(out))
