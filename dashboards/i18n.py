@@ -86,6 +86,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "no_player_matches": ("No player matches “{q}”.", "没有与“{q}”匹配的选手。"),
     "no_match_matches": ("No match matches “{q}”.", "没有与“{q}”匹配的比赛。"),
     "search_match": ("Search a match: id, event or player", "搜索比赛：编号、赛事或选手"),
+    "matches_listed": (
+        "The list holds the first {n} of {total} matches, oldest first: search to find the others.",
+        "列表只含 {total} 场比赛中最早的 {n} 场：请搜索查找其他比赛。",
+    ),
     "top_n_of": ("top {n} of {m}", "前 {n} 名（共 {m} 名）"),
     "skill_mu": ("Skill μ", "实力 μ"),
     "interval_2sigma": ("μ ± 2σ (about 95 %)", "μ ± 2σ（约 95%）"),

@@ -807,17 +807,21 @@ def duplicate_results(con: Con, *, event: str) -> pd.DataFrame:
 
 
 def find_matches(con: Con, *, search: str = "", limit: int = 500) -> pd.DataFrame:
-    """Matches with deals whose id, event or players contain ``search`` (case-insensitive), with
-    ``started``, the match's start in its local time (the Replayer's header)."""
+    """The first ``limit`` matches with deals whose id, event, players' ids or players' names
+    contain ``search`` (case-insensitive), oldest first, with ``started``, the match's start in its
+    local time (the Replayer's header), and ``total``, how many matches the search finds in all."""
     return _df(
         con,
         f"""
         SELECT match_id, event_id, round, "table", rules, status, deals_played,
-               {sql_time_label("started_at", "utc_offset_min")} AS started
-        FROM matches
+               {sql_time_label("started_at", "utc_offset_min")} AS started, count(*) OVER () AS total
+        FROM matches m
         WHERE coalesce(deals_played, 0) > 0
           AND ($q = '' OR concat_ws(' ', match_id, event_id, player_E, player_N, player_W, player_S)
-                          ILIKE '%' || $q || '%')
+                          ILIKE '%' || $q || '%'
+               OR EXISTS (SELECT 1 FROM players p
+                          WHERE p.player_id IN (m.player_E, m.player_N, m.player_W, m.player_S)
+                            AND p.name ILIKE '%' || $q || '%'))
         ORDER BY started_at, match_id LIMIT $limit
         """,
         {"q": search, "limit": limit},

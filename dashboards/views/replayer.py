@@ -86,6 +86,9 @@ if linked_match is not None and linked_match not in set(matches["match_id"]):
 if matches.empty:
     st.info(tr("no_match_matches").format(q=search) if search else tr("no_data"), icon=":material/search:")
     st.stop()
+found = int(matches["total"].max())
+if found > len(matches):
+    st.caption(tr("matches_listed").format(n=len(matches), total=found))
 
 c1, c2 = st.columns([3, 1])
 with c1:

@@ -217,6 +217,9 @@ def test_replayer_search_narrows_matches(open_app: Open, mini_store: Path) -> No
     at = open_app(mini_store, "replayer")
     at.text_input(key="rp_search").set_value("p5").run()
     assert at.selectbox(key="rp_match").options == ["ev1 · Round 1 · Table 2 · m2"]
+    at.text_input(key="rp_search").set_value("player 5").run()  # a player's name, as the pickers take
+    assert at.selectbox(key="rp_match").options == ["ev1 · Round 1 · Table 2 · m2"]
+    assert not any("search to find the others" in c.value for c in at.caption)  # every match listed
 
 
 def test_quality_filters_by_code(open_app: Open, mini_store: Path) -> None:

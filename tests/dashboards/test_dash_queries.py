@@ -50,6 +50,9 @@ def test_search_is_a_literal_substring(con: duckdb.DuckDBPyConnection) -> None:
     assert list(queries.find_matches(con, search="p5")["match_id"]) == ["m2"]
     assert queries.find_matches(con, search="' OR 1=1 --").empty
     assert len(queries.find_matches(con, search="")) == 3  # m4 has no deals
+    assert list(queries.find_matches(con, search="player 5")["match_id"]) == ["m2"]  # by name, any case
+    first = queries.find_matches(con, search="", limit=2)
+    assert list(first["match_id"]) == ["m1", "m2"] and set(first["total"]) == {3}  # all it finds
 
 
 @pytest.mark.parametrize(
