@@ -28,6 +28,8 @@ pytestmark = [
 
 MID_DEAL = "deal=2&step=30"
 """The replayer's pictures: deal 2 of the first match (after a tribute), 30 steps into its play."""
+ENTRY_ROUND = "event=national-swiss-s0&round=5"
+"""The entry page's picture: the demo's Swiss event, last round (another store opens the default view)."""
 
 
 def test_every_page_renders_in_chromium(request: pytest.FixtureRequest, tmp_path: Path) -> None:
@@ -40,6 +42,8 @@ def test_every_page_renders_in_chromium(request: pytest.FixtureRequest, tmp_path
         replayer = browser.visit(f"{base}/replayer?{MID_DEAL}", shots / "replayer.png")
         chinese = browser.visit(f"{base}/bombs?lang=zh", shots / "bombs_zh.png")
         replayer_zh = browser.visit(f"{base}/replayer?{MID_DEAL}&lang=zh", shots / "replayer_zh.png")
+        # the referee's view: a pair event's round with its tables (the demo league is individual)
+        entry = browser.visit(f"{base}/entry?{ENTRY_ROUND}", shots / "entry.png")
     for page, result in results.items():
         assert result.errors == [], (page, result.errors)
         assert result.title, f"{page}: no page title rendered"
@@ -52,3 +56,4 @@ def test_every_page_renders_in_chromium(request: pytest.FixtureRequest, tmp_path
     assert replayer.errors == [] and "step=30" in replayer.url
     assert chinese.errors == [] and chinese.title == "炸弹"  # ?lang=zh opens the app in Chinese
     assert replayer_zh.errors == [] and replayer_zh.title == "牌局回放"
+    assert entry.errors == []
