@@ -94,15 +94,7 @@ def test_the_play_off_goes_on_while_the_levels_stay_equal() -> None:
     """ART_49 "至決出勝負": a deal at the top level that nobody passes leaves the round level, so
     another follows (a club ruleset capped at 3, so that the 3:3 round is at its "A")."""
     capped = parse_ruleset('id = "ko3"\nbase = "national"\nmax_level = "3"\n', ".toml")
-    log = Log("ko3", format=TWO_DEALS, event=KNOCKOUT)
-    log.deal("2", None, leader="E", seed=1)
-    log.play_out(["E", "N", "S"], "E")
-    log.end_deal(levels={"EW": "3", "NS": "2"})
-    log.deal("3", "EW", seed=2)
-    log.tribute("W", "E")
-    log.give_back("E", "W")
-    log.play_out(["N", "E", "W"], "W")
-    log.end_deal(levels={"EW": "3", "NS": "3"})
+    log = level_round("ko3")
     log.deal("3", "NS", seed=3)
     log.tribute("S", "N")
     log.give_back("N", "S")
