@@ -233,7 +233,10 @@ def _table(
             return
         left, middle = st.columns(2)
         left.segmented_control(
-            tr("entry_first"), list(SEATS), key=f"{key}_first", format_func=lambda s: f"{s} {seats[s]}"
+            tr("entry_first"),
+            list(SEATS),
+            key=f"{key}_first",
+            format_func=lambda s: f"{seat_name(s, lang())} {seats[s]}",
         )
         middle.segmented_control(
             tr("entry_result_kind"),

@@ -206,3 +206,15 @@ def test_individual_event_is_refused_without_tables(sim_store: Path, monkeypatch
     (error,) = chinese.error
     assert error.value.startswith(f"无法编排: {LEAGUE} 是个人赛") and "individual" not in error.value
     assert not [w for w in chinese.segmented_control if w.key.endswith("_first")]
+
+
+def test_first_out_buttons_name_the_seats_in_the_pages_language(open_app: Open, tmp_path: Path) -> None:
+    """The 上游 buttons say 东/北/西/南 on the Chinese page, as the table headers do (E/N/W/S in English)."""
+    at = _new_event(open_app(tmp_path, "entry"), "bcta")
+    _ok(at)
+    first = next(w for w in at.segmented_control if w.key.endswith("_first"))
+    assert [label.split()[0] for label in first.options] == ["E", "N", "W", "S"]
+    at = at.sidebar.radio(key="lang").set_value("zh").run()
+    _ok(at)
+    first = next(w for w in at.segmented_control if w.key.endswith("_first"))
+    assert [label.split()[0] for label in first.options] == ["东", "北", "西", "南"]
