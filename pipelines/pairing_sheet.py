@@ -98,7 +98,7 @@ def pairing_sheet(
     chosen = system or _auto_system(stage)
     earlier = round_scores(con, stage, before=round_no)
     everyone = round_scores(con, stage)
-    refuse_individual(stage, everyone)
+    refuse_individual(con, stage)
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
@@ -155,7 +155,7 @@ def _knockout_sheet(
     source = plan.seeding_stage
     stage = plan.stage or Stage(event, stage_name or "knockout", source.name, source.rules, ())
     scores = round_scores(con, source)
-    refuse_individual(source, scores)
+    refuse_individual(con, source)
     points = "bcta_round_score" if source.rules == "bcta" else "match_points"
     seeded = {t: {"rank": i, points: plan.ranked[t][points]} for i, t in enumerate(plan.seeds, start=1)}
     sheet = _sheet(stage, plan.pairing, seeded, roster(con), scores, round_no, points)
@@ -169,18 +169,14 @@ def _knockout_sheet(
     return replace(sheet, notes=notes)
 
 
-def refuse_individual(stage: Stage, scores: list[dict[str, Any]]) -> None:
-    """Raise :class:`PairingRefused` when a player of the stage's ``match_scores`` rows played
-    with more than one partner: an individual event, whose standings rank players
-    (``scoring.standings``, ``entry = individual``). §S8 pairs fixed pairs, and neither it nor
-    the rule books (`national` Art. 17, 27) say how players are seated at tables of four, so
-    pairing one would seat one player per "team"."""
-    teams: dict[str, set[str]] = {}
-    for r in scores:
-        for player in (r["player_1"], r["player_2"]):
-            if player:
-                teams.setdefault(player, set()).add(r["team_id"])
-    if all(len(t) == 1 for t in teams.values()):
+def refuse_individual(con: duckdb.DuckDBPyConnection, stage: Stage) -> None:
+    """Raise :class:`PairingRefused` for an individual stage: partners rotate, so scoring ranks
+    its players (``standings.entry = individual``, decided by ``scoring.standings``). §S8 pairs
+    fixed pairs, and neither it nor the rule books (`national` Art. 17, 27) say how players are
+    seated at tables of four, so pairing one would seat one player per "team"."""
+    from pipelines.tournament_data import is_individual
+
+    if not is_individual(con, stage):
         return
     where = f"event {stage.event_id}" + (f" (stage {stage.stage})" if stage.stage else "")
     raise PairingRefused(

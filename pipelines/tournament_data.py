@@ -132,6 +132,16 @@ def standings(con: duckdb.DuckDBPyConnection, stage: Stage, after_round: int) ->
     )
 
 
+def is_individual(con: duckdb.DuckDBPyConnection, stage: Stage) -> bool:
+    """Whether the stage's standings rank players (``entry = individual``: partners rotate)."""
+    found = con.execute(
+        "SELECT bool_or(entry = 'individual') FROM standings "
+        "WHERE event_id = ? AND stage IS NOT DISTINCT FROM ?",
+        [stage.event_id, stage.stage],
+    ).fetchone()
+    return bool(found and found[0])
+
+
 def round_scores(
     con: duckdb.DuckDBPyConnection, stage: Stage, round_no: int | None = None, before: int | None = None
 ) -> list[dict[str, Any]]:
