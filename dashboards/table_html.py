@@ -42,27 +42,35 @@ STYLE = """
 """
 
 
+def card_text(card: str, level: str | None) -> str:
+    """One card as plain text, as the table draws it: suit symbol and rank (10 for ten), 小王/大王
+    for the jokers, ★ after a wild (the heart level card)."""
+    if card in (SMALL_JOKER, BIG_JOKER):
+        return "大王" if card == BIG_JOKER else "小王"
+    suit, rank = card[0], card[1:2]
+    text = f"{SUIT_SYMBOLS.get(suit, suit)}{'10' if rank == 'T' else rank}"
+    return text + "★" if is_wild(card, level) else text
+
+
 def card_html(card: str, level: str | None, lang: Lang) -> str:
-    """One card: suit symbol and rank (red hearts and diamonds), 小王/大王 for the jokers; a level
-    card underlined, a wild (the heart level card) highlighted with ★."""
+    """One card (:func:`card_text`): red hearts and diamonds, a level card underlined, a wild
+    highlighted."""
     if card in (SMALL_JOKER, BIG_JOKER):
         big = card == BIG_JOKER
         name = escape(t("big_joker" if big else "small_joker", lang))
         joker = "gd-card gd-red" if big else "gd-card"
-        return f'<span class="{joker}" title="{name}">{"大王" if big else "小王"}</span>'
-    suit, rank = card[0], card[1]
+        return f'<span class="{joker}" title="{name}">{card_text(card, level)}</span>'
     classes = ["gd-card"]
     title = ""
-    if suit in RED_SUITS:
+    if card[0] in RED_SUITS:
         classes.append("gd-red")
-    if rank == level:
+    if card[1:2] == level:
         classes.append("gd-level")
         title = t("level_card", lang)
-    text = f"{SUIT_SYMBOLS.get(suit, escape(suit))}{'10' if rank == 'T' else escape(rank)}"
     if is_wild(card, level):
         classes.append("gd-wild")
         title = t("wild_card", lang)
-        text += "★"
+    text = escape(card_text(card, level))
     return f'<span class="{" ".join(classes)}" title="{escape(title)}">{text}</span>'
 
 

@@ -23,7 +23,7 @@ from dashboards import queries
 from dashboards.i18n import LABELS, t
 from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
-from dashboards.table_html import MARK_ICONS, cards_html, table_html
+from dashboards.table_html import MARK_ICONS, card_text, cards_html, table_html
 from dashboards.ui import (
     current_store,
     from_url,
@@ -292,7 +292,9 @@ elif step.action is None:
 else:
     seen = plays[plays["seq"] <= step.action["seq"]]
     flags = seen.assign(
-        cards=seen["cards"].map(lambda c: " ".join(c) if pd.api.types.is_list_like(c) else ""),
+        cards=seen["cards"].map(
+            lambda c: " ".join(card_text(x, level) for x in c) if pd.api.types.is_list_like(c) else ""
+        ),
         seat=seen["seat"].map(seat_word),
         action=[tr(a) if a in ("play", "pass") else a for a in seen["action"]],
         combo_type=[combo_type_name(c, lang()) if isinstance(c, str) else "" for c in seen["combo_type"]],

@@ -253,7 +253,8 @@ def test_replayer_draws_the_table_and_opens_at_the_linked_step(
 
 def test_replayer_names_seats_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
     """On the 中文 page every seat is 东/南/西/北, as in the header's finishing order: the seat
-    panels, the trick, the step slider, the tributes and the flags table (no N/E/S/W letters)."""
+    panels, the trick, the step slider, the tributes and the flags table (no N/E/S/W letters); the
+    flags table's cards as the table draws them (♠10, 小王), not codes."""
     at = _open_link(monkeypatch, mini_store, "replayer", lang="zh", match="m1", deal="2", step="5")
     _no_exception(at)
     chinese = {"东", "南", "西", "北"}
@@ -265,6 +266,8 @@ def test_replayer_names_seats_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_s
     tables = {tuple(df.value.columns): df.value for df in at.dataframe}
     flags = next(v for k, v in tables.items() if "could_beat" in k)
     assert list(flags["seat"]) == ["东", "北", "西", "南"]
+    played = [c for cell in flags["cards"] for c in cell.split()]
+    assert played and all(c[0] in "♠♥♣♦小大" for c in played)  # as the table draws them, no codes
     tributes = next(v for k, v in tables.items() if "giver" in k)
     assert set(tributes["giver"]) | set(tributes["receiver"]) <= chinese
 

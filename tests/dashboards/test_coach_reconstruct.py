@@ -17,7 +17,7 @@ from dashboards.reconstruct import (
     next_trick,
     reconstruct,
 )
-from dashboards.table_html import MARK_ICONS, card_html, cards_html, table_html
+from dashboards.table_html import MARK_ICONS, card_html, card_text, cards_html, table_html
 from schemas.vocabulary import CARDS, RANKS
 
 HANDS = {
@@ -131,6 +131,17 @@ def test_next_trick_and_next_flagged() -> None:
 def test_jokers_are_drawn_as_small_and_big_joker(card: str, text: str) -> None:
     for lang in ("en", "zh"):
         assert f">{text}</span>" in card_html(card, "7", lang)
+
+
+@pytest.mark.parametrize(
+    ("card", "level", "text"),
+    [("DT", "7", "♦10"), ("H7", "7", "♥7★"), ("S7", "7", "♠7"), ("SB", "7", "小王"), ("HR", None, "大王"),
+     ("C2", None, "♣2")],
+)
+def test_card_text_is_the_card_as_the_table_draws_it(card: str, level: str | None, text: str) -> None:
+    """Plain text for tables (the replayer's flags): the same suit symbols, 10 and ★ as the card faces."""
+    assert card_text(card, level) == text
+    assert f">{text}</span>" in card_html(card, level, "en")
 
 
 def test_wild_and_level_cards_are_marked() -> None:
