@@ -625,7 +625,6 @@ def match_events(
     # A sheet cannot mark the event's last round (docs/event-extensions.md "Last round"); its stage
     # column says whether a knockout's level round is played on (`national`, `huaian`).
     breaks_ties = ruleset.extra_deal_breaks(info)
-    until_decided = ruleset.extra_deal.until_decided
     end: tuple[str, str | None] | None = None
     for deal in deals:
         if end is not None:
@@ -681,12 +680,12 @@ def match_events(
         elif lost_on_a:
             end = ("a_failures", _other(lost_on_a))
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if (not extra_deal or until_decided) and levels["EW"] == levels["NS"] and breaks_ties:
+            if ruleset.extra_deal.may_follow(extra_deal) and levels["EW"] == levels["NS"] and breaks_ties:
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
                 end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
     if end is None:
-        tie_open = levels["EW"] == levels["NS"] and breaks_ties and (not extra_deal or until_decided)
+        tie_open = levels["EW"] == levels["NS"] and breaks_ties and ruleset.extra_deal.may_follow(extra_deal)
         if fmt.kind in ("timed", "timed_deals") and not tie_open and deals:
             end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
         elif open_end:

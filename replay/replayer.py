@@ -398,7 +398,7 @@ class _Replayer:
         assert m is not None
         return (
             m.level_round_breaks
-            and (not m.extra_deal or self.ruleset.extra_deal.until_decided)
+            and self.ruleset.extra_deal.may_follow(m.extra_deal)
             and level_winner(m.levels) is None
         )
 

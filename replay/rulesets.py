@@ -120,6 +120,10 @@ class ExtraDeal:
     """Levels the winning team goes up (capped at ``max_level``); ``None``: the finish gain (§5.8)."""
 
 
+    def may_follow(self, played: bool) -> bool:
+        """Whether an extra deal may be due after ``played`` (whether one was played already)."""
+        return not played or self.until_decided
+
     def breaks(self, event: Mapping[str, Any] | None) -> bool:
         """Whether a level round of the match whose ``match_start.event`` is ``event`` gets an extra
         deal under :attr:`rounds` (any JSON value where an object is expected counts as absent)."""

@@ -234,7 +234,7 @@ class MatchReferee:
         if ew != ns:
             return reason, "EW" if ew > ns else "NS"
         breaker = self.rules.draw_breaker
-        if self.extra_deal_here and (not self.extra_deal or self.rules.extra_deal.until_decided):
+        if self.extra_deal_here and self.rules.extra_deal.may_follow(self.extra_deal):
             self.extra_deal = True
             return None, None
         if self.extra_deal_here:
