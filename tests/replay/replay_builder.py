@@ -203,3 +203,17 @@ class Log:
 
     def replay(self) -> MatchReplay:
         return replay_match(self.events)
+
+
+def level_round(log: Log) -> Log:
+    """Play two deals on a new ``log`` that end level at 3:3 (rules.md §5.8, §6): EW win deal 1
+    1st+4th (+1), then W pays E, and NS win deal 2 1st+4th (+1)."""
+    log.deal("2", None, leader="E", seed=1)
+    log.play_out(["E", "N", "S"], "E")
+    log.end_deal(levels={"EW": "3", "NS": "2"})
+    log.deal("3", "EW", seed=2)
+    log.tribute("W", "E")
+    log.give_back("E", "W")
+    log.play_out(["N", "E", "W"], "W")
+    log.end_deal(levels={"EW": "3", "NS": "3"})
+    return log

@@ -16,6 +16,7 @@ from replay.errors import ErrorCode
 from replay.replayer import replay_match
 from replay.rulesets import get_ruleset, parse_ruleset
 from tests.replay.replay_builder import Log
+from tests.replay.replay_builder import level_round as played_level_round
 
 ART_49 = "兩隊之間在規定的時間或副數打平時，加賽一副，至決出勝負"
 ART_29 = "繼續在原有牌局基礎上加打一副牌決出勝負"
@@ -26,16 +27,7 @@ BOOKS = ("national", "huaian")
 
 def level_round(rules: str, stage: str = "knockout") -> Log:
     """Two deals ending 3:3: EW win deal 1 (1st+4th, +1), NS deal 2 (1st+4th, +1)."""
-    log = Log(rules, format=TWO_DEALS, event={**KNOCKOUT, "stage": stage})
-    log.deal("2", None, leader="E", seed=1)
-    log.play_out(["E", "N", "S"], "E")
-    log.end_deal(levels={"EW": "3", "NS": "2"})
-    log.deal("3", "EW", seed=2)
-    log.tribute("W", "E")
-    log.give_back("E", "W")
-    log.play_out(["N", "E", "W"], "W")
-    log.end_deal(levels={"EW": "3", "NS": "3"})
-    return log
+    return played_level_round(Log(rules, format=TWO_DEALS, event={**KNOCKOUT, "stage": stage}))
 
 
 def play_off(log: Log) -> None:

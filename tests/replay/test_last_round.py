@@ -21,6 +21,7 @@ from replay.events import LEVELS
 from replay.replayer import MatchReplay, replay_match
 from replay.rulesets import get_ruleset, parse_ruleset
 from tests.replay.replay_builder import TEAM, Log
+from tests.replay.replay_builder import level_round as played_level_round
 
 SEED_003 = "最后一轮不能平局,需加赛一把决定胜负,按比赛首副牌规则加赛,打出头游比赛即结束,获胜方升一级"
 TWO_DEALS = {"kind": "deals", "deals": 2}
@@ -30,16 +31,7 @@ LAST = {"id": "js", "round": 7, "last_round": True}
 def level_round(last: bool = True, **start: Any) -> Log:
     """A played jiangsu round of two deals that ends level at 3:3: EW win deal 1 (+1), NS deal 2 (+1)."""
     event = LAST if last else {"id": "js", "round": 3}
-    log = Log("jiangsu", format=TWO_DEALS, event=event, **start)
-    log.deal("2", None, leader="E", seed=1)
-    log.play_out(["E", "N", "S"], "E")
-    log.end_deal(levels={"EW": "3", "NS": "2"})
-    log.deal("3", "EW", seed=2)
-    log.tribute("W", "E")
-    log.give_back("E", "W")
-    log.play_out(["N", "E", "W"], "W")
-    log.end_deal(levels={"EW": "3", "NS": "3"})
-    return log
+    return played_level_round(Log("jiangsu", format=TWO_DEALS, event=event, **start))
 
 
 def extra_deal(log: Log, first: str = "S", leader: str = "N", **deal: Any) -> None:
