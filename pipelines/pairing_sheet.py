@@ -96,9 +96,9 @@ def pairing_sheet(
     if system is None and is_knockout(stage.stage):
         return _knockout_sheet(con, event, stage.stage, round_no, seed, knockout or KnockoutOptions())
     chosen = system or _auto_system(stage)
+    refuse_individual(con, stage)
     earlier = round_scores(con, stage, before=round_no)
     everyone = round_scores(con, stage)
-    refuse_individual(con, stage)
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
