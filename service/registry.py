@@ -2,8 +2,9 @@
 
 Per event: its id, name, ruleset and round format, whether the opponents confirm each table's
 result (:mod:`service.confirmation`), the registered pairs (players with names and clubs) and
-their check-in, and per round the tables as drawn and any override of the missing-results rule
-(who paired the round anyway, when, and which tables had no result).
+their check-in, and per round the tables as drawn; and per event (registered or only in the
+store) the overrides of the missing-results rule: who paired a round anyway, when, and which
+tables had no result.
 
 Kept as one JSON file per event, ``<store>/service/events/<event id>.json`` (atomic, locked:
 :mod:`service.files`), not as events in the inbox: registrations, check-in and draws are the
@@ -22,7 +23,7 @@ from typing import Any
 
 from service.files import read_json, service_dir, update_json
 
-EVENTS_FOLDER = "events"
+EVENTS_FOLDER, OVERRIDES_FOLDER = "events", "overrides"
 
 
 class EventExists(ValueError):
@@ -71,6 +72,8 @@ class Pair:
 class Override:
     """A round paired although the round before had tables without a result."""
 
+    round: int
+    """The round paired."""
     stamp: Stamp
     missing_tables: tuple[str, ...]
     """The drawn tables of the round before with no result (empty when the draw is unknown)."""
@@ -84,7 +87,6 @@ class Draw:
 
     tables: Mapping[str, Mapping[str, str]]
     bye: tuple[str, ...] | None = None
-    override: Override | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,15 +215,31 @@ def record_override(
     missing_teams: Sequence[str],
 ) -> Override:
     """Record that round ``round_no`` was paired although the round before had no result for
-    ``missing_tables`` / ``missing_teams``: who, when, which. A later override replaces it."""
-    override = Override(Stamp(by, now()), tuple(missing_tables), tuple(missing_teams))
-
-    def keep(event: Event) -> Event:
-        draw = event.rounds.get(round_no, Draw({}))
-        return replace(event, rounds={**event.rounds, round_no: replace(draw, override=override)})
-
-    _change(store, event_id, keep)
+    ``missing_tables`` / ``missing_teams``: who, when, which. Kept for registered events and for
+    events only the store knows (``<store>/service/overrides/<event id>.json``), each override
+    added to the ones before."""
+    override = Override(round_no, Stamp(by, now()), tuple(missing_tables), tuple(missing_teams))
+    entry = {
+        "round": round_no,
+        "stamp": {"by": by, "at": override.stamp.at},
+        "missing_tables": list(missing_tables),
+        "missing_teams": list(missing_teams),
+    }
+    update_json(_overrides_path(store, event_id), lambda current: [*(current or []), entry])
     return override
+
+
+def overrides(store: Path, event_id: str) -> list[Override]:
+    """The event's recorded pairing overrides, oldest first."""
+    found = read_json(_overrides_path(store, event_id)) or []
+    return [
+        Override(o["round"], Stamp(**o["stamp"]), tuple(o["missing_tables"]), tuple(o["missing_teams"]))
+        for o in found
+    ]
+
+
+def _overrides_path(store: Path, event_id: str) -> Path:
+    return service_dir(store, OVERRIDES_FOLDER, f"{event_id}.json")
 
 
 def _change(store: Path, event_id: str, change: Any) -> Event:
@@ -242,18 +260,7 @@ def _stamp(data: Any) -> Stamp | None:
 def _event(data: dict[str, Any]) -> Event:
     rounds = {}
     for number, draw in data.get("rounds", {}).items():
-        override = draw.get("override")
-        rounds[int(number)] = Draw(
-            draw["tables"],
-            tuple(draw["bye"]) if draw.get("bye") else None,
-            None
-            if override is None
-            else Override(
-                Stamp(**override["stamp"]),
-                tuple(override["missing_tables"]),
-                tuple(override["missing_teams"]),
-            ),
-        )
+        rounds[int(number)] = Draw(draw["tables"], tuple(draw["bye"]) if draw.get("bye") else None)
     pairs = tuple(
         Pair(
             (Player(**p["players"][0]), Player(**p["players"][1])),
@@ -297,13 +304,6 @@ def _json(event: Event) -> dict[str, Any]:
             str(number): {
                 "tables": {t: dict(s) for t, s in draw.tables.items()},
                 "bye": list(draw.bye) if draw.bye else None,
-                "override": None
-                if draw.override is None
-                else {
-                    "stamp": stamp(draw.override.stamp),
-                    "missing_tables": list(draw.override.missing_tables),
-                    "missing_teams": list(draw.override.missing_teams),
-                },
             }
             for number, draw in sorted(event.rounds.items())
         },

@@ -63,17 +63,23 @@ def test_pairs_with_names_and_clubs_and_check_in(tmp_path: Path) -> None:
         registry.check_in(tmp_path, "ux-cup", 2, by="desk")
 
 
-def test_a_round_keeps_its_first_draw_and_records_an_override(tmp_path: Path) -> None:
+def test_a_round_keeps_its_first_draw(tmp_path: Path) -> None:
     registry.create(tmp_path, _event(), in_store=())
     seats = {"1": {"E": "p01", "N": "p03", "W": "p02", "S": "p04"}}
     drawn = registry.record_draw(tmp_path, "ux-cup", 1, seats, ("p05", "p06"))
     again = registry.record_draw(tmp_path, "ux-cup", 1, {"1": {"E": "x", "N": "y", "W": "z", "S": "w"}}, None)
     assert again == drawn and drawn.bye == ("p05", "p06")
-    override = registry.record_override(tmp_path, "ux-cup", 2, "referee", ["4"], ["p07+p08", "p09+p10"])
     event = registry.load(tmp_path, "ux-cup")
-    assert event is not None and event.rounds[2].override == override
-    assert override.stamp.by == "referee" and override.missing_tables == ("4",)
-    assert event.rounds[1].tables == seats and event.last_drawn == 2
+    assert event is not None and event.rounds[1].tables == seats and event.last_drawn == 1
+
+
+def test_overrides_are_kept_for_any_event(tmp_path: Path) -> None:
+    """Registered or only in the store: each override is added to the ones before."""
+    first = registry.record_override(tmp_path, "league", 2, "referee", ["4"], ["p07+p08", "p09+p10"])
+    second = registry.record_override(tmp_path, "league", 3, "admin", [], ["p07+p08"])
+    assert registry.overrides(tmp_path, "league") == [first, second]
+    assert first.stamp.by == "referee" and first.missing_tables == ("4",) and first.round == 2
+    assert registry.overrides(tmp_path, "other") == []
 
 
 def test_confirmation_is_a_setting_of_the_event(tmp_path: Path) -> None:
