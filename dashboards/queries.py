@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 from pandas.errors import Pandas4Warning
 
-from pipelines.pairing_sheet import PairingSheet
+from pipelines.reads.pairing_sheet import PairingSheet
 from schemas.scoring import PLAYER_RESULTS
 from schemas.times import sql_local_day, sql_time_label
 from schemas.vocabulary import (
@@ -93,7 +93,7 @@ def entry_roster(con: Con) -> pd.DataFrame:
 def entry_pairing(con: Con, *, event: str, stage: str | None, round_no: int) -> PairingSheet:
     """The tables of round ``round_no`` by scoring.md §S8, as `gdan pair` gives them (raises
     ``pipelines.tournament_data.LookupFailed`` when the event cannot be paired)."""
-    from pipelines.pairing_sheet import pairing_sheet
+    from pipelines.reads.pairing_sheet import pairing_sheet
 
     return pairing_sheet(con, event, stage, round_no, None, 0)
 

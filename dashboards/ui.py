@@ -29,8 +29,8 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.i18n import LABELS, Lang, t
-from pipelines.tournament_data import LookupFailed
-from pipelines.warehouse import connect, store_path
+from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.warehouse import connect, store_path
 from printouts import Document, to_csv, to_pdf, to_xlsx
 from printouts.cells import csv_safe
 from printouts.pdf import FontMissing, find_cjk_font
@@ -265,7 +265,7 @@ def printout_downloads(
     """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
     ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
 
-    ``build`` is a document function of :mod:`pipelines.printout_documents` (the ones `gdan
+    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones `gdan
     export` writes). The document is built (cached, like a query) and written only when a button
     is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
     nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese

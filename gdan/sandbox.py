@@ -10,7 +10,7 @@ Two independent fences, so neither alone has to be perfect:
    ``read_parquet`` of another folder fails even inside a ``SELECT``; then
    ``lock_configuration``, so no statement can switch it back.
 
-The connection is the ordinary reader connection (``pipelines.warehouse.connect``: in-memory
+The connection is the ordinary reader connection (``pipelines.storage.warehouse.connect``: in-memory
 views over the Parquet files); the lock-down is applied after its views exist.
 """
 
@@ -59,7 +59,7 @@ def check_query(query: str) -> None:
 
 def lock_down(con: duckdb.DuckDBPyConnection, store: str | Path) -> None:
     """Let ``con`` read files only under the store's ``tables/`` folder, and freeze its settings."""
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     tables = Store(store).tables_dir.as_posix().replace("'", "''")
     con.execute(f"SET allowed_directories = ['{tables}/']")

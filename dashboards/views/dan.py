@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboards import charts, queries
 from dashboards.ui import flag_low_data, lang, no_data, printout_downloads, run, show_chart, show_table, tr
-from pipelines.printout_documents import dan_document
+from pipelines.reads.printout_documents import dan_document
 from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))

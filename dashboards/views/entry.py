@@ -32,7 +32,7 @@ from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
 from dashboards.ui import current_store, from_url, lang, run, show_table, to_url, tr, url_param
 from importers.jobs import file_name_problem
-from pipelines.tournament_data import LookupFailed
+from pipelines.reads.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
 from replay.rulesets import RoundFormat, parse_round_format

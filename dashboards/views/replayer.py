@@ -8,7 +8,7 @@ M next mistake) or the slider. Decisions the endgame solver reviewed (``play_rev
 are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
-the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.annotations``),
+the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
 never an edit of the logs or of an earlier note.
 """
 
@@ -39,7 +39,7 @@ from dashboards.ui import (
     url_param,
     url_text,
 )
-from pipelines.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
 
 # Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
 # (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).

@@ -17,8 +17,8 @@ from test_coach_seats_speed import _OLD_PLAY_RATES
 from dashboards import queries
 from dashboards.patterns import rates_table
 from dashboards.table_html import MARK_ICONS
-from pipelines.annotations import read_notes
-from pipelines.warehouse import connect
+from pipelines.reads.annotations import read_notes
+from pipelines.storage.warehouse import connect
 
 Open = Callable[[Path, str], AppTest]
 COACH_PAGES = ["player", "tributes", "bombs", "head_to_head", "replayer"]

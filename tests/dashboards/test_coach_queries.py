@@ -14,7 +14,7 @@ import pytest
 
 from dashboards import queries
 from dashboards.queries import SeatFilters
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 
 @pytest.fixture(scope="module")

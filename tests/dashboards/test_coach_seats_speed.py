@@ -19,7 +19,7 @@ import pytest
 
 from dashboards import queries
 from dashboards.queries import SeatFilters
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 from schemas.vocabulary import sql_partner
 
 _OLD_SEATS = f"""

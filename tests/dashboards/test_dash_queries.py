@@ -14,8 +14,8 @@ import pytest
 
 from dashboards import queries
 from dashboards.roster import clubs, with_names
-from pipelines.tournament_data import LookupFailed
-from pipelines.warehouse import connect
+from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.warehouse import connect
 
 SOURCE = Path(queries.__file__)
 

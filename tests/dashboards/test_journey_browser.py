@@ -16,7 +16,7 @@ from browser import CHROMIUM, Browser, chromium, streamlit_server
 from dash_app import PAGES, url_path
 
 from dashboards import queries
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 pytestmark = [
     pytest.mark.browser,

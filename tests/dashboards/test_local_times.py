@@ -21,10 +21,10 @@ from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 
 from dashboards import queries
-from pipelines.printout_documents import player_document
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.reads.printout_documents import player_document
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from printouts import to_csv, to_xlsx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))

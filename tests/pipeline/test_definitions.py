@@ -13,9 +13,9 @@ from pipeline_helpers import store_tables
 from pydantic import ValidationError
 
 from pipelines.definitions import defs
-from pipelines.pool import Executor, ExecutorKind
-from pipelines.resources import ExecutorResource, StoreResource
-from pipelines.runner import run_pipeline
+from pipelines.defs.resources import ExecutorResource, StoreResource
+from pipelines.exec.executor import Executor, ExecutorKind
+from pipelines.run.runner import run_pipeline
 from schemas.scoring import SCORING
 from schemas.tables import DERIVED, SUMMARIES
 from simulator import simulate_to_dir

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from pipelines import store as store_module
-from pipelines.store import Store
+from pipelines.storage import store as store_module
+from pipelines.storage.store import Store
 from schemas.tables import DEAL_HANDS, RAW_EVENTS
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
