@@ -1,4 +1,4 @@
-"""Every SQL query of the dashboards, over the read-only views of ``pipelines.warehouse``.
+"""Every SQL query of the dashboards, over the read-only views of ``pipelines.storage.warehouse``.
 
 Each function takes a DuckDB connection (or cursor) and keyword parameters and returns a pandas
 DataFrame. User input only ever reaches DuckDB as bound ``$name`` parameters, never through
@@ -92,7 +92,7 @@ def entry_roster(con: Con) -> pd.DataFrame:
 
 def entry_pairing(con: Con, *, event: str, stage: str | None, round_no: int) -> PairingSheet:
     """The tables of round ``round_no`` by scoring.md §S8, as `gdan pair` gives them (raises
-    ``pipelines.tournament_data.LookupFailed`` when the event cannot be paired)."""
+    ``pipelines.reads.tournament_data.LookupFailed`` when the event cannot be paired)."""
     from pipelines.reads.pairing_sheet import pairing_sheet
 
     return pairing_sheet(con, event, stage, round_no, None, 0)
@@ -168,7 +168,7 @@ def matches_by_ruleset(con: Con) -> pd.DataFrame:
 
 def players(con: Con) -> pd.DataFrame:
     """Every player who played a valid or partial match: id, rounds played, and name and club
-    from the pipeline's roster (``players``, ``pipelines.roster``: the latest declaration wins)."""
+    from the pipeline's roster (``players``, ``pipelines.steps.roster``: the latest declaration wins)."""
     return _df(
         con,
         """
@@ -476,7 +476,7 @@ def lead_types(con: Con, *, player: str) -> pd.DataFrame:
 def play_stats(con: Con, *, player: str | None) -> pd.DataFrame:
     """Play-pattern counts of one player (or everyone with ``player=None``), with denominators.
 
-    Read from ``player_patterns`` (see ``pipelines.player_patterns`` for the definitions); the
+    Read from ``player_patterns`` (see ``pipelines.steps.player_patterns`` for the definitions); the
     population is the sum over every row, unknown players included. Columns: ``pass_beat`` /
     ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, the mean
     ``bomb_opp_left`` over ``bombs``, and the mean ``return_rank`` (2 = 2 … A = 14) over ``returns``.
