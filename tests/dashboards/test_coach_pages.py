@@ -14,8 +14,9 @@ from dash_app import APP
 from streamlit.testing.v1 import AppTest
 from test_coach_seats_speed import _OLD_PLAY_RATES
 
-from dashboards import queries
 from dashboards.patterns import rates_table
+from dashboards.queries.play_patterns import jie_feng_received, play_stats
+from dashboards.queries.seats import SeatFilters, seats_cte
 from dashboards.table_html import MARK_ICONS
 from pipelines.annotations import read_notes
 from pipelines.warehouse import connect
@@ -105,9 +106,9 @@ def test_filtered_play_patterns_show_the_counts_of_the_plays_scan(
     shown = next(df.value for df in at.dataframe if "population_n" in df.value.columns)
     con = connect(mini_store)
     try:
-        seats, params = queries._seats("p2", queries.SeatFilters(**filters))
+        seats, params = seats_cte("p2", SeatFilters(**filters))
         old = con.execute(_OLD_PLAY_RATES.format(seats=seats), params).df()
-        population = queries.play_stats(con, player=None), queries.jie_feng_received(con, player=None)
+        population = play_stats(con, player=None), jie_feng_received(con, player=None)
         expected = rates_table(old, *population)
     finally:
         con.close()
