@@ -1,4 +1,4 @@
-"""The coach's filters and sample sizes (issue 18), shared by the Player, Tributes and Bombs pages.
+"""The coach's filters and sample sizes, shared by the Player, Tributes and Bombs pages.
 
 :func:`filter_bar` draws the filters (date range, event, ruleset, partner, seat, level) and the
 minimum sample, each bound to the address (``?from=…&to=…&event=…&min_n=…``) with the helpers of

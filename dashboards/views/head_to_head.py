@@ -1,4 +1,4 @@
-"""Head-to-head and partners (issue 18): one player against another, as partners and as
+"""Head-to-head and partners: one player against another, as partners and as
 opponents; the player's nemesis and best partner; period leaderboards (month, season) with
 "most improved".
 

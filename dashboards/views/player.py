@@ -2,7 +2,7 @@
 play-pattern statistics and decision-review accuracy (``player_reviews``) next to the
 population's, each with its sample size.
 
-For coaches (issue 18): the player (searchable by name or id) and every filter are in the address;
+For coaches: the player (searchable by name or id) and every filter are in the address;
 the filters (date range, event, ruleset, partner, seat, level) narrow the deal record, the match
 list (each row opens the replayer at that deal), the finishing positions and the play patterns,
 and every rate shows its numerator and denominator, greyed below the minimum sample.

@@ -1,7 +1,7 @@
 """Data quality: quarantined input with error codes, files and lines, malformed lines, replayed
 matches that are partial or invalid, matches repeating another's deals under a new id, inbox
 files that need attention, revisions superseded by a correction, and matches still waiting for
-their ``match_end`` with their age (incomplete; events.md "Validation", issue 7 §9)."""
+their ``match_end`` with their age (incomplete; events.md "Validation")."""
 
 from __future__ import annotations
 

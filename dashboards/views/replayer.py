@@ -4,7 +4,7 @@ order of the deal's level, wilds marked, jokers as 小王/大王), who won each 
 coach looks for: passes that could have beaten, partner overtakes, bombs, 接风.
 
 Steps move with buttons that also answer the keyboard (← →, Home, T next trick, F next flagged,
-M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``, issue 16)
+M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``)
 are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing

@@ -72,8 +72,8 @@ def test_deal_record_counts(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_finishing_positions_count_every_finished_deal(con: duckdb.DuckDBPyConnection) -> None:
-    """Every seat of a finished deal has a bar: the chart's n is the player's deals (issue 18:
-    p0001 338 deals, chart n = 255)."""
+    """Every seat of a finished deal has a bar: the chart's n is the player's deals (a
+    player with 338 deals once had a chart with n = 255)."""
     positions = coach_finish_positions(con, player="p1").set_index("position")
     record = coach_deal_record(con, player="p1").iloc[0]
     assert positions["player_n"].sum() == record["deals"]

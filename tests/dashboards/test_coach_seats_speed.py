@@ -1,5 +1,5 @@
 """The coach's queries over the slimmer ``seats`` CTE (``dashboards.queries.seats.seats_cte``: only the
-filters that are set, ``matches`` joined only when needed; issue 18 "Speed") give exactly the
+filters that are set, ``matches`` joined only when needed) give exactly the
 results of the CTE they replaced, which tested every filter on every seat-deal and always joined
 the match; and ``coach_play_rates`` over the pipeline's ``seat_patterns`` gives exactly the counts
 of the ``plays`` scan it replaced. The filters are those of the Player, Tributes and Bombs pages

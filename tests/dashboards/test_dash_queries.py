@@ -183,7 +183,7 @@ def test_incomplete_and_problem_matches_are_separate(con: duckdb.DuckDBPyConnect
 
 def test_finish_positions_count_the_seats_that_lost_double(con: duckdb.DuckDBPyConnection) -> None:
     """双下 losers have no finishing position (the deal ends when the winners are out): they count as
-    ``double_loss``, not as missing (issue 18)."""
+    ``double_loss``, not as missing."""
     positions = finish_positions(con, player="p1").set_index("position")
     assert positions.loc["double_loss", "player_n"] == 2  # p1 sat E in m1 and m3, deal 1 lost 双下
     assert positions["population_n"].sum() == 24  # every seat of every deal

@@ -1,4 +1,4 @@
-"""The journey of issue 18 in a real browser (Playwright driving /usr/bin/chromium): leaderboard →
+"""A visitor's journey in a real browser (Playwright driving /usr/bin/chromium): leaderboard →
 player → a row of the player's match list → the replayer at that deal → a step forward by button
 and by keyboard; the copied addresses reopen the same player, match, deal and step in a new page.
 In 中文 every page, in a state with data (a player, a match and deal, an event chosen), shows no

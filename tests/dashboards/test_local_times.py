@@ -1,4 +1,4 @@
-"""Times in the event's local time (issue 18): matches logged in Beijing late in the evening and
+"""Times in the event's local time: matches logged in Beijing late in the evening and
 after midnight, and one logged in UTC−05:00, run through the real pipeline. Each is shown at its
 own clock with its offset (``2026-06-18 23:30 (UTC+08:00)``), counted on its local day, found by a
 date filter on its local day, and printed in its local time (schemas/times.py, events.md ``t``)."""

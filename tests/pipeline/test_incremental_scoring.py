@@ -1,4 +1,4 @@
-"""Scoring steps whose cost follows the new data (issue 17): the roster from parsed declarations
+"""Scoring steps whose cost follows the new data: the roster from parsed declarations
 (``pipelines.roster``), ``match_scores`` and ``standings`` by partition (``pipelines.scoring_parts``).
 
 A store over several runs — new events, new rounds of an event, matches without an event, a

@@ -1,5 +1,5 @@
 """Staged part files (``pipelines.staged_parts``) and the match filter that skips row groups
-(``pipelines.store.of_matches``): what keeps a 1M-deal run's writers and reads bounded (issue 17)."""
+(``pipelines.store.of_matches``): what keeps a 1M-deal run's writers and reads bounded."""
 
 from __future__ import annotations
 
