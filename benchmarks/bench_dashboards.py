@@ -1,4 +1,4 @@
-"""Benchmark of the dashboards (issue 7 "Speed"): render time of every page on a large store.
+"""Benchmark of the dashboards: render time of every page on a large store.
 
 Two steps, both optional:
 

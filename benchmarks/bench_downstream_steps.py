@@ -1,4 +1,4 @@
-"""Benchmark of the downstream steps of a run adding deals to a store (issue 17): wall and CPU
+"""Benchmark of the downstream steps of a run adding deals to a store: wall and CPU
 seconds of each step of ``pipelines.run.plan.DOWNSTREAM_STEPS``, incremental and whole.
 
 Copies ``--store`` (a store a whole run left, e.g. ``bench_pipeline.py``'s), copies ``--added``

@@ -1,4 +1,4 @@
-"""Benchmark of the replay executors (issue 17 item 5): the local process pool vs Dask distributed.
+"""Benchmark of the replay executors: the local process pool vs Dask distributed.
 
 Simulates about ``--deals`` deals (independent 10-deal matches) into an inbox and ingests it
 once into a store. Each trial copies that ingested store and times the replay step alone

@@ -1,4 +1,4 @@
-"""Benchmark of the pipeline (issues 5, 17): N deals end to end, peak memory, the CPU split, a
+"""Benchmark of the pipeline: N deals end to end, peak memory, the CPU split, a
 rerun with nothing new and a run adding ``--add`` deals.
 
 Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``;
@@ -12,7 +12,7 @@ store's latest (a league going on). For each run it prints wall time, the
 CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
 as the workers measured it (``pipelines.exec.cpu``): parse (ingest), ``replay_batch`` and the
 endgame reviews; "replay's own" is parse + ``replay_batch``. ``--no-reviews`` runs without the
-reviews (``gdan run --no-reviews``). Issue 17's targets for 100k deals: pipeline CPU <= 2x the
+reviews (``gdan run --no-reviews``). The targets for 100k deals: pipeline CPU <= 2x the
 replay's own, peak <= 1.5 GiB, rerun <= 3 s, the added run proportional to the new data.
 
 Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--deals 100000] [--dir /tmp/gdan-bench]

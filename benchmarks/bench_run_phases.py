@@ -1,4 +1,4 @@
-"""Benchmark of one pipeline run phase by phase (issue 17): wall, CPU and peak memory of ingest,
+"""Benchmark of one pipeline run phase by phase: wall, CPU and peak memory of ingest,
 the replay, each downstream step and each check, on a store as it is.
 
 Runs what ``pipelines.run.plan.run_plan`` runs, in the same order, handing freed memory back after

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -369,16 +370,17 @@ def sql(
     except UnknownRunError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    try:
-        lock_down(con, store)
-        result = con.execute(query)
-        columns = [d[0] for d in result.description or []]
-        rows = result.fetchall()
-    except duckdb.Error as exc:
-        console.print(f"[red]query failed:[/] {escape(str(exc))}")
-        raise typer.Exit(EXIT_FAILED) from exc
-    finally:
-        con.close()
+    with tempfile.TemporaryDirectory(prefix="gdan-sql-") as spill:
+        try:
+            lock_down(con, store, Path(spill))
+            result = con.execute(query)
+            columns = [d[0] for d in result.description or []]
+            rows = result.fetchall()
+        except duckdb.Error as exc:
+            console.print(f"[red]query failed:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_FAILED) from exc
+        finally:
+            con.close()
     emit(Rows(columns, rows), output, cell=raw_cell, limit=limit)
 
 

@@ -1,4 +1,4 @@
-"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts (issue 16)."""
+"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts."""
 
 from __future__ import annotations
 

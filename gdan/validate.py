@@ -1,4 +1,4 @@
-"""`gdan validate`: replay hand logs and report valid / partial / invalid matches (issue 3)."""
+"""`gdan validate`: replay hand logs and report valid / partial / invalid matches."""
 
 from __future__ import annotations
 

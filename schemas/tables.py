@@ -279,7 +279,7 @@ PLAY_REVIEWS = pa.schema(
         pa.field("best_moves", pa.string(), nullable=False),
         pa.field("nodes", pa.int64(), nullable=False),
     ],
-    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver (issue 16): the "
+    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver: the "
                      "longest solvable tail of each deal of a valid match showing all four hands, "
                      "within the review window; values in levels for the deciding team"},
 )

@@ -1,4 +1,4 @@
-"""Every page in every state through ``AppTest`` (issue 18 "Tests"): the small store as opened and
+"""Every page in every state through ``AppTest``: the small store as opened and
 in a chosen state (a player, a match and deal, an event), and filters that leave nothing; in
 English and in 中文 (the empty store: ``test_dash_pages``).
 

@@ -1,4 +1,4 @@
-"""The pipeline's bookkeeping reads grow with new data, not with the store (issue 17, deliverable 2).
+"""The pipeline's bookkeeping reads grow with new data, not with the store.
 
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the

@@ -1,7 +1,7 @@
 """The per-match catalogue (``pipelines.steps.state.Catalogue``) builds only the matches a step touches.
 
 A run adding a few matches to a large store used to build every match's ``MatchInfo`` and
-compare every row when saving, several times per run (issue 17: bookkeeping O(new data)). The
+compare every row when saving, several times per run (bookkeeping O(new data)). The
 catalogue now answers ``where``, ``counts`` and ``batches`` for the untouched matches from the
 columns; these properties check that it gives exactly what a plain mapping of every match
 gives, after any mix of reads, changes and additions, and that saving appends only the rows

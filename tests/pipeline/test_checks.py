@@ -1,4 +1,4 @@
-"""The asset checks' SQL (issue 5 "Asset checks") on hand-made tables, and their memo."""
+"""The asset checks' SQL on hand-made tables, and their memo."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The chunk summary tables (issue 17: incremental cost proportional to the new data).
+"""The chunk summary tables (incremental cost proportional to the new data).
 
 ``seat_patterns``, ``deal_fingerprints``, ``player_match_patterns`` and ``player_match_leads``
 are computed per replayed chunk and appended; ``duplicate_matches``, ``player_patterns`` and

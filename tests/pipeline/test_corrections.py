@@ -1,4 +1,4 @@
-"""Corrections, event-sourced (issue 14 item 4; docs/event-extensions.md "Corrections").
+"""Corrections, event-sourced (docs/event-extensions.md "Corrections").
 
 A two-round Swiss event (scoring.md §S8) of four pairs is entered from a score sheet of
 results-only deals (docs/scoresheet.md) under ``bcta``, one deal per round. A referee then

@@ -1,5 +1,5 @@
-"""The Dagster code location loads and wires the pipeline as issue 5 asks, and its assets, a thin
-adapter over the run plan (issue 17 item 6, option b), materialize with its resources (the store
+"""The Dagster code location loads and wires the pipeline, and its assets, a thin
+adapter over the run plan, materialize with its resources (the store
 and the replay executor) into the same tables as ``gdan run``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""End to end with the real simulator and replayer (issue 5 "Tests"): simulate -> ingest -> run -> query."""
+"""End to end with the real simulator and replayer: simulate -> ingest -> run -> query."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The replay on a Dask cluster (issue 17 item 5): every table equals the local pool's run.
+"""The replay on a Dask cluster: every table equals the local pool's run.
 
 The same simulated inbox (clean and corrupted matches, so the quarantine paths run too) goes
 through the pipeline three times: on the local process pool, on a Dask cluster the test starts

@@ -1,5 +1,5 @@
-"""``incomplete_matches`` (issue 5: every ingested match is exactly one of valid / partial / invalid /
-incomplete; issue 7 §9): a match in pieces is listed until its ``match_end`` arrives (events.md
+"""``incomplete_matches`` (every ingested match is exactly one of valid / partial / invalid /
+incomplete): a match in pieces is listed until its ``match_end`` arrives (events.md
 "Validation"), through the whole pipeline with the stand-in replayer."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The checks after an append look only at what was appended since their memo (issue 17,
-"Speed and scale"), with the same outcome and metadata as a check of the whole store.
+"""The checks after an append look only at what was appended since their memo, with the same
+outcome and metadata as a check of the whole store.
 
 Card conservation: over several additions, a bad deal arriving in a later batch, and a
 correction (whose retraction deletes rows, so the check is computed whole again). match_statuses

@@ -1,4 +1,4 @@
-"""The luck step's cost follows the new data (issue 17): per-match sums in ``luck_statistics``,
+"""The luck step's cost follows the new data: per-match sums in ``luck_statistics``,
 their totals in ``luck_totals``.
 
 The store of ``test_incremental_scoring`` over three runs (new matches, a copy of a match that is

@@ -1,4 +1,4 @@
-"""Scoring steps whose cost follows the new data (issue 17): the roster from parsed declarations
+"""Scoring steps whose cost follows the new data: the roster from parsed declarations
 (``pipelines.steps.roster``), ``match_scores`` and ``standings`` by partition
 (``pipelines.steps.scoring_parts``).
 

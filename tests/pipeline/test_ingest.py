@@ -1,4 +1,4 @@
-"""Ingest: every line kept as received, malformed lines flagged, each file read once (issue 5 §1)."""
+"""Ingest: every line kept as received, malformed lines flagged, each file read once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 "Robustness": input that real tools write, damaged input, and input that changes.
+"""Robustness: input that real tools write, damaged input, and input that changes.
 
 - damaged ``.jsonl.gz`` files: the readable lines are kept, the damage quarantined with file and
   position, the other files go on, and the run says so (item 2);
@@ -337,7 +337,7 @@ def test_gdan_run_warns_about_an_empty_file(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_a_growing_file_is_read_on_where_the_last_run_stopped(tmp_path: Path) -> None:
-    """The repro of issue 13 item 12: a live log cut mid-line, then completed, under one name."""
+    """A live log cut mid-line, then completed, under one name."""
     store = Store(tmp_path)
     store.inbox.mkdir(parents=True)
     live = store.inbox / "live.jsonl"

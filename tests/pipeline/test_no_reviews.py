@@ -1,4 +1,4 @@
-"""A run without reviews (``run_pipeline(reviews=False)``, ``gdan run --no-reviews``, issue 17):
+"""A run without reviews (``run_pipeline(reviews=False)``, ``gdan run --no-reviews``):
 its matches get no ``play_reviews`` rows while every other table is the same as a run with them,
 and a later run with reviews reviews only the matches it replays."""
 

@@ -1,4 +1,4 @@
-"""The run plan (issue 17 item 6, option b): ``gdan run`` calls the steps directly, without Dagster,
+"""The run plan: ``gdan run`` calls the steps directly, without Dagster,
 and its report says which steps ran, which were skipped, and every check's outcome."""
 
 from __future__ import annotations

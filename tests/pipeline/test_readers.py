@@ -1,4 +1,4 @@
-"""What readers of the store see (issue 13, items 14–17), through the whole pipeline with the
+"""What readers of the store see, through the whole pipeline with the
 stand-in replayer: only committed, whole runs; only files the store wrote; a warehouse file that
 holds exactly its views; any store path."""
 

@@ -1,5 +1,5 @@
 """Replay step bookkeeping with a stand-in replayer: completeness, dedup, quarantine, idempotence,
-crash recovery (issue 5 §2 and "Writes are atomic")."""
+crash recovery (writes are atomic)."""
 
 from __future__ import annotations
 
@@ -274,7 +274,7 @@ def test_a_slice_across_buckets_gives_the_same_rows_in_the_same_order(
 def test_any_delivery_in_pieces_gives_the_same_matches(data: st.DataObject) -> None:
     """Events of several matches, shuffled across files, some re-delivered, ingested over several
     runs, each match_end last: every match is held as incomplete until its match_end arrives,
-    then replayed exactly once from exactly its own events (issue 5 step 2)."""
+    then replayed exactly once from exactly its own events."""
     matches = {f"m{i}": match_events(f"m{i}", deals=1 + i % 2) for i in range(3)}
     body = [e for evs in matches.values() for e in evs[:-1]]
     ends = [evs[-1] for evs in matches.values()]

@@ -1,4 +1,4 @@
-"""``play_reviews`` and ``player_reviews`` (issue 16) after a real pipeline run on simulated matches:
+"""``play_reviews`` and ``player_reviews`` after a real pipeline run on simulated matches:
 the rows are exactly ``review_deal`` on the same logs in the default window, every row is a sound
 verdict (loss ≥ 0, 0 for a best move, values −3 … +3), and the summary counts the rows."""
 

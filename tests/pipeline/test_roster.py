@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dashboards import queries
+from dashboards.queries import players as player_queries
 from dashboards.roster import with_names
 from gdan import app
 from pipelines.steps.roster import compute
@@ -179,9 +179,9 @@ def renamed_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 def test_dashboards_and_cli_show_the_latest_name(renamed_store: tuple[Path, str, str]) -> None:
     root, player, before = renamed_store
     con = connect(root)
-    roster = queries.players(con)
+    roster = player_queries.players(con)
     assert roster.set_index("player_id").loc[player, "name"] == RENAMED
-    board = with_names(queries.leaderboard(con), roster).set_index("player_id")
+    board = with_names(player_queries.leaderboard(con), roster).set_index("player_id")
     assert board.loc[player, "name"] == RENAMED
     runner = CliRunner()
     ratings = runner.invoke(app, ["ratings", "-f", "csv", "--store", str(root)])

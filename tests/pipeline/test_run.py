@@ -45,8 +45,8 @@ def test_run_materializes_everything_and_rerun_is_a_no_op(tmp_path: Path) -> Non
 
 
 def test_a_rerun_with_nothing_new_imports_neither_pandas_nor_the_arrow_datasets(tmp_path: Path) -> None:
-    """A rerun with nothing new reads no table and builds no view statement (issue 17's ≤ 3 s on
-    a 1M store): importing pandas, as pyarrow does for ``pa.array``, ``pa.table`` or a time
+    """A rerun with nothing new reads no table and builds no view statement (the ≤ 3 s target
+    on a 1M store): importing pandas, as pyarrow does for ``pa.array``, ``pa.table`` or a time
     zone's conversion, or pyarrow.dataset, as DuckDB does for Arrow input, was ≈ 0.3 s of it."""
     import subprocess
     import sys

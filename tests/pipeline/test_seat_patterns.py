@@ -1,4 +1,4 @@
-"""``seat_patterns`` through the real pipeline (issue 18 "Speed"): re-derived from the events on
+"""``seat_patterns`` through the real pipeline: re-derived from the events on
 every run, a corrected match's replaced revision leaves it as it leaves ``plays``
 (docs/event-extensions.md "Corrections"), a match ingested twice under two ids is in it twice,
 as in ``plays`` and ``player_patterns`` (``duplicate_matches`` only leaves it out of scoring), and

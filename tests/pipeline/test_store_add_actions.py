@@ -1,5 +1,5 @@
-"""Append batches are committed as Delta add actions of the staged files themselves (issue 17,
-"Speed and scale"): no row is re-encoded, the table reads whole with DuckDB, polars and pyarrow,
+"""Append batches are committed as Delta add actions of the staged files themselves: no row is
+re-encoded, the table reads whole with DuckDB, polars and pyarrow,
 the files carry data-skipping statistics, and a publish that crashed between placing its files
 and committing them leaves nothing that a later run reads or that the store check reports."""
 

@@ -1,4 +1,4 @@
-"""The store owns its layout (issue 19): no module but ``pipelines/storage/store.py`` spells it.
+"""The store owns its layout: no module but ``pipelines/store.py`` spells it.
 
 Partition folders (``batch=``, ``bucket=``), the version folder (``.versions``) and paths built
 as ``tables/<name>`` appear nowhere else in the tree, tests and benchmarks included: hand-made

@@ -56,7 +56,7 @@ def test_compiled_engine_is_in_use_when_built() -> None:
 
 
 def test_sources_give_the_same_tables(tmp_path: Path) -> None:
-    """Issue 3: the compiled engine is only faster. Every table of ``replay_batch`` is identical to
+    """The compiled engine is only faster. Every table of ``replay_batch`` is identical to
     the one the Python sources derive (in a subprocess with GDAN_PURE_PYTHON=1)."""
     table = sample_input()
     assert table.num_rows > 5_000
