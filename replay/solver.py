@@ -46,9 +46,9 @@ from replay.cards import (
 )
 from replay.combos import BeatKey, Combo, beat_key, key_beats, readings
 from replay.moves import Move, can_beat, legal_moves
+from replay.outcome import finish_gain
 from replay.rulesets import Ruleset
 from replay.seats import NEXT, PARTNER, SEATS, TEAM
-from replay.state import finish_gain
 
 Action = Move | None
 """A decision: a play, or ``None`` for a pass."""
