@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from replay.cards import display_order
 from replay.outcome import extra_deal_due, level_outcome, round_winner
 from replay.rulesets import RoundFormat, Ruleset
 from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
 from schemas.vocabulary import LEVEL_ORDER
 from simulator.bots import Bot
-from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order, sort_cards
+from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order
 from simulator.returns import legal_returns
 
 Event = dict[str, Any]
@@ -273,7 +274,7 @@ class MatchReferee:
                 "level": level,
                 "declarers": declarers,
                 "leader": leader,
-                "hands": {s: sort_cards(hands[s], level) for s in SEATS},
+                "hands": {s: display_order(hands[s], level) for s in SEATS},
             },
         )
         for kind, payload in payments:
