@@ -1,4 +1,4 @@
-"""Exact endgame solver: the value of a deal under best play by both teams (issue 16).
+"""Exact endgame solver: the value of a deal under best play by both teams.
 
 A :class:`Position` is the play phase of a deal frozen between two actions: the four hands, level,
 ruleset, whose turn, the play on the table and who made it, passes since, and who is out in which
