@@ -14,6 +14,7 @@ from dash_app import APP
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
+NEW = "\0new"
 PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
 
 
@@ -37,10 +38,17 @@ def _ok(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
 
-def _new_event(at: AppTest, rules: str) -> AppTest:
-    at.text_input(key="en_new_id").input("cup")
+def _new_event(at: AppTest, rules: str, event: str = "cup", confirm: bool = False) -> AppTest:
+    """Register a new event of 8 pairs from the form; the page then shows its round 1."""
+    at.selectbox(key="en_event").select(NEW)
+    at = at.run()
+    at.text_input(key="en_new_id").input(event)
     at.selectbox(key="en_new_rules").select(rules)
     at.text_area(key="en_new_pairs").input(PAIRS)
+    if confirm:
+        at.checkbox(key="en_new_confirm").check()
+    at = at.run()
+    at.button(key="en_register").click()
     return at.run()
 
 
@@ -52,6 +60,7 @@ def _match_of(at: AppTest, table: int) -> str:
 def _tap(at: AppTest, match: str, first: str, kind: str) -> AppTest:
     next(w for w in at.segmented_control if w.key == f"en_{match}_first").set_value(first)
     next(w for w in at.segmented_control if w.key == f"en_{match}_kind").set_value(kind)
+    at = at.run()  # Add deal is enabled once both are chosen
     at.button(key=f"en_{match}_add").click()
     return at.run()
 
@@ -180,8 +189,16 @@ def test_round_follows_the_event_and_the_address(sim_store: Path, monkeypatch: p
     assert len(linked.dataframe[0].value) == 4  # round 2's matches, from the store
     stale = _link(sim_store, monkeypatch, event="gone", round="x")
     _ok(stale)
-    assert stale.selectbox(key="en_event").value.startswith(LEAGUE)  # the first event, its next round
-    assert stale.number_input(key="en_round").value == 3
+    (refused,) = stale.error  # an unknown event is refused, never replaced by another one
+    assert "gone" in refused.value and not stale.selectbox and not stale.segmented_control
+
+
+def test_the_default_event_can_be_entered(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an address the page opens on a pair event, not on the league whose pairing is
+    refused (partners rotate)."""
+    at = _link(sim_store, monkeypatch)
+    _ok(at)
+    assert at.selectbox(key="en_event").value.startswith(SWISS) and not at.error
 
 
 def test_individual_event_is_refused_without_tables(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
