@@ -10,59 +10,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from dash_app import APP
+from entry_app import LEAGUE, SWISS
+from entry_app import match_of as _match_of
+from entry_app import new_event as _new_event
+from entry_app import ok as _ok
+from entry_app import open_entry as _link
+from entry_app import tap as _tap
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
-NEW = "\0new"
-PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
-
-
-SWISS, LEAGUE = "national-swiss-s11", "bcta-league-s12"  # the sim store's (tests/conftest.py)
-
-
-def _link(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
-    """The entry page opened at ``/entry?params``, as a copied link would."""
-    monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("views/entry.py")
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.message for e in at.exception]
-
-
-def _new_event(at: AppTest, rules: str, event: str = "cup", confirm: bool = False) -> AppTest:
-    """Register a new event of 8 pairs from the form; the page then shows its round 1."""
-    at.selectbox(key="en_event").select(NEW)
-    at = at.run()
-    at.text_input(key="en_new_id").input(event)
-    at.selectbox(key="en_new_rules").select(rules)
-    at.text_area(key="en_new_pairs").input(PAIRS)
-    if confirm:
-        at.checkbox(key="en_new_confirm").check()
-    at = at.run()
-    at.button(key="en_register").click()
-    return at.run()
-
-
-def _match_of(at: AppTest, table: int) -> str:
-    seats = [w for w in at.segmented_control if w.key and w.key.endswith("_first")]
-    return seats[table - 1].key.removeprefix("en_").removesuffix("_first")
-
-
-def _tap(at: AppTest, match: str, first: str, kind: str) -> AppTest:
-    next(w for w in at.segmented_control if w.key == f"en_{match}_first").set_value(first)
-    next(w for w in at.segmented_control if w.key == f"en_{match}_kind").set_value(kind)
-    at = at.run()  # Add deal is enabled once both are chosen
-    at.button(key=f"en_{match}_add").click()
-    return at.run()
 
 
 def test_new_event_is_paired_entered_and_submitted(open_app: Open, tmp_path: Path) -> None:
