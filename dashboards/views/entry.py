@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
+from dashboards import access, queries
 from dashboards.entry import (
     RESULT_KINDS,
     TableEntry,
@@ -27,7 +27,7 @@ from dashboards.entry import (
     parse_pairs,
     table_spec,
 )
-from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
+from dashboards.entry_inbox import AlreadySubmitted, NotAllowed, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
 from dashboards.ui import current_store, from_url, lang, run, show_table, to_url, tr, url_param
@@ -42,6 +42,7 @@ from schemas.vocabulary import SEATS
 NEW = "\0new"
 
 st.title(tr("page_entry"))
+who = access.require_writer()  # a referee of the event, an admin, or a table's token; nobody else
 st.caption(tr("entry_intro"))
 orders: dict[str, list[tuple[str, ...]]] = st.session_state.setdefault("entry_orders", {})
 
@@ -231,6 +232,9 @@ def _table(
         if path.exists():
             st.info(f"{tr('entry_submitted')} ({path.name})")
             return
+        if not access.may_enter(who, event_id, stage, round_no, table):
+            st.info(tr("access_table_refused"))
+            return
         left, middle = st.columns(2)
         left.segmented_control(
             tr("entry_first"),
@@ -249,10 +253,13 @@ def _table(
         undo.button(tr("entry_undo"), key=f"{key}_undo", on_click=_undo, args=(match,))
         if send.button(tr("entry_submit"), key=f"{key}_submit", disabled=not derived.over, type="primary"):
             try:
-                submit(Path(current_store()), derived.events, revision)
+                submit(Path(current_store()), derived.events, revision, principal=access.principal())
             except AlreadySubmitted as exc:
                 st.error(f"{tr('entry_already')}: {exc}")
-            st.rerun()
+            except NotAllowed as exc:
+                st.error(f"{tr('access_table_refused')}: {exc}")
+            else:
+                st.rerun()
 
 
 st.subheader(f"{tr('entry_tables')} · {tr('round')} {round_no}")
