@@ -61,12 +61,20 @@ def _drop(notice: str | None) -> None:
         st.session_state[NOTICE] = notice
 
 
+def anonymous_writes() -> bool:
+    """Whether this server lets visitors enter results without a login: ``$GDAN_ANONYMOUS_WRITES``
+    is ``1``, which `gdan dashboard` sets on loopback without accounts or with
+    ``--allow-anonymous-writes`` (default: no)."""
+    return os.environ.get("GDAN_ANONYMOUS_WRITES") == "1"
+
+
 def principal() -> Principal | None:
     """The principal of this session, as the store allows it now; None when nobody is logged in
-    (or the session has been idle too long, or the account or token is gone)."""
+    (or the session has been idle too long, or the account or token is gone), unless the server
+    allows anonymous writes (an anonymous principal)."""
     who: Principal | None = st.session_state.get(PRINCIPAL)
     if who is None:
-        return None
+        return Principal(datetime.now(UTC), anonymous=True) if anonymous_writes() else None
     now = datetime.now(UTC)
     if is_idle(st.session_state[SEEN], now, idle_timeout()):
         _drop("access_expired")
@@ -144,7 +152,9 @@ def sidebar(who: Principal | None) -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.warning(tr(notice))
-    if who is not None:
+    if who is not None and who.anonymous:
+        st.caption(tr("access_anonymous"))
+    elif who is not None:
         role = tr(f"role_{who.role.value}") if who.role is not None else tr("access_table_token")
         where = ""
         if who.grant is not None:

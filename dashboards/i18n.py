@@ -765,6 +765,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
     ),
     "access_table_token": ("table token", "本桌令牌"),
+    "access_anonymous": (
+        "Anyone using this server may enter results (no login needed here).",
+        "本服务器的任何使用者都可录入成绩（无需登录）。",
+    ),
     "access_login_required": (
         "The pages of this store are for its members: log in on the left.",
         "本数据仓库的页面仅限成员查看：请在左侧登录。",

@@ -1,7 +1,8 @@
 """The audit record of a submission, written into the match's own ``match_start`` event.
 
 Every result entered in the browser says who entered it (an account's name or a table token's
-public id, never a secret), how (``account`` or ``table_token``), when (UTC) and what it replaces
+public id, never a secret; ``anonymous`` where the server allows that), how (``account``,
+``table_token`` or ``anonymous``), when (UTC) and what it replaces
 (the revision, and the inbox file of that revision when the entry page wrote it): the field
 ``match_start.entry`` (docs/event-extensions.md). The log stays the single source of truth: the
 record travels with the events into ``raw_events`` and is never rewritten.

@@ -22,18 +22,25 @@ class Via(StrEnum):
 
     ACCOUNT = "account"
     TABLE_TOKEN = "table_token"
+    ANONYMOUS = "anonymous"
+    """Nobody logged in, on a server started to allow that (loopback without accounts, or
+    ``gdan dashboard --allow-anonymous-writes``)."""
 
 
 @dataclass(frozen=True)
 class Principal:
-    """An account (``account``) or a table token (``grant``), authenticated at ``since`` (UTC)."""
+    """An account (``account``), a table token (``grant``) or, when the server allows anonymous
+    writes, nobody (``anonymous``), authenticated at ``since`` (UTC)."""
 
     since: datetime
     account: Account | None = None
     grant: TableGrant | None = None
+    anonymous: bool = False
 
     @property
     def via(self) -> Via:
+        if self.anonymous:
+            return Via.ANONYMOUS
         return Via.ACCOUNT if self.account is not None else Via.TABLE_TOKEN
 
     @property
@@ -41,6 +48,8 @@ class Principal:
         """The account's name or the token's public id (never its secret): who the audit records."""
         if self.account is not None:
             return self.account.name
+        if self.anonymous:
+            return Via.ANONYMOUS.value
         assert self.grant is not None
         return self.grant.token_id
 
@@ -50,7 +59,9 @@ class Principal:
 
     def may_enter_results(self) -> bool:
         """Whether this principal may open the entry page at all (a referee, an admin, a table)."""
-        return self.grant is not None or (self.account is not None and self.account.role is not Role.VIEWER)
+        return self.anonymous or self.grant is not None or (
+            self.account is not None and self.account.role is not Role.VIEWER
+        )
 
     def may_manage(self) -> bool:
         """Whether this principal may manage events and accounts (an admin)."""
@@ -70,7 +81,9 @@ def may_write(principal: Principal, event_id: str, stage: str | None, round_no: 
     """Whether ``principal`` may write the result of that table (as the principal was authenticated).
 
     An admin: any; a referee: the events assigned; a table token: exactly its event, stage, round and
-    table."""
+    table; anonymous (where the server allows it): any."""
+    if principal.anonymous:
+        return True
     if principal.account is not None:
         return principal.account.may_write(event_id)
     grant = principal.grant
@@ -84,6 +97,8 @@ def may_write(principal: Principal, event_id: str, stage: str | None, round_no: 
 def current(store: Path, principal: Principal, now: datetime) -> Principal | None:
     """``principal`` with its rights as stored at ``now``: None when its account was removed or
     its token is no longer live. Called again before every write."""
+    if principal.anonymous:
+        return principal
     if principal.account is not None:
         account = get_account(store, principal.account.name)
         return None if account is None else Principal(principal.since, account=account)
