@@ -78,7 +78,7 @@ def add(
 @users_app.command("list")
 def list_(store: StoreOption = DEFAULT_STORE) -> None:
     """Every account with its role and the events it referees."""
-    rows = [[a.name, a.role.value, ", ".join(sorted(a.events))] for a in accounts.list_accounts(store)]
+    rows = [(a.name, a.role.value, ", ".join(sorted(a.events))) for a in accounts.list_accounts(store)]
     emit(Rows(["account", "role", "events"], rows), cell=lambda _c, v: str(v))
     public = "public" if accounts.pages_public(store) else "for logged-in accounts only"
     console.print(literal(f"pages: {public}"))
@@ -216,7 +216,7 @@ def issue(
     numbers = parse_tables(tables) if tables else _paired_tables(store, event, stage, round_no)
     issued = issue_round_tokens(store, event, stage or "", round_no, numbers, issued_by,
                                 timedelta(hours=valid_hours))
-    rows = [[t.table, t.pin, entry_link(base_url, t), t.expires_at.strftime("%Y-%m-%d %H:%M UTC")]
+    rows = [(t.table, t.pin, entry_link(base_url, t), t.expires_at.strftime("%Y-%m-%d %H:%M UTC"))
             for t in issued]
     emit(Rows(["table", "pin", "link", "expires"], rows), output, cell=lambda _c, v: str(v))
 
