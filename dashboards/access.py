@@ -170,11 +170,12 @@ def sidebar(who: Principal | None) -> None:
         name = st.text_input(tr("access_account"), key="access_name", autocomplete="username")
         password = st.text_input(tr("access_password"), type="password", key="access_password",
                                  autocomplete="current-password")
-        if st.form_submit_button(tr("access_login_button")) and name:
+        if st.form_submit_button(tr("access_login_button"), key="access_login_submit") and name:
             _log_in(name.strip(), password)
     with st.form("access_pin", border=True):
         pin = st.text_input(tr("access_pin"), key="access_pin_text", max_chars=12)
-        if st.form_submit_button(tr("access_pin_button")) and pin.strip() and _use_token(pin.strip()):
+        pressed = st.form_submit_button(tr("access_pin_button"), key="access_pin_submit")
+        if pressed and pin.strip() and _use_token(pin.strip()):
             st.session_state[GO_TO_ENTRY] = _entry_address(st.session_state[PRINCIPAL].grant)
             st.rerun()
 

@@ -794,6 +794,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "在浏览器中录入的每个成绩：录入者（账号或本桌令牌编号）、时间（UTC）及其取代的版本，"
         "均记录在比赛日志中（`gdan sql \"SELECT * FROM submissions\"`）。",
     ),
+    "audit_entered_at": ("Entered at (UTC)", "录入时间（UTC）"),
+    "audit_entered_by_column": ("Entered by", "录入者"),
+    "audit_entered_via": ("How", "方式"),
+    "audit_replaces_column": ("Replaces revision", "取代版本"),
     "audit_none": ("No result was entered in the browser yet.", "尚无在浏览器中录入的成绩。"),
 }
 

@@ -1022,6 +1022,34 @@ def superseded_revisions(con: Con) -> pd.DataFrame:
     )
 
 
+def submissions(con: Con) -> pd.DataFrame:
+    """Results entered in the browser (the view ``submissions`` over ``raw_events``, the audit
+    record ``match_start.entry``), latest first: who, how, when (UTC) and the revision replaced."""
+    return _df(
+        con,
+        """
+        SELECT entered_at, event_id, round, "table", match_id, revision, entered_by, entered_via,
+               replaces_revision, source_file
+        FROM submissions ORDER BY entered_at DESC, match_id, revision LIMIT 5000
+        """,
+    )
+
+
+def match_entry(con: Con, match: str) -> pd.DataFrame:
+    """The audit record of the revision in force of ``match`` (none when it was not entered in the
+    browser): who entered it, when, and the revision it replaces."""
+    return _df(
+        con,
+        """
+        SELECT s.entered_by, s.entered_via, s.entered_at, s.replaces_revision
+        FROM submissions s JOIN matches m USING (match_id)
+        WHERE s.match_id = $match AND s.revision = coalesce(m.revision, 1)
+        ORDER BY s.ingested_at DESC LIMIT 1
+        """,
+        {"match": match},
+    )
+
+
 # ---- coach
 # The coach's pages (issue 18): filtered seat-deals, the player's match list, head-to-head,
 # period leaderboards. The filters are one :class:`SeatFilters` value.

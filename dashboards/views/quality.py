@@ -127,6 +127,28 @@ else:
         },
     )
 
+st.subheader(tr("audit_submissions"), help=tr("audit_submissions_help"))
+entered = run(queries.submissions)
+if entered.empty:
+    st.caption(tr("audit_none"))
+else:
+    show_table(
+        entered,
+        "submissions",
+        column_config={
+            "entered_at": st.column_config.DatetimeColumn(tr("audit_entered_at"), timezone="UTC"),
+            "event_id": tr("event"),
+            "round": tr("round"),
+            "table": tr("table"),
+            "match_id": tr("choose_match"),
+            "revision": tr("revision"),
+            "entered_by": tr("audit_entered_by_column"),
+            "entered_via": tr("audit_entered_via"),
+            "replaces_revision": tr("audit_replaces_column"),
+            "source_file": tr("source_file"),
+        },
+    )
+
 st.subheader(tr("incomplete"))
 show_table(
     incomplete,
