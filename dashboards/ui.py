@@ -32,6 +32,7 @@ from dashboards.i18n import LABELS, Lang, t
 from pipelines.tournament_data import LookupFailed
 from pipelines.warehouse import connect, store_path
 from printouts import Document, to_csv, to_pdf, to_xlsx
+from printouts.cells import csv_safe
 from printouts.pdf import FontMissing, find_cjk_font
 
 
@@ -192,11 +193,17 @@ def show_table(
     st.dataframe(df, hide_index=True, column_config=config, placeholder="", **kwargs)
     st.download_button(
         tr("download_csv"),
-        df.to_csv(index=False).encode("utf-8"),
+        table_csv(df),
         file_name=f"{key}.csv",
         mime="text/csv",
         key=f"dl_{key}",
     )
+
+
+def table_csv(df: pd.DataFrame) -> bytes:
+    """A shown table as the CSV file of its download button: UTF-8, a header row, and text that a
+    spreadsheet would read as a formula marked as text (:mod:`printouts.cells`)."""
+    return df.rename(columns=csv_safe).map(csv_safe).to_csv(index=False).encode("utf-8")
 
 
 def decided_label(step: str | None) -> str:

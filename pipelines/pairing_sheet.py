@@ -10,6 +10,7 @@ players' ``match_start.players`` entries. A knockout stage is paired as a seeded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipelines.tournament_data import Player, Stage
-    from scoring.pairing import RoundPairing, System
+    from scoring.pairing import MissingResults, RoundPairing, System
 
 
 class PairingRefused(LookupFailed):
@@ -28,7 +29,9 @@ class PairingRefused(LookupFailed):
 
     - ``individual``: the stage's partners rotate (``event``, ``stage``);
     - ``no_standings``: no standings after the round before (``event``, ``after``, ``rounds``);
-    - ``no_teams``: the stage has no teams (``event``).
+    - ``no_teams``: the stage has no teams (``event``);
+    - ``missing_results``: the round before has tables without a result (``event``, ``round``,
+      ``tables``, ``teams``), unless overridden.
     """
 
     def __init__(self, message: str, reason: str, **data: Any) -> None:
@@ -58,6 +61,8 @@ class PairingSheet:
     notes: list[str]
     seats: dict[int, dict[str, str]] = field(default_factory=dict)
     """Per table number, the player id at each seat E, N, W, S (teams with both players known)."""
+    missing: MissingResults | None = None
+    """The results the round before lacks, when the pairing was asked to go on without them."""
 
 
 COLUMNS = [
@@ -81,11 +86,16 @@ def pairing_sheet(
     system: System | None,
     seed: int,
     knockout: KnockoutOptions | None = None,
+    drawn: Mapping[str, Mapping[str, str]] | None = None,
+    allow_missing: bool = False,
 ) -> PairingSheet:
     """Pair round ``round_no`` of the event from the store (raises ``LookupFailed``);
     ``system`` None: knockout or round robin for a stage named so, else Swiss. An individual
     event (partners rotate between rounds) is refused: §S8 pairs fixed pairs
-    (:func:`refuse_individual`)."""
+    (:func:`refuse_individual`). So is a round after one with tables that have no result
+    (``drawn``: that round's tables as drawn, per table the player at each seat, when known),
+    unless ``allow_missing``: the sheet then says which are missing, for the caller to record
+    the override."""
     from pipelines.tournament_data import roster, round_scores, stage_of, standings
     from schemas.vocabulary import is_knockout
     from scoring.pairing import pair_round
@@ -119,12 +129,56 @@ def pairing_sheet(
         table = {r["team_id"]: r for r in ranked}
     if not teams:
         raise PairingRefused(f"event {event} has no teams in the store", "no_teams", event=event)
+    missing = _missing(round_no, earlier, drawn) if round_no > 1 else None
+    if missing is not None and not allow_missing:
+        tables = f" (tables {', '.join(missing.tables)})" if missing.tables else ""
+        raise PairingRefused(
+            f"round {missing.round} of event {event} has no result for {len(missing.teams)} teams"
+            f"{tables}: {', '.join(missing.teams)}. Enter them first, or pair without them "
+            "explicitly (`gdan pair --allow-missing`; the override is recorded)",
+            "missing_results",
+            event=event,
+            round=missing.round,
+            tables=missing.tables,
+            teams=missing.teams,
+        )
     met = {frozenset((r["team_id"], r["opp_team_id"])) for r in earlier if r["outcome"] != "bye"}
     had_bye = {r["team_id"] for r in earlier if r["outcome"] == "bye"}
     first_players = {r["team_id"]: r["player_1"] for r in everyone}
     clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
     pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
-    return _sheet(stage, pairing, table, names, everyone, round_no)
+    sheet = _sheet(stage, pairing, table, names, everyone, round_no)
+    if missing is None:
+        return sheet
+    from dataclasses import replace
+
+    what = [f"table {t}" for t in missing.tables] or list(missing.teams)
+    note = f"paired although round {missing.round} has no result for {', '.join(what)}"
+    return replace(sheet, notes=[*sheet.notes, note], missing=missing)
+
+
+def _missing(
+    round_no: int,
+    earlier: list[dict[str, Any]],
+    drawn: Mapping[str, Mapping[str, str]] | None,
+) -> MissingResults | None:
+    """The results round ``round_no`` − 1 lacks (:func:`scoring.pairing.missing_results`): the
+    teams of the stage's rounds before, or of its draw, without a played match in it. A round
+    with neither a draw nor any result is not checked (a round robin is paired ahead)."""
+    from scoring.levels import team_id
+    from scoring.pairing import missing_results
+
+    before = round_no - 1
+    played = {r["team_id"] for r in earlier if r["round"] == before and r["outcome"] != "bye"}
+    teams = {r["team_id"] for r in earlier}
+    if drawn is None and not played:
+        return None  # a round not played yet: a round robin's schedule is paired ahead
+    tables = None
+    if drawn is not None:
+        tables = {
+            str(n): (team_id([s["E"], s["W"]], ""), team_id([s["N"], s["S"]], "")) for n, s in drawn.items()
+        }
+    return missing_results(before, teams, played, tables)
 
 
 def _knockout_sheet(
