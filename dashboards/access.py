@@ -136,11 +136,13 @@ def _entry_address(grant: TableGrant) -> dict[str, str]:
 
 
 def token_from_address() -> None:
-    """Redeem ``?token=`` of the address (a table's link or QR code) and take it out of the address."""
+    """Redeem ``?token=`` of the address (a table's link or QR code) once per session.
+
+    The token stays in the address, so a reloaded tablet (a new session) keeps its table; it can
+    write nothing but that table's result and is spent by its submission."""
     secret = st.query_params.get("token")
-    if not secret:
+    if not secret or st.session_state.get(PRINCIPAL) is not None:
         return
-    del st.query_params["token"]
     if _use_token(secret):
         who = st.session_state[PRINCIPAL]
         for key, value in _entry_address(who.grant).items():
