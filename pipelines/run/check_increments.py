@@ -34,7 +34,8 @@ import pyarrow.compute as pc
 
 from pipelines.run import checks
 from pipelines.steps.state import INCOMPLETE, StoreState, load_state
-from pipelines.storage.store import BATCH, Store, of_matches
+from pipelines.storage.delta import BATCH, of_matches
+from pipelines.storage.store import Store
 from schemas.tables import MATCHES, RAW_EVENTS
 
 _ADDED = ("neither", "both", "replayed_not_raw", "incomplete_not_raw", "rows_replayed", "rows_incomplete")

@@ -22,7 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.state import HELD, INCOMPLETE, StoreState, select
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 from replay.cards import CARDS
 
 CheckResult = tuple[bool, dict[str, int | str]]

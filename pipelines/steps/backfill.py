@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.chunk_summaries import COLUMNS, SOURCES, summarise
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 SLICE_PLAYS = 1_500_000

@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.state import HELD, MatchInfo, StoreState, load_state, select
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.delta import of_matches
+from pipelines.storage.store import Store
 from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES
 from schemas.times import offset_minutes

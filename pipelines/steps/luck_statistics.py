@@ -32,7 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps import partitions
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.delta import of_matches
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 from scoring.frames import typed_table
 

@@ -44,8 +44,9 @@ from pipelines.steps.corrections import retract_matches
 from pipelines.steps.parsing import MALFORMED_BUCKET, canonical_hash
 from pipelines.steps.replay_task import ReplayFn, ReviewFn, replay_task
 from pipelines.steps.state import LATE, READY, RETRACTING, MatchInfo, StoreState, select
+from pipelines.storage.delta import of_matches
 from pipelines.storage.staged_parts import PartWriter
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 

@@ -355,7 +355,7 @@ def _luck_sums(store: Store, match_ids: list[str], *,
 
 def _chunk_luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
     from pipelines.steps.scoring_parts import rows_of
-    from pipelines.storage.store import of_matches
+    from pipelines.storage.delta import of_matches
     from scoring.luck import HAND_FEATURES, statistics, team_deals
 
     columns = {"deal_hands": ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES],

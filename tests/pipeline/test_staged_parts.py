@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.storage import staged_parts
+from pipelines.storage.delta import of_matches
 from pipelines.storage.staged_parts import PartWriter
-from pipelines.storage.store import of_matches
 
 SCHEMA = pa.schema([pa.field("match_id", pa.string()), pa.field("seq", pa.int64())])
 
