@@ -1,4 +1,4 @@
-"""The match_statuses and unique_match_ids checks brought up to date from their memos (issue 17:
+"""The match_statuses and unique_match_ids checks brought up to date from their memos (so
 a run's checks cost O(new data)); ``checks.memoized`` calls them when the tables only gained files.
 
 Both are exact: the result equals the whole check's (``checks.match_statuses``,

@@ -1,4 +1,4 @@
-"""The pipeline's data checks (issue 5 "Asset checks"), as SQL over the store's views.
+"""The pipeline's data checks, as SQL over the store's views.
 
 Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.run.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not

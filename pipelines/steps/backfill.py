@@ -1,4 +1,4 @@
-"""Fill the chunk summary tables of a store whose matches were replayed before they existed (issue 17).
+"""Fill the chunk summary tables of a store whose matches were replayed before they existed.
 
 The replay step appends each replayed chunk's summaries (``pipelines.steps.chunk_summaries``:
 ``seat_patterns``, ``deal_fingerprints``, ``player_match_patterns``, ``player_match_leads``)

@@ -1,4 +1,4 @@
-"""The ``incomplete_matches`` table: matches whose ``match_end`` has not arrived (issue 5, issue 7 §9).
+"""The ``incomplete_matches`` table: matches whose ``match_end`` has not arrived.
 
 Until its ``match_end`` arrives a match is held back from replay and lives only in the ingest
 state; this table makes those matches queryable (Data quality page, asset checks, SQL). It is

@@ -334,9 +334,9 @@ def luck_step(store: Store) -> StepReport:
 
 LUCK_CHUNK_MATCHES = 5_000
 """Matches whose luck sums are computed together: bounds the step's memory when every match is
-computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md "Session 12"; a
+computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md; a
 chunk of 10,000 matches peaked ≈ 500 MiB above the step's start, one of 5,000 ≈ 360 MiB, in the
-same time, "Session 18")."""
+same time)."""
 
 
 def _luck_sums(store: Store, match_ids: list[str], *,

@@ -48,7 +48,7 @@ def of_matches(match_ids: Collection[str]) -> ds.Expression:
 
     The range lets a Parquet read skip each row group whose ``match_id`` statistics fall outside
     it; ``isin`` of more than about 60 ids (a replay slice holds about 115 matches) decodes every
-    row group (pyarrow 26; issue 17: at 1M deals each slice of the replay read its whole bucket,
+    row group (pyarrow 26; at 1M deals each slice of the replay read its whole bucket,
     15 times over). Ids that arrive in order (a league's, a simulation's)
     have narrow row groups; others are read as before.
     """

@@ -85,7 +85,7 @@ class Staging:
         Each staged file is linked into the table's folder under its partition path
         (:func:`_target`) and the links are committed in one Delta commit
         (``create_write_transaction``, or ``create_table_with_add_actions`` for the table's first
-        batch), so no row is decoded or encoded again (issue 17: ``write_deltalake`` re-encoded
+        batch), so no row is decoded or encoded again (``write_deltalake`` re-encoded
         every appended row). A staged file whose Arrow schema is not exactly the table's is
         rewritten once, cast to it, so every file of the table reads with the table's schema.
         The links a crashed publish left uncommitted are removed by :meth:`recover`.

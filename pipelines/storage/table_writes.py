@@ -97,7 +97,7 @@ class TableWriter:
 
         A Delta ``DELETE`` (:meth:`delete_rows`: only the files holding such rows are rewritten)
         and an append of ``rows``, so the cost follows the rows replaced, not the table (the luck
-        step's per-match sums, issue 17). The table's content fingerprint is cleared, so that the
+        step's per-match sums). The table's content fingerprint is cleared, so that the
         next :meth:`write_table` writes whatever it is given, and a pinned store records its pin
         as the table's input. Two commits, not one: a caller that must tell a crash in between
         from a whole replacement records the version returned (``pipelines.steps.luck_statistics``).

@@ -3,7 +3,7 @@
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the
 per-match catalogue is read only by a step that looks at a match, and then once per process
-(later versions add files, only those are read). ``pipelines.storage.store.READS`` counts the rows
+(later versions add files, only those are read). ``pipelines.storage.delta.READS`` counts the rows
 each process reads from the commit log and the memory tables.
 """
 

@@ -1,5 +1,5 @@
 """Staged part files (``pipelines.storage.staged_parts``) and the match filter that skips row groups
-(``pipelines.storage.store.of_matches``): what keeps a 1M-deal run's writers and reads bounded (issue 17)."""
+(``pipelines.storage.delta.of_matches``): what keeps a 1M-deal run's writers and reads bounded (issue 17)."""
 
 from __future__ import annotations
 
