@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pipelines.store import Store
 
 from importers.jobs import file_name_problem
+from pipelines.storage.store import Store
 from service.audit import entry_record, stamped
 from service.principals import Principal, Via, current, may_write
 from service.tokens import consume

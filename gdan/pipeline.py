@@ -214,7 +214,8 @@ def run(
 def _require_table_path(store: Path) -> None:
     """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
     its path), before any step starts: the store's first table read would raise it mid-run."""
-    from pipelines.storage.store import Store, StorePathError
+    from pipelines.storage.delta import StorePathError
+    from pipelines.storage.store import Store
 
     try:
         Store(store).check_table_path()
@@ -239,7 +240,7 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     """
     from pipelines.exec.progress import show_with
     from pipelines.run.runner import PipelineFailedError, run_pipeline
-    from pipelines.storage import store as store_module
+    from pipelines.storage.lock import lock_wait_notices
     from pipelines.storage.store import Store
 
     def waiting(pid: int | None) -> None:
@@ -251,7 +252,7 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
 
     before = _quarantine_rows(store)
     committed_before = set(Store(store).committed_batches())
-    store_module.lock_wait_notices.append(waiting)
+    lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
             run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
@@ -276,7 +277,7 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
-        store_module.lock_wait_notices.remove(waiting)
+        lock_wait_notices.remove(waiting)
     _file_problems(store, committed_before)
     _summary(store)
     quarantined = _quarantine_rows(store) - before

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from dash_app import APP
-from pipelines.runner import run_pipeline
 from streamlit.testing.v1 import AppTest
 
 from dashboards.entry import TableEntry, derive, table_spec
 from dashboards.entry_inbox import submit
+from pipelines.run.runner import run_pipeline
 from replay import BUILTIN
 from service.accounts import Role, add_account, assign
 from service.principals import for_account
