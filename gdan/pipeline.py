@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import duckdb
     from rich.progress import Progress
 
+    from pipelines.steps.step_reports import RunReport
+
 console = Console(stderr=True)
 
 StoreOption = Annotated[
@@ -255,13 +257,6 @@ def _require_table_path(store: Path) -> None:
         raise typer.Exit(EXIT_STORE_PATH) from None
 
 
-def _quarantine_rows(store: Path) -> int:
-    """Rows in the store's ``quarantine`` table (from its Delta log: no data file read)."""
-    from pipelines.storage.store import Store
-
-    return Store(store).committed_rows("quarantine")
-
-
 def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | None = None,
          reviews: bool = True) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
@@ -315,20 +310,18 @@ def _run_and_report(store: Path, workers: int, refresh: bool, executor: Executor
     """:func:`_run` without its handlers: the run, its warnings and its summary."""
     from pipelines.exec.progress import show_with
     from pipelines.run.runner import PipelineFailedError, run_pipeline
-    from pipelines.storage.store import Store
 
-    before = _quarantine_rows(store)
-    committed_before = set(Store(store).committed_batches())
     try:
         with _progress() as progress, show_with(progress):
-            run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
+            report = run_pipeline(store, workers=workers, refresh=refresh, executor=executor,
+                                  reviews=reviews)
     except PipelineFailedError as exc:
-        _file_problems(store, committed_before)
+        _file_problems(store, _ingested_batches(exc.report))
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    _file_problems(store, committed_before)
+    _file_problems(store, _ingested_batches(report))
     _summary(store)
-    quarantined = _quarantine_rows(store) - before
+    quarantined = _quarantined(report)
     if quarantined:
         console.print(
             f"[yellow]{quarantined} quarantine row(s) added by this run[/]: see "
@@ -337,16 +330,35 @@ def _run_and_report(store: Path, workers: int, refresh: bool, executor: Executor
     return quarantined
 
 
-def _file_problems(store: Path, before: set[str]) -> None:
-    """Warn about the files this run read that need attention (their ``ingested_files`` rows; a
-    run that committed no batch read no file, and reads no row here)."""
+def _ingested_batches(report: RunReport) -> set[str]:
+    """The ``raw_events`` batch this run's ingest wrote (none when it read no file).
+
+    Taken from the run's own report, not from the store before and after: another writer may
+    commit while this run waits for the lock, and its files and rows are not this run's.
+    """
+    return {
+        str(meta["batch"])
+        for step in report.steps
+        if (meta := step.outputs.get("raw_events")) and meta.get("files_read") and meta.get("batch")
+    }
+
+
+def _quarantined(report: RunReport) -> int:
+    """Quarantine rows this run's own steps added (see :func:`_ingested_batches`)."""
+    return sum(int(meta.get("rows_added", 0) or 0)
+               for step in report.steps if (meta := step.outputs.get("quarantine")))
+
+
+def _file_problems(store: Path, batches: set[str]) -> None:
+    """Warn about the files of this run's ingest ``batches`` that need attention (their
+    ``ingested_files`` rows; a run that committed no batch read no file, and reads no row here)."""
     import pyarrow.compute as pc
     from rich.markup import escape
 
     from pipelines.storage.store import Store
 
     the_store = Store(store)
-    batches = set(the_store.committed_batches()) - before
+    batches = batches & set(the_store.committed_batches())
     if not batches or not the_store.has_data("ingested_files"):
         return
     needing = pc.field("problem").is_valid() & pc.field("batch").isin(sorted(batches))

@@ -19,7 +19,11 @@ log = logging.getLogger(__name__)
 
 
 class PipelineFailedError(RuntimeError):
-    """A check did not pass (a step that raises raises its own error)."""
+    """A check did not pass (a step that raises raises its own error); ``report`` is the run's."""
+
+    def __init__(self, message: str, report: RunReport) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 def run_pipeline(
@@ -45,5 +49,7 @@ def run_pipeline(
     report = run_plan(root, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
     log.info("steps run: %s; skipped: %s", [s.name for s in report.steps], report.skipped)
     if report.failed:
-        raise PipelineFailedError("asset checks failed: " + "; ".join(c.describe() for c in report.failed))
+        raise PipelineFailedError(
+            "asset checks failed: " + "; ".join(c.describe() for c in report.failed), report
+        )
     return report
