@@ -232,6 +232,9 @@ choice = st.selectbox(
     tr("event"), [*keys, NEW] if who.may_manage() or who.anonymous else keys, key="en_event",
     format_func=_event_label,
 )
+if choice is None:  # a referee with no event assigned, or a table token whose event is not drawn yet
+    st.info(tr("entry_no_event_yours"))
+    st.stop()
 seats_by_table: dict[str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0
