@@ -170,8 +170,8 @@ def parse_tables(text: str) -> list[int]:
 
 def _paired_tables(store: Path, event: str, stage: str | None, round_no: int) -> list[int]:
     """The tables of the round as `gdan pair` seats them."""
-    from pipelines.pairing_sheet import pairing_sheet
-    from pipelines.tournament_data import LookupFailed, connect
+    from pipelines.reads.pairing_sheet import pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, connect
 
     try:
         con = connect(store)

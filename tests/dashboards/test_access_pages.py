@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards.entry import TableEntry, derive, table_spec
 from dashboards.entry_inbox import submit
-from pipelines.runner import run_pipeline
+from pipelines.run.runner import run_pipeline
 from replay import BUILTIN
 from service.accounts import Role, add_account, assign
 from service.principals import for_account

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from dashboards.entry import TableEntry, derive, table_spec
 from dashboards.entry_inbox import submit
 from gdan import app
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from replay import BUILTIN
 from service.accounts import Role, add_account, assign, get_account
 from service.principals import for_account, for_grant
