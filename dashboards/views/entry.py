@@ -216,7 +216,12 @@ def _register(
 if "en_pick" in st.session_state:
     st.session_state["en_event"] = st.session_state.pop("en_pick")
 from_url("en_event", "event", keys, parse=_from_address)
-choice = st.selectbox(tr("event"), [*keys, NEW], key="en_event", format_func=_event_label)
+manager = who.anonymous or who.may_manage()  # registering an event is an admin's
+if not keys and not manager:
+    st.info(tr("access_no_events"))
+    st.stop()
+choices = [*keys, NEW] if manager else keys
+choice = st.selectbox(tr("event"), choices, key="en_event", format_func=_event_label)
 seats_by_table: dict[str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0
