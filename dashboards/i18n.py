@@ -818,6 +818,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
     ),
     "access_table_token": ("table token", "本桌令牌"),
+    "access_no_events": (
+        "No event is registered yet: an admin registers it (New event).",
+        "尚无已登记的赛事：请管理员登记（新赛事）。",
+    ),
     "access_anonymous": (
         "Anyone using this server may enter results (no login needed here).",
         "本服务器的任何使用者都可录入成绩（无需登录）。",

@@ -91,9 +91,9 @@ def test_nobody_and_a_viewer_cannot_reach_entry(tmp_path: Path, monkeypatch: pyt
 
 
 def test_a_referee_of_another_event_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _register_cup(tmp_path, monkeypatch)
     add_account(tmp_path, "ref", PASSWORD, Role.REFEREE)
     assign(tmp_path, "ref", ["league"])
-    _register_cup(tmp_path, monkeypatch)
     at = _entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
     assert not at.exception
     assert _tables_open(at) == []
