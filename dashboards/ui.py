@@ -38,8 +38,8 @@ from dashboards.queries.quality import incomplete_matches, quarantine_by_code
 from dashboards.queries.seats import NO_FILTERS
 from dashboards.queries.tournament import events
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
-from pipelines.tournament_data import LookupFailed
-from pipelines.warehouse import connect, store_path
+from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.warehouse import connect, store_path
 from printouts import Document, to_csv, to_pdf, to_xlsx
 from printouts.cells import csv_safe
 from printouts.pdf import FontMissing, find_cjk_font
@@ -274,7 +274,7 @@ def printout_downloads(
     """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
     ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
 
-    ``build`` is a document function of :mod:`pipelines.printout_documents` (the ones `gdan
+    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones `gdan
     export` writes). The document is built (cached, like a query) and written only when a button
     is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
     nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese

@@ -12,7 +12,7 @@ Two independent fences, so neither alone has to be perfect:
    own spill folder (``temp_directory``, by default ``.tmp`` in the working directory, which may
    hold anything), so that folder is first moved to a private, empty one.
 
-The connection is the ordinary reader connection (``pipelines.warehouse.connect``: in-memory
+The connection is the ordinary reader connection (``pipelines.storage.warehouse.connect``: in-memory
 views over the Parquet files); the lock-down is applied after its views exist.
 """
 
@@ -67,7 +67,7 @@ def lock_down(con: duckdb.DuckDBPyConnection, store: str | Path, spill: Path) ->
     ``tempfile.TemporaryDirectory``): DuckDB adds its ``temp_directory`` to the folders a query
     may read, so it must be set there before access is restricted.
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     tables = Store(store).tables_dir.as_posix().replace("'", "''")
     spill_dir = spill.as_posix().replace("'", "''")

@@ -286,7 +286,7 @@ PLAY_REVIEWS = pa.schema(
 
 REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
 """Tables the replay step appends besides ``DERIVED``, computed in the same worker tasks
-(``pipelines.reviews``)."""
+(``pipelines.steps.reviews``)."""
 
 INCOMPLETE_MATCHES = pa.schema(
     [
@@ -422,7 +422,7 @@ CHUNK_SUMMARIES: dict[str, pa.Schema] = {
     "player_match_leads": PLAYER_MATCH_LEADS,
 }
 """Per-deal and per-match summaries of the replayed tables, computed from each replayed chunk and
-appended with it (``pipelines.chunk_summaries``), so a run's summary steps read these small tables
+appended with it (``pipelines.steps.chunk_summaries``), so a run's summary steps read these small tables
 instead of every play; a corrected match's rows leave them with its other rows."""
 
 INGESTED_FILES = pa.schema(

@@ -1,4 +1,4 @@
-"""Every SQL query of the dashboards, over the read-only views of ``pipelines.warehouse``, one
+"""Every SQL query of the dashboards, over the read-only views of ``pipelines.storage.warehouse``, one
 module per page (or group of pages): a page imports the queries it shows from their module.
 
 Each query takes a DuckDB connection (or cursor) and keyword parameters and returns a pandas

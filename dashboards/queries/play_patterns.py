@@ -30,7 +30,7 @@ def lead_types(con: Con, *, player: str) -> pd.DataFrame:
 def play_stats(con: Con, *, player: str | None) -> pd.DataFrame:
     """Play-pattern counts of one player (or everyone with ``player=None``), with denominators.
 
-    Read from ``player_patterns`` (see ``pipelines.player_patterns`` for the definitions); the
+    Read from ``player_patterns`` (see ``pipelines.steps.player_patterns`` for the definitions); the
     population is the sum over every row, unknown players included. Columns: ``pass_beat`` /
     ``able_to_beat``, ``overtakes`` / ``facing_partner``, ``bombs`` / ``deals``, the mean
     ``bomb_opp_left`` over ``bombs``, and the mean ``return_rank`` (2 = 2 … A = 14) over ``returns``.

@@ -12,7 +12,7 @@ from schemas.scoring import PLAYER_RESULTS
 
 def players(con: Con) -> pd.DataFrame:
     """Every player who played a valid or partial match: id, rounds played, and name and club
-    from the pipeline's roster (``players``, ``pipelines.roster``: the latest declaration wins)."""
+    from the pipeline's roster (``players``, ``pipelines.steps.roster``: the latest declaration wins)."""
     return dataframe(
         con,
         """

@@ -10,7 +10,7 @@ from dashboards import charts
 from dashboards.queries.dan import close_to_promotion, dan_distribution, dan_events, promotion_forecast
 from dashboards.queries.players import players
 from dashboards.ui import flag_low_data, lang, no_data, printout_downloads, run, show_chart, show_table, tr
-from pipelines.printout_documents import dan_document
+from pipelines.reads.printout_documents import dan_document
 from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))

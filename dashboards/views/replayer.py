@@ -8,7 +8,7 @@ M next mistake) or the slider. Decisions the endgame solver reviewed (``play_rev
 are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
-the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.annotations``),
+the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
 never an edit of the logs or of an earlier note.
 """
 
@@ -29,6 +29,7 @@ from dashboards.queries.replayer import (
     deal_tributes,
     find_matches,
     match_deals,
+    match_entry,
 )
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
 from dashboards.table_html import MARK_ICONS, card_text, cards_html, table_html
@@ -47,7 +48,7 @@ from dashboards.ui import (
     url_param,
     url_text,
 )
-from pipelines.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
 
 # Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
 # (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).
@@ -125,6 +126,14 @@ st.caption(
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {team_name(info['declarers'])} · "
     f"{tr('tribute_kind')}: {tribute_kind_name(info['tribute_kind'], lang())} · {tr('position')}: {finish}"
 )
+for entered in run(match_entry, match=match).itertuples():  # the audit of a browser entry
+    at = pd.Timestamp(entered.entered_at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
+    replaces = entered.replaces_revision
+    st.caption(
+        tr("audit_entered_by").format(by=entered.entered_by, at=at)
+        + (f" · {tr('audit_replaces').format(r=int(replaces))}" if pd.notna(replaces) else ""),
+        help=f"{entered.entered_via}",
+    )
 
 hands = run(deal_hands, match=match, deal=deal)
 tributes = run(deal_tributes, match=match, deal=deal)

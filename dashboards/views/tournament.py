@@ -33,7 +33,7 @@ from dashboards.ui import (
     tr,
     url_choice,
 )
-from pipelines.printout_documents import round_document, standings_document
+from pipelines.reads.printout_documents import round_document, standings_document
 
 st.title(tr("page_tournament"))
 

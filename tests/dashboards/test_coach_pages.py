@@ -18,8 +18,8 @@ from dashboards.patterns import rates_table
 from dashboards.queries.play_patterns import jie_feng_received, play_stats
 from dashboards.queries.seats import SeatFilters, seats_cte
 from dashboards.table_html import MARK_ICONS
-from pipelines.annotations import read_notes
-from pipelines.warehouse import connect
+from pipelines.reads.annotations import read_notes
+from pipelines.storage.warehouse import connect
 
 Open = Callable[[Path, str], AppTest]
 COACH_PAGES = ["player", "tributes", "bombs", "head_to_head", "replayer"]

@@ -23,7 +23,7 @@ from dashboards.queries.head_to_head import head_to_head, period_leaderboard, pe
 from dashboards.queries.play_patterns import play_stats
 from dashboards.queries.seats import SeatFilters
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 
 @pytest.fixture(scope="module")

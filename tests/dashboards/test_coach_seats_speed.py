@@ -27,7 +27,7 @@ from dashboards.queries.coach import (
 )
 from dashboards.queries.seats import PARTNER_PLAYER, SEAT_DAY, SeatFilters, seats_cte
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 from schemas.vocabulary import sql_partner
 
 _OLD_SEATS = f"""

@@ -361,7 +361,7 @@ def test_quality_lists_duplicates_file_problems_and_ages(open_app: Open, mini_st
 def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     open_app: Open, tmp_path: Path, mini_store: Path
 ) -> None:
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     source, clean = Store(mini_store), Store(tmp_path / "clean")
     for name in ("matches", "raw_events", "players"):

@@ -36,8 +36,8 @@ from dashboards.queries.seats import SeatFilters
 from dashboards.queries.tournament import event_rounds, round_results
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_kinds
 from dashboards.roster import clubs, with_names
-from pipelines.tournament_data import LookupFailed
-from pipelines.warehouse import connect
+from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.warehouse import connect
 
 MODULES = [
     importlib.import_module(f"dashboards.queries.{m.name}") for m in pkgutil.iter_modules(queries.__path__)

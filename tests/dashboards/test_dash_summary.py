@@ -3,7 +3,7 @@
 population, on the simulated and the hand-made store.
 
 The reference below is the SQL the page ran over ``plays`` before the summaries existed (the
-definitions of ``pipelines/player_patterns.py``; partners per rules.md §1, 接风 §5.6, 还贡 §6).
+definitions of ``pipelines/steps/player_patterns.py``; partners per rules.md §1, 接风 §5.6, 还贡 §6).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from dashboards.patterns import pattern_table
 from dashboards.queries.play_patterns import jie_feng_received, lead_types, play_stats
 from dashboards.queries.players import players
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 _PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
 _RANK = ("CASE WHEN return_card = 'SB' THEN 'B' WHEN return_card = 'HR' THEN 'R' "

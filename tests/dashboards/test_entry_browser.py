@@ -16,7 +16,7 @@ import orjson
 import pytest
 from entry_browser import CHROMIUM, TIMEOUT_MS, choose, entry_server, keyed, settle, tap, type_text
 
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 pytestmark = [
     pytest.mark.browser,

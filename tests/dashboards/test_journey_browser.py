@@ -17,7 +17,7 @@ from dash_app import PAGES, url_path
 from playwright.sync_api import Page
 
 from dashboards.queries.coach import coach_match_list
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 pytestmark = [
     pytest.mark.browser,

@@ -26,10 +26,10 @@ from dashboards.queries.quality import incomplete_matches
 from dashboards.queries.replayer import find_matches, match_deals
 from dashboards.queries.seats import SeatFilters, coach_options
 from dashboards.queries.tournament import round_results
-from pipelines.printout_documents import player_document
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.reads.printout_documents import player_document
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from printouts import to_csv, to_xlsx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))

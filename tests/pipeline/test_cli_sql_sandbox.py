@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app
 from gdan.sandbox import RefusedQueryError, check_query
-from pipelines.store import Store
+from pipelines.storage.store import Store
 
 runner = CliRunner()
 

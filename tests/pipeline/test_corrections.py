@@ -26,10 +26,10 @@ from typer.testing import CliRunner
 
 from gdan import app
 from importers.scoresheet import convert_rows, read_sheet
-from pipelines.runner import run_pipeline
-from pipelines.state import StoreState, save_state
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.state import StoreState, save_state
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from schemas.tables import QUARANTINE
 
 HEADER = "event,stage,round,table,EW,NS,deal,order,format,time"

@@ -1,4 +1,4 @@
-"""``pipelines.duplicates.duplicate_matches`` against the module docs' rule, stated directly.
+"""``pipelines.steps.duplicates.duplicate_matches`` against the module docs' rule, stated directly.
 
 The step drops the store's matches without a repeated fingerprint before its sorts and joins
 (its cost follows the new data); this property checks the rows it gives against a plain reading
@@ -16,7 +16,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.duplicates import duplicate_matches
+from pipelines.steps.duplicates import duplicate_matches
 from schemas.tables import DEAL_FINGERPRINTS
 
 Row = tuple[str, int, str]

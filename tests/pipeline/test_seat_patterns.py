@@ -14,9 +14,9 @@ from typing import Any
 import orjson
 import pytest
 
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
 from replay_builder import Log

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
 
-from pipelines.parsing import parse_chunk
+from pipelines.steps.parsing import parse_chunk
 from replay import native, replay_batch
 from simulator import api as simulator_api
 from simulator.corrupt import corrupt_match
