@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from entry_app import new_event
 from streamlit.testing.v1 import AppTest
 
@@ -34,7 +34,7 @@ def logins_required(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _app(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
