@@ -5,7 +5,7 @@
 - ``dan-ledger``: per player one page: current amateur dan and the ledger of bcta rounds (§S5);
 - ``player``: per player one page: name, club, dan, rating and every match played.
 
-The documents are built by :mod:`pipelines.printout_documents` (shared with the dashboards'
+The documents are built by :mod:`pipelines.reads.printout_documents` (shared with the dashboards'
 download buttons); the files are written by the pure writers of ``printouts``.
 """
 
@@ -20,7 +20,12 @@ import typer
 from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption
-from pipelines.printout_documents import dan_document, player_document, round_document, standings_document
+from pipelines.reads.printout_documents import (
+    dan_document,
+    player_document,
+    round_document,
+    standings_document,
+)
 
 if TYPE_CHECKING:
     from printouts import Document
@@ -90,7 +95,7 @@ def _safe(name: str) -> str:
 
 def _run(build: Any, *args: Any) -> Document:
     """Open the store, build the document; unknown events/players exit 1 with the message."""
-    from pipelines.tournament_data import LookupFailed, connect
+    from pipelines.reads.tournament_data import LookupFailed, connect
 
     try:
         con = connect(args[0])

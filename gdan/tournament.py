@@ -1,9 +1,9 @@
 """`gdan pair`: the table assignments of an event's next round (scoring.md §S8).
 
-The pairing is :func:`pipelines.pairing_sheet.pairing_sheet` (the dashboards' results entry page
+The pairing is :func:`pipelines.reads.pairing_sheet.pairing_sheet` (the dashboards' results entry page
 uses it too): :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
 tournaments with, fed from the store; a knockout stage is a seeded bracket
-(:mod:`pipelines.pair_knockout`).
+(:mod:`pipelines.reads.pair_knockout`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.console import Console
 from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
 
 if TYPE_CHECKING:
-    from pipelines.pairing_sheet import PairingSheet
+    from pipelines.reads.pairing_sheet import PairingSheet
     from scoring.pairing import System
 
 console = Console(stderr=True)
@@ -97,8 +97,8 @@ def pair(
     """
     import getpass
 
-    from pipelines.pairing_sheet import KnockoutOptions, pairing_sheet
-    from pipelines.tournament_data import LookupFailed, connect
+    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, connect
     from service import registry
 
     systems: dict[PairingSystem, System] = {

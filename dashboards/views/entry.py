@@ -20,7 +20,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
 from dashboards.entry import (
     RESULT_KINDS,
     TableEntry,
@@ -36,6 +35,7 @@ from dashboards.entry import (
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
+from dashboards.queries import entry as queries
 from dashboards.ui import (
     current_store,
     from_url,
@@ -49,8 +49,8 @@ from dashboards.ui import (
     url_param,
 )
 from importers.jobs import file_name_problem
-from pipelines.pairing_sheet import PairingSheet
-from pipelines.tournament_data import LookupFailed
+from pipelines.reads.pairing_sheet import PairingSheet
+from pipelines.reads.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
 from replay.rulesets import RoundFormat, parse_round_format

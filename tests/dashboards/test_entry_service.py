@@ -40,7 +40,7 @@ def _events(store: Path, match: str) -> list[dict[str, object]]:
 def _round_one(open_app: Open, store: Path, tables: int) -> AppTest:
     """A registered event ``ux-cup`` with ``tables`` of its 4 round-1 tables submitted and run."""
     from dashboards.ui import reload_data
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     at = new_event(open_app(store, "entry"), "bcta", event="ux-cup")
     for match in TABLES[:tables]:
@@ -57,7 +57,7 @@ def test_the_address_event_wins_after_a_run(
     """The reported case: a store with another event (first in the box), a new event entered and
     run while the page's cached tables predate the run; ``/entry?event=ux-cup&round=1`` opens
     ux-cup round 1, and a correction there writes a revision of ux-cup's match, not the other's."""
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     at = new_event(open_app(tmp_path, "entry"), "bcta", event="a-league")
     for match in ("a-league-r1-t1", "a-league-r1-t2", "a-league-r1-t3", "a-league-r1-t4"):

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from gdan import app
-from pipelines.runner import run_pipeline
+from pipelines.run.runner import run_pipeline
 from service import registry
 from service.registry import Event, Stamp
 
