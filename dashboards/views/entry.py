@@ -72,7 +72,9 @@ TABLET_CSS = """
 [class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
   display: grid; gap: 0.25rem; width: 100%; grid-template-columns: repeat(2, minmax(0, 1fr));
 }
-[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] { grid-template-columns: repeat(3, minmax(0, 1fr)); }
+[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
+  grid-template-columns: repeat(3, minmax(0, 1fr));
+}
 [class*="st-key-en_"][class*="_first"] button, [class*="st-key-en_"][class*="_kind"] button {
   width: 100%; min-width: 0; height: auto; min-height: 3rem; margin: 0; border-radius: 0.5rem;
 }
