@@ -34,13 +34,15 @@ def ok(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
 
-def new_event(at: AppTest, rules: str, event: str = "cup", confirm: bool = False) -> AppTest:
+def new_event(
+    at: AppTest, rules: str, event: str = "cup", confirm: bool = False, pairs: str = PAIRS
+) -> AppTest:
     """Register a new event of 8 pairs from the form; the page then shows its round 1."""
     at.selectbox(key="en_event").select(NEW)
     at = at.run()
     at.text_input(key="en_new_id").input(event)
     at.selectbox(key="en_new_rules").select(rules)
-    at.text_area(key="en_new_pairs").input(PAIRS)
+    at.text_area(key="en_new_pairs").input(pairs)
     if confirm:
         at.checkbox(key="en_new_confirm").check()
     at = at.run()

@@ -93,6 +93,36 @@ def type_text(page: Page, key: str, text: str, area: bool = False) -> None:
     settle(page)
 
 
+def register(page: Page, event: str, rules: str, pairs: str) -> None:
+    """Fill the new-event form (the default choice of an empty store) and register the event."""
+    type_text(page, "en_new_id", event)
+    choose(page, "en_new_rules", rules)
+    type_text(page, "en_new_pairs", pairs, area=True)
+    page.locator(f"{keyed('en_register')} button").click()
+    settle(page)
+
+
+def outside(page: Page, box_key: str) -> list[str]:
+    """The buttons of the container ``box_key`` whose bounding box is not inside both the
+    viewport's width and the container (each as its text and box)."""
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    box = page.locator(keyed(box_key)).bounding_box()
+    assert box is not None, box_key
+    found = []
+    for button in page.locator(f"{keyed(box_key)} button").all():
+        r = button.bounding_box()
+        assert r is not None
+        inside = (
+            r["x"] >= max(0, box["x"]) - 0.5
+            and r["x"] + r["width"] <= min(width, box["x"] + box["width"]) + 0.5
+            and r["y"] >= box["y"] - 0.5
+            and r["y"] + r["height"] <= box["y"] + box["height"] + 0.5
+        )
+        if not inside:
+            found.append(f"{button.inner_text()!r} at {r}")
+    return found
+
+
 def tap(page: Page, match: str, first: str, kind_label: str) -> None:
     """Enter one deal of ``match``: the 1st seat, the result type (each waited for until it shows
     as chosen), Add deal."""
