@@ -424,7 +424,9 @@ def _check_header(header: Sequence[str], problems: _Problems, has_rules: bool) -
     return names
 
 
-def _collect(sheet: Sheet, names: list[str], problems: _Problems, revision: int) -> tuple[list[_Match], int]:
+def _collect(
+    sheet: Sheet, names: list[str], problems: _Problems, revision: int
+) -> tuple[list[_Match], int]:
     """Group the rows into matches by their event, round, table and deal cells; also return how
     many rows could not be placed in a match."""
     orphans = 0

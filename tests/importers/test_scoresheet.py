@@ -285,24 +285,18 @@ def test_a_level_knockout_round_takes_its_play_off_deal(tmp_path: Path) -> None:
         return [[*row, stage] for row in deals(*orders)]
 
     level = ("E W", "N S")  # EW +3, then NS +3: 5:5
-    events = convert_scoresheet(
-        sheet(tmp_path, rows("knockout", *level, "E N W S"), header), rules="national", round_format="deals:2"
-    )
+    events = convert_scoresheet(sheet(tmp_path, rows("knockout", *level, "E N W S"), header),
+                                rules="national", round_format="deals:2")
     assert (events[-1]["reason"], events[-1]["winner"], events[-1]["levels"]) == (
-        "deals",
-        "EW",
-        {"EW": "7", "NS": "5"},
-    )
+        "deals", "EW", {"EW": "7", "NS": "5"})
     replay = replay_match(events)
     assert replay.valid, replay.error
     assert [d["extra_deal"] for d in replay.rows["deals"]] == [False, False, True]
     with pytest.raises(ScoreSheetError, match="one extra deal after this one"):
-        convert_scoresheet(
-            sheet(tmp_path, rows("knockout", *level), header), rules="national", round_format="deals:2"
-        )
-    swiss = convert_scoresheet(
-        sheet(tmp_path, rows("swiss", *level), header), rules="national", round_format="deals:2"
-    )
+        convert_scoresheet(sheet(tmp_path, rows("knockout", *level), header), rules="national",
+                           round_format="deals:2")
+    swiss = convert_scoresheet(sheet(tmp_path, rows("swiss", *level), header), rules="national",
+                               round_format="deals:2")
     assert swiss[-1]["winner"] is None
 
 
