@@ -1,4 +1,4 @@
-"""Benchmark of the pipeline (issues 5, 17): N deals end to end, peak memory, the CPU split, a
+"""Benchmark of the pipeline: N deals end to end, peak memory, the CPU split, a
 rerun with nothing new and a run adding ``--add`` deals.
 
 Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``;
@@ -10,9 +10,9 @@ then a second run with nothing new, then
 (``--add N``) a run after N more simulated deals arrived, in matches that start after the
 store's latest (a league going on). For each run it prints wall time, the
 CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
-as the workers measured it (``pipelines.cpu``): parse (ingest), ``replay_batch`` and the
+as the workers measured it (``pipelines.exec.cpu``): parse (ingest), ``replay_batch`` and the
 endgame reviews; "replay's own" is parse + ``replay_batch``. ``--no-reviews`` runs without the
-reviews (``gdan run --no-reviews``). Issue 17's targets for 100k deals: pipeline CPU <= 2x the
+reviews (``gdan run --no-reviews``). The targets for 100k deals: pipeline CPU <= 2x the
 replay's own, peak <= 1.5 GiB, rerun <= 3 s, the added run proportional to the new data.
 
 Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--deals 100000] [--dir /tmp/gdan-bench]
@@ -140,8 +140,8 @@ def _tree(root_pid: int) -> list[int]:
 
 CHILD = """
 import json, pathlib, sys
-from pipelines.cpu import CPU_S
-from pipelines.runner import run_pipeline
+from pipelines.exec.cpu import CPU_S
+from pipelines.run.runner import run_pipeline
 run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
 pathlib.Path(sys.argv[4]).write_text(json.dumps(CPU_S))
 """

@@ -24,7 +24,7 @@ from importers.scoresheet import (
     match_events,
     order_from_winner,
 )
-from pipelines.pairing_sheet import PairingRefused
+from pipelines.reads.pairing_sheet import PairingRefused
 from replay import Ruleset, replay_match
 from replay.rulesets import RoundFormat
 from schemas.vocabulary import PARTNER, SEATS, TEAMS
@@ -41,7 +41,7 @@ PAIRING_NOTES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"table (?P<t>\d+) plays for 3rd place"), "note_third_place"),
 )
-"""The notes of ``pipelines.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
+"""The notes of ``pipelines.reads.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
 
 
 def pairing_note(note: str, lang: Lang) -> str:

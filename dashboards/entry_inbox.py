@@ -1,7 +1,7 @@
 """Submitting entered results: one event file per match, put into the store's inbox atomically.
 
 The entry page never writes tables: it appends v1 events to ``<store>/inbox/entry/`` (the path
-from :class:`pipelines.store.Store`), and the next ``gdan run`` ingests them like any log. A file
+from :class:`pipelines.storage.store.Store`), and the next ``gdan run`` ingests them like any log. A file
 is written under a hidden temporary name (the ingest skips hidden files) and then linked to its
 final name in one step, so the ingest never reads half a file, and an existing submission is
 never overwritten (a correction is a new file with a new revision).
@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from importers.jobs import file_name_problem
-from pipelines.store import Store
+from pipelines.storage.store import Store
 
 ENTRY_FOLDER = "entry"
 """The inbox sub-folder the entry page writes to."""

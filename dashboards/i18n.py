@@ -352,7 +352,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "out": ("out", "已出完"),
     "flags_later": ("Step into the play to see each play's flags.", "进入出牌阶段后显示每手牌的标记。"),
     "no_plays": ("This deal has no recorded plays.", "此副无出牌记录。"),
-    # decision review (issue 16: the exact endgame solver)
+    # decision review (the exact endgame solver)
     "review": ("Decision review (exact endgame solver)", "决策复盘（残局精确求解）"),
     "review_none": (
         "No decision of this deal was reviewed "
@@ -606,7 +606,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "note_at_step": ("At this step", "记在当前这一步"),
     "note_save": ("Save note", "保存笔记"),
     "note_empty": ("Write a note or a tag first.", "请先写笔记或标签。"),
-    # journey 2 (issue 18): every label of every page in 中文
+    # journey 2: every label of every page in 中文
     "combo_single": ("single", "单张"),
     "combo_pair": ("pair", "对子"),
     "combo_triple": ("triple", "三同张"),

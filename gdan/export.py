@@ -9,7 +9,7 @@
 
 Every printout is in English or Chinese (``--lang zh``).
 
-The documents are built by :mod:`pipelines.printout_documents` (shared with the dashboards'
+The documents are built by :mod:`pipelines.reads.printout_documents` (shared with the dashboards'
 download buttons); the files are written by the pure writers of ``printouts``.
 """
 
@@ -24,7 +24,12 @@ import typer
 from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption
-from pipelines.printout_documents import dan_document, player_document, round_document, standings_document
+from pipelines.reads.printout_documents import (
+    dan_document,
+    player_document,
+    round_document,
+    standings_document,
+)
 from printouts.labels import Lang
 
 if TYPE_CHECKING:
@@ -99,7 +104,7 @@ def _safe(name: str) -> str:
 
 def _run(build: Callable[..., T], *args: Any) -> T:
     """Open the store, build the document (or its data); unknown events/players exit 1 with the message."""
-    from pipelines.tournament_data import LookupFailed, connect
+    from pipelines.reads.tournament_data import LookupFailed, connect
 
     try:
         con = connect(args[0])
@@ -254,8 +259,8 @@ def _round_seats(
 ) -> tuple[str, str | None, list[tuple[str, dict[str, str]]]]:
     """The event's printed name, its stage, and per table (in table order) the players' names by
     seat: from the round's stored matches (latest revision), else from its pairing."""
-    from pipelines.pairing_sheet import KnockoutOptions, pairing_sheet
-    from pipelines.tournament_data import LookupFailed, Player, roster, rows, stage_of
+    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, Player, roster, rows, stage_of
 
     info = stage_of(con, event, stage)
     names = roster(con)

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
-from pipelines.pool import Executor, ExecutorKind
+from pipelines.exec.executor import Executor, ExecutorKind
 
 if TYPE_CHECKING:
     import duckdb
@@ -57,7 +58,7 @@ def require_tables(store: Path) -> None:
 
     A mistyped ``--store`` would otherwise read as an empty store (0 rows, no error).
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     if not Store(store).tables_dir.is_dir():
         what = "a store without tables (run `gdan run` first)" if is_store(store) else "not a store"
@@ -76,7 +77,7 @@ def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyCon
 
     ``as_of``: the number of an older run to read instead of the last one.
     """
-    from pipelines.warehouse import connect
+    from pipelines.storage.warehouse import connect
 
     require_tables(store)
     return connect(store, as_of=as_of)
@@ -110,8 +111,8 @@ def ingest(
     ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
     ``gdan ingest .`` copy into the inbox too.
     """
-    from pipelines.ingest import file_sha256
-    from pipelines.store import Store
+    from pipelines.steps.ingest import file_sha256
+    from pipelines.storage.store import Store
 
     inbox = Store(store).inbox
     files = [(p, p.name) for p in paths if p.is_file()]
@@ -212,7 +213,7 @@ def run(
 def _require_table_path(store: Path) -> None:
     """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
     its path), before any step starts: the store's first table read would raise it mid-run."""
-    from pipelines.store import Store, StorePathError
+    from pipelines.storage.store import Store, StorePathError
 
     try:
         Store(store).check_table_path()
@@ -223,7 +224,7 @@ def _require_table_path(store: Path) -> None:
 
 def _quarantine_rows(store: Path) -> int:
     """Rows in the store's ``quarantine`` table (from its Delta log: no data file read)."""
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     return Store(store).committed_rows("quarantine")
 
@@ -235,10 +236,10 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
     Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
     last commit; says so too while it waits for another process that holds the writer lock.
     """
-    from pipelines import store as store_module
-    from pipelines.progress import show_with
-    from pipelines.runner import PipelineFailedError, run_pipeline
-    from pipelines.store import Store
+    from pipelines.exec.progress import show_with
+    from pipelines.run.runner import PipelineFailedError, run_pipeline
+    from pipelines.storage import store as store_module
+    from pipelines.storage.store import Store
 
     def waiting(pid: int | None) -> None:
         holder = f"pid {pid}" if pid else "another process"
@@ -292,7 +293,7 @@ def _file_problems(store: Path, before: set[str]) -> None:
     import pyarrow.compute as pc
     from rich.markup import escape
 
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     the_store = Store(store)
     batches = set(the_store.committed_batches()) - before
@@ -311,8 +312,8 @@ def _file_problems(store: Path, before: set[str]) -> None:
 
 def _summary(store: Path) -> None:
     """Matches and raw rows by status after the run, as a table on stderr."""
-    from pipelines.state import summary_counts
-    from pipelines.store import Store
+    from pipelines.steps.state import summary_counts
+    from pipelines.storage.store import Store
 
     counts = summary_counts(Store(store))
     rows: list[tuple[str, int | None, int]] = [
@@ -362,23 +363,24 @@ def sql(
     except RefusedQueryError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    from pipelines.warehouse import UnknownRunError
+    from pipelines.storage.warehouse import UnknownRunError
 
     try:
         con = read_connection(store, as_of)
     except UnknownRunError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    try:
-        lock_down(con, store)
-        result = con.execute(query)
-        columns = [d[0] for d in result.description or []]
-        rows = result.fetchall()
-    except duckdb.Error as exc:
-        console.print(f"[red]query failed:[/] {escape(str(exc))}")
-        raise typer.Exit(EXIT_FAILED) from exc
-    finally:
-        con.close()
+    with tempfile.TemporaryDirectory(prefix="gdan-sql-") as spill:
+        try:
+            lock_down(con, store, Path(spill))
+            result = con.execute(query)
+            columns = [d[0] for d in result.description or []]
+            rows = result.fetchall()
+        except duckdb.Error as exc:
+            console.print(f"[red]query failed:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_FAILED) from exc
+        finally:
+            con.close()
     emit(Rows(columns, rows), output, cell=raw_cell, limit=limit)
 
 
@@ -468,7 +470,7 @@ def demo(
     Creates the store when the folder is not one yet. Stop it with Ctrl-C, or `kill` its pid
     (shown with the dashboards' address).
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     the_store = Store(store)
     if the_store.has_data("raw_events") or any(the_store.inbox.glob("*")):
@@ -515,7 +517,7 @@ def maintain(
     Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
     correct: it only saves space and speeds up reads.
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     require_tables(store)
     report = Store(store).maintain(retention_days)

@@ -28,8 +28,8 @@ def sim_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     Session-scoped: treat it as read-only.
     """
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
 
     root = tmp_path_factory.mktemp("sim_store")
     simulate_sample(Store(root).inbox)

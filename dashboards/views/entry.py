@@ -15,7 +15,6 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
 from dashboards.entry import (
     RESULT_KINDS,
     TableEntry,
@@ -30,9 +29,10 @@ from dashboards.entry import (
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, seat_name, stage_name
+from dashboards.queries import entry as queries
 from dashboards.ui import current_store, from_url, lang, run, show_table, to_url, tr, url_param
 from importers.jobs import file_name_problem
-from pipelines.tournament_data import LookupFailed
+from pipelines.reads.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
 from replay.rulesets import RoundFormat, parse_round_format

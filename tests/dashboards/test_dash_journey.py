@@ -1,4 +1,4 @@
-"""The journey of issue 18: a view's state in its address, links between pages, the player search,
+"""A visitor's journey: a view's state in its address, links between pages, the player search,
 and ratings shown honestly (the interval is μ ± 2σ on the skill scale, scoring/ratings.py; ties
 share a rank; axes name players; a top-N chart says so)."""
 

@@ -1,4 +1,4 @@
-"""Every dashboard page through ``streamlit.testing.v1.AppTest`` (issue 7 "Tests").
+"""Every dashboard page through ``streamlit.testing.v1.AppTest``.
 
 On an empty store each page shows the "no data yet" state; on the hand-made store (and on the
 pipeline's simulated store once it exists) each page runs without exception and shows its
@@ -361,7 +361,7 @@ def test_quality_lists_duplicates_file_problems_and_ages(open_app: Open, mini_st
 def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     open_app: Open, tmp_path: Path, mini_store: Path
 ) -> None:
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     source, clean = Store(mini_store), Store(tmp_path / "clean")
     for name in ("matches", "raw_events", "players"):
@@ -374,7 +374,7 @@ def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     assert any("read to its end" in s.value for s in at.success)
 
 
-# --- issue 18: labels that say what the numbers are -------------------------------------------
+# --- labels that say what the numbers are ----------------------------------------------------
 
 
 def _headers(at: AppTest, index: int) -> dict[str, str]:
@@ -440,7 +440,7 @@ def test_percentages_show_as_percentages(open_app: Open, mini_store: Path) -> No
 
 
 def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open, mini_store: Path) -> None:
-    """issue 16: the dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
+    """The dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
     −1, −2, best, best): steps 13–17 of the play-by-play slider (dealt, after tribute, then seq 10 …)."""
     at = open_app(mini_store, "replayer")
     at.selectbox(key="rp_deal").set_value(2).run()

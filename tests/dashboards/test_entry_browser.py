@@ -1,4 +1,4 @@
-"""The results entry page end to end in a real browser (issue 14 "Tests"): Playwright drives the
+"""The results entry page end to end in a real browser: Playwright drives the
 Debian Chromium against ``streamlit run``; a new event's 4-table round (8 pairs, 16 players) is
 entered with taps and submitted, ``gdan run`` processes the inbox, and the standings and dan
 ledger in the store are those of the same results imported as a score sheet (the independent
@@ -16,7 +16,7 @@ import orjson
 import pytest
 from entry_browser import CHROMIUM, TIMEOUT_MS, choose, entry_server, keyed, settle, tap, type_text
 
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 pytestmark = [
     pytest.mark.browser,

@@ -23,8 +23,8 @@ from dashboards.entry import (
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
-from pipelines.pairing_sheet import PairingRefused
-from pipelines.tournament_data import LookupFailed
+from pipelines.reads.pairing_sheet import PairingRefused
+from pipelines.reads.tournament_data import LookupFailed
 from replay import BUILTIN, replay_match
 from replay.rulesets import parse_round_format
 

@@ -99,7 +99,7 @@ def test_refused_entry_shows_the_rule(open_app: Open, tmp_path: Path) -> None:
 
 def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_path: Path) -> None:
     from dashboards.ui import reload_data
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     at = _new_event(open_app(tmp_path, "entry"), "bcta")
     for table in range(1, 5):
@@ -140,7 +140,7 @@ def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_pa
     start = orjson.loads(path.read_bytes().splitlines()[0])
     assert (start["match"], start["revision"]) == ("cup-r1-t1", 2)
     run_pipeline(tmp_path, workers=1)
-    from pipelines.warehouse import connect
+    from pipelines.storage.warehouse import connect
 
     con = connect(tmp_path)
     row = con.execute("SELECT revision, winner FROM matches WHERE match_id = 'cup-r1-t1'").fetchone()

@@ -1,4 +1,4 @@
-"""The journey of issue 18 in a real browser (Playwright driving /usr/bin/chromium): leaderboard →
+"""A visitor's journey in a real browser (Playwright driving /usr/bin/chromium): leaderboard →
 player → a row of the player's match list → the replayer at that deal → a step forward by button
 and by keyboard; the copied addresses reopen the same player, match, deal and step in a new page.
 In 中文 every page, in a state with data (a player, a match and deal, an event chosen), shows no
@@ -15,8 +15,8 @@ import pytest
 from browser import CHROMIUM, Browser, chromium, streamlit_server
 from dash_app import PAGES, url_path
 
-from dashboards import queries
-from pipelines.warehouse import connect
+from dashboards.queries.coach import coach_match_list
+from pipelines.storage.warehouse import connect
 
 pytestmark = [
     pytest.mark.browser,
@@ -102,7 +102,7 @@ def test_journey_through_the_match_list_and_copied_addresses(mini_store: Path, t
         assert player_page.errors == [] and player_page.title == "Player", player_page
         player = re.search(r"player=([^&]+)", player_page.url)
         assert player, player_page.url
-        first = queries.coach_match_list(con, player=player.group(1)).iloc[0]  # newest match first
+        first = coach_match_list(con, player=player.group(1)).iloc[0]  # newest match first
 
         # the match list is the first table under "Matches": its first column is the replay link
         heading = browser.page.get_by_role("heading", name="Matches")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import pipelines.printout_documents as documents
+import pipelines.reads.printout_documents as documents
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -1,9 +1,9 @@
-"""The pipeline's bookkeeping reads grow with new data, not with the store (issue 17, deliverable 2).
+"""The pipeline's bookkeeping reads grow with new data, not with the store.
 
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the
 per-match catalogue is read only by a step that looks at a match, and then once per process
-(later versions add files, only those are read). ``pipelines.store.READS`` counts the rows
+(later versions add files, only those are read). ``pipelines.storage.store.READS`` counts the rows
 each process reads from the commit log and the memory tables.
 """
 
@@ -15,11 +15,11 @@ import pytest
 from deltalake import DeltaTable
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 
-from pipelines import replaying
-from pipelines import store as store_module
-from pipelines.runner import run_pipeline
-from pipelines.state import load_state, summary_counts
-from pipelines.store import COMMITS, READS, Store
+from pipelines.run.runner import run_pipeline
+from pipelines.steps import replaying
+from pipelines.steps.state import load_state, summary_counts
+from pipelines.storage import store as store_module
+from pipelines.storage.store import COMMITS, READS, Store
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""The Dagster code location loads and wires the pipeline as issue 5 asks, and its assets, a thin
-adapter over the run plan (issue 17 item 6, option b), materialize with its resources (the store
+"""The Dagster code location loads and wires the pipeline, and its assets, a thin
+adapter over the run plan, materialize with its resources (the store
 and the replay executor) into the same tables as ``gdan run``."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pipeline_helpers import store_tables
 from pydantic import ValidationError
 
 from pipelines.definitions import defs
-from pipelines.pool import Executor, ExecutorKind
-from pipelines.resources import ExecutorResource, StoreResource
-from pipelines.runner import run_pipeline
+from pipelines.defs.resources import ExecutorResource, StoreResource
+from pipelines.exec.executor import Executor, ExecutorKind
+from pipelines.run.runner import run_pipeline
 from schemas.scoring import SCORING
 from schemas.tables import DERIVED, SUMMARIES
 from simulator import simulate_to_dir

@@ -1,4 +1,4 @@
-"""The pool's workers fork from a server that imported their modules once (``pipelines.pool``).
+"""The pool's workers fork from a server that imported their modules once (``pipelines.exec.pool``).
 
 A spawned worker imported pyarrow and the replay engine itself, 1–3 CPU-s per worker and once
 per ``TASKS_PER_WORKER`` tasks; forked from the preloaded server it starts with them imported
@@ -19,12 +19,12 @@ import time
 import psutil
 import pytest
 
-from pipelines.pool import ordered_map
+from pipelines.exec.pool import ordered_map
 
 BURN = """
 import math
 from multiprocessing import forkserver
-from pipelines.pool import ordered_map
+from pipelines.exec.pool import ordered_map
 if __name__ == "__main__":
     with ordered_map(math.factorial, 2) as run:
         list(run([(170_000,)] * 6))
@@ -55,7 +55,7 @@ def test_the_server_is_stopped_at_exit_and_its_workers_cpu_counts_to_the_run() -
 HOLD = """
 import os, threading, time
 import psutil
-from pipelines.pool import ordered_map
+from pipelines.exec.pool import ordered_map
 if __name__ == "__main__":
     with ordered_map(time.sleep, 2) as run:
         threading.Thread(target=lambda: list(run([(120,)] * 4)), daemon=True).start()
@@ -95,7 +95,7 @@ def test_workers_end_when_the_process_that_started_them_is_killed() -> None:
 
 
 RETIRING = """
-from pipelines import pool
+from pipelines.exec import pool
 if __name__ == "__main__":
     pool.TASKS_PER_WORKER = 2
     with pool.ordered_map(abs, 2) as run:

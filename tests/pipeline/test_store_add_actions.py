@@ -1,5 +1,5 @@
-"""Append batches are committed as Delta add actions of the staged files themselves (issue 17,
-"Speed and scale"): no row is re-encoded, the table reads whole with DuckDB, polars and pyarrow,
+"""Append batches are committed as Delta add actions of the staged files themselves: no row is
+re-encoded, the table reads whole with DuckDB, polars and pyarrow,
 the files carry data-skipping statistics, and a publish that crashed between placing its files
 and committing them leaves nothing that a later run reads or that the store check reports."""
 
@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from pipelines import store as store_module
-from pipelines.store import Store
+from pipelines.storage import store as store_module
+from pipelines.storage.store import Store
 from schemas.tables import DEAL_HANDS, RAW_EVENTS
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)

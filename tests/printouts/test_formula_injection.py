@@ -42,8 +42,8 @@ RENAMED = {
 @pytest.fixture(scope="module")
 def evil_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A processed store of a 4-pair, 1-round Swiss event whose names are all formula-like."""
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     root = tmp_path_factory.mktemp("evil_store")

@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.printout_documents import dan_document, player_document, round_document, standings_document
-from pipelines.tournament_data import connect
+from pipelines.reads.printout_documents import (
+    dan_document,
+    player_document,
+    round_document,
+    standings_document,
+)
+from pipelines.reads.tournament_data import connect
 from printouts import Document
 from printouts.labels import ZH, seat_name, translator
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gdan import app
-from pipelines.tournament_data import connect, roster, rows
+from pipelines.reads.tournament_data import connect, roster, rows
 from printouts.pdf import FontMissing, find_cjk_font
 from printouts.slips import TableSlip, entry_link, to_slips_pdf
 
