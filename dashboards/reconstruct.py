@@ -7,77 +7,44 @@ A seat whose hand is unknown stays ``None`` throughout.
 
 Each step also carries what a coach looks for (:func:`step_marks`): a pass that could have beaten
 the table, a play over the partner, a bomb, a 接风 lead (rules.md §5.6); and hands can be shown
-in the Guandan order of the deal's level (:func:`guandan_order`, rules.md §2).
+in the Guandan order of the deal's level (rules.md §2). The cards, their order and the wild card are
+the rules engine's (``replay.cards``): :func:`guandan_order` and :func:`is_wild` are its
+``display_order`` and ``is_wild``, named here for the table drawing (``dashboards.table_html``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.vocabulary import (
-    BIG_JOKER,
-    DISPLAY_RANKS,
-    JOKERS,
-    PARTNER,
-    RANKS,
-    SEATS,
-    SMALL_JOKER,
-    SUITS,
-    WILD_SUIT,
-    rank_of_card,
-)
+from replay.cards import display_order
+from replay.cards import display_order as guandan_order
+from replay.cards import is_wild as is_wild
+from schemas.vocabulary import PARTNER, SEATS
 
 Hands = dict[str, list[str] | None]
 
-
-def card_key(card: str) -> tuple[int, int]:
-    """Sort key of a card: rank 2 … A, small joker ``SB``, big joker ``HR``; then suit."""
-    suit = 0 if card in JOKERS else SUITS.index(card[0])
-    return (DISPLAY_RANKS.index(rank_of_card(card)), suit)
-
-
-def sort_cards(cards: Iterable[str]) -> list[str]:
-    """Cards low to high, as a hand is shown."""
-    return sorted(cards, key=card_key)
-
-
-def guandan_key(card: str, level: str | None) -> tuple[int, int]:
-    """Sort key of a card in a deal at ``level`` (rules.md §2): 2 … A without the level rank, then
-    the level cards (the wild red-heart level card last among them), small joker, big joker."""
-    if card == SMALL_JOKER:
-        return (len(RANKS) + 1, 0)
-    if card == BIG_JOKER:
-        return (len(RANKS) + 2, 0)
-    rank, suit = card[1], SUITS.index(card[0])
-    if rank == level:
-        return (len(RANKS), len(SUITS) if is_wild(card, level) else suit)
-    return (RANKS.index(rank), suit)
-
-
-def guandan_order(cards: Iterable[str], level: str | None) -> list[str]:
-    """Cards low to high as a Guandan player holds them at ``level`` (rules.md §2); without a
-    known level, by natural rank (:func:`sort_cards`)."""
-    if level not in RANKS:
-        return sort_cards(cards)
-    return sorted(cards, key=lambda c: guandan_key(c, level))
-
-
-def is_wild(card: str, level: str | None) -> bool:
-    """Whether ``card`` is a wild card (逢人配) at ``level``: the heart of the level rank (rules.md §2)."""
-    return level is not None and card == f"{WILD_SUIT}{level}"
+__all__ = [
+    "MARKS",
+    "Step",
+    "apply_tributes",
+    "guandan_order",
+    "is_wild",
+    "marks",
+    "next_flagged",
+    "next_trick",
+    "reconstruct",
+]
 
 
 def _remove(hand: list[str] | None, cards: Iterable[str]) -> list[str] | None:
-    """``hand`` without one copy of each card (cards not held are ignored: the log was validated)."""
+    """``hand`` without one copy of each card (rules.md §1: every card exists twice); cards not
+    held are ignored (the log was validated)."""
     if hand is None:
         return None
-    rest = list(hand)
-    for card in cards:
-        if card in rest:
-            rest.remove(card)
-    return rest
+    return display_order((Counter(hand) - Counter(cards)).elements())
 
 
 def _cards(value: Any) -> list[str]:
@@ -98,7 +65,7 @@ def _card(value: Any) -> str | None:
 
 
 def _add(hand: list[str] | None, cards: Iterable[str]) -> list[str] | None:
-    return None if hand is None else sort_cards([*hand, *cards])
+    return None if hand is None else display_order([*hand, *cards])
 
 
 @dataclass(frozen=True)
@@ -187,7 +154,7 @@ def reconstruct(
     """Every state of a deal: dealt, after tribute, then one step per play or pass in ``seq`` order.
 
     Each play or pass row is copied with ``jie_feng`` set (see :func:`marks`)."""
-    dealt: Hands = {s: sort_cards(_cards(hands[s])) if _known(hands.get(s)) else None for s in SEATS}
+    dealt: Hands = {s: display_order(_cards(hands[s])) if _known(hands.get(s)) else None for s in SEATS}
     steps = [Step(0, "dealt", 0, dealt)]
     current = apply_tributes(dealt, tributes)
     steps.append(Step(1, "tribute", 0, current))

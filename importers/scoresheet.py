@@ -69,8 +69,8 @@ ROSTER_COLUMNS = ("id", "name", "club")
 
 _MATCH_COLUMNS = ("rules", "format", "event_name", *SEAT_COLUMNS, *PAIR_COLUMNS)
 """Cells that describe the match, not the deal: every row of a match must agree."""
-_GAIN = {2: 3, 3: 2, 4: 1}
-"""Levels won by the 1st-place team by its partner's place (rules.md §5.8)."""
+_PARTNER_PLACES = (2, 3, 4)
+"""The places the 1st-place player's partner may take (rules.md §5.5)."""
 _SEAT_LETTERS = re.compile(r"^[ENWSenws][ENWSenws\s,;>/\-]*$")
 _TOKENS = re.compile(r"[\s,;>/、，]+")
 _PAIR_SPLIT = re.compile(r"\s*[/&+、，,]\s*")
@@ -677,6 +677,8 @@ def match_events(
     every deal is written, and ``match_end`` only when the last deal ends the match, so the
     replay itself refuses a deal after the end (``match_already_over``) and an open match can
     be shown deal by deal."""
+    from replay.outcome import extra_deal_due, level_outcome, round_winner
+
     start = deals[0].time if deals else None
     deadline = (
         start + timedelta(minutes=fmt.minutes) if start and fmt.minutes and fmt.kind != "deals" else None
@@ -702,9 +704,8 @@ def match_events(
     if match.revision > 1:
         start_event["revision"] = match.revision
     writer.emit("match_start", **({"t": start.isoformat()} if start else {}), **start_event)
-    top = RANKS.index(ruleset.max_level)
-    levels = {"EW": 0, "NS": 0}
-    failures = {"EW": 0, "NS": 0}
+    levels = dict.fromkeys(TEAMS, RANKS[0])
+    failures = dict.fromkeys(TEAMS, 0)
     declarers: str | None = None
     last_declarers: str | None = None
     previous_winner: str | None = None
@@ -734,47 +735,25 @@ def match_events(
                 deal.time_text,
             )
             return []
-        level = RANKS[levels[declarers]] if declarers else RANKS[min(levels.values())]
+        level = levels[declarers] if declarers else min(levels.values(), key=RANKS.index)
         start_payload: dict[str, Any] = {"deal": deal.number, "level": level, "declarers": declarers}
         writer.emit("deal_start", **({"t": deal.time.isoformat()} if deal.time else {}), **start_payload)
         order = list(deal.order)
-        winner = TEAM[order[0]]
-        partner_place = _partner_place(order)
-        after = dict(levels)
-        after[winner] = min(levels[winner] + _GAIN[partner_place], top)
-        lost_on_a: str | None = None
-        passed_a: str | None = None
-        if declarers is not None and levels[declarers] == top and level == RANKS[top]:
-            first = winner == declarers
-            passed = first and (
-                partner_place == 2 if ruleset.a.pass_rule == "first_and_second" else partner_place != 4
-            )
-            if passed:
-                passed_a = declarers
-            elif ruleset.a.failure_counts == "any_unpassed" or (first and partner_place == 4):
-                failures[declarers] += 1
-                if ruleset.a.failure_limit is not None and failures[declarers] >= ruleset.a.failure_limit:
-                    if ruleset.a.failure_action == "lose_round":
-                        lost_on_a = declarers
-                    elif ruleset.a.failure_action == "back_to_two":
-                        after[declarers] = 0
-                        failures[declarers] = 0
-        levels = after
-        writer.emit("deal_end", order=order, levels={t: RANKS[levels[t]] for t in TEAMS})
-        last_declarers, declarers, previous_winner = declarers, winner, winner
-        if passed_a:
-            end = ("passed_a", passed_a)
-        elif lost_on_a:
-            end = ("a_failures", _other(lost_on_a))
+        outcome = level_outcome(ruleset, levels, declarers, level, order, failures, extra_deal=extra_deal)
+        levels, failures = outcome.levels, outcome.failures
+        writer.emit("deal_end", order=order, levels={t: levels[t] for t in TEAMS})
+        last_declarers, declarers, previous_winner = declarers, outcome.winner, outcome.winner
+        if outcome.end is not None:
+            end = (outcome.end, outcome.match_winner)
         elif fmt.kind in ("deals", "timed_deals") and fmt.deals and deal.number >= fmt.deals:
-            if ruleset.extra_deal.may_follow(extra_deal) and levels["EW"] == levels["NS"] and breaks_ties:
+            if extra_deal_due(ruleset, breaks_ties, extra_deal, levels):
                 extra_deal = True  # one more deal breaks the tie (rules.md §7)
             else:
-                end = ("deals", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
+                end = ("deals", round_winner(ruleset, levels, last_declarers, previous_winner, extra_deal))
     if end is None:
-        tie_open = levels["EW"] == levels["NS"] and breaks_ties and ruleset.extra_deal.may_follow(extra_deal)
+        tie_open = extra_deal_due(ruleset, breaks_ties, extra_deal, levels)
         if fmt.kind in ("timed", "timed_deals") and not tie_open and deals:
-            end = ("time", _level_winner(levels, ruleset, last_declarers, previous_winner, extra_deal))
+            end = ("time", round_winner(ruleset, levels, last_declarers, previous_winner, extra_deal))
         elif open_end:
             return writer.events
         elif tie_open:
@@ -793,7 +772,7 @@ def match_events(
                 last.ref,
                 "deal",
                 f"the match's deals {goal} (format {fmt.kind}; the sheet ends after "
-                f"deal {last.number} with levels EW {RANKS[levels['EW']]}, NS {RANKS[levels['NS']]})",
+                f"deal {last.number} with levels EW {levels['EW']}, NS {levels['NS']})",
                 None,
             )
             return []
@@ -801,7 +780,7 @@ def match_events(
     end_payload: dict[str, Any] = {
         "reason": reason,
         "winner": winner_team,
-        "levels": {t: RANKS[levels[t]] for t in TEAMS},
+        "levels": {t: levels[t] for t in TEAMS},
     }
     if deadline is not None and reason == "time":
         end_payload = {"t": deadline.isoformat(), **end_payload}
@@ -809,26 +788,10 @@ def match_events(
     return writer.events
 
 
-def _level_winner(
-    levels: Mapping[str, int], ruleset: Ruleset, last_declarers: str | None, previous: str | None, extra: bool
-) -> str | None:
-    """The winner when the format ends the round: the higher level; at equal levels the
-    ruleset's draw breaker (rules.md §7): the extra deal's winner, or the declarers."""
-    if levels["EW"] != levels["NS"]:
-        return max(TEAMS, key=lambda t: levels[t])
-    if extra:
-        return previous
-    if ruleset.draw_breaker == "declarers":
-        return last_declarers or previous
-    return None
-
-
-def _other(team: str) -> str:
-    return "NS" if team == "EW" else "EW"
-
-
 def _order(deal: _Deal, seats: Mapping[str, str], problems: _Problems) -> list[str] | None:
     """The deal's finishing order as events.md wants it: 2 seats after a double win, else 4."""
+    from replay.outcome import partner_place
+
     cells = deal.cells
     by_player = {p.lower(): s for s, p in seats.items()}
     text = _text(cells.get("order"))
@@ -867,11 +830,11 @@ def _order(deal: _Deal, seats: Mapping[str, str], problems: _Problems) -> list[s
                 winner_text,
             )
             return None
-        if place not in _GAIN:
+        if place not in _PARTNER_PLACES:
             problems.add(deal.row, "partner_place", "the winner's partner's place: 2, 3 or 4", place_text)
             return None
         derived = order_from_winner(first, place)
-        if order is not None and (order[0] != first or _partner_place(order) != place):
+        if order is not None and (order[0] != first or partner_place(order) != place):
             problems.add(
                 deal.row,
                 "order",
@@ -901,10 +864,6 @@ def order_from_winner(first: str, partner_place: int) -> list[str]:
     if partner_place == 3:
         return [first, opponents[0], partner, opponents[1]]
     return [first, *opponents, partner]
-
-
-def _partner_place(order: Sequence[str]) -> int:
-    return 2 if len(order) == 2 else order.index(PARTNER[order[0]]) + 1 if PARTNER[order[0]] in order else 4
 
 
 def _time(deal: _Deal, tz: tzinfo, problems: _Problems) -> datetime | None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from schemas.vocabulary import BIG_JOKER as BIG_JOKER
 from schemas.vocabulary import CARDS as CARDS
-from schemas.vocabulary import JOKER_RANKS
+from schemas.vocabulary import JOKER_RANKS, WILD_SUIT
 from schemas.vocabulary import RANKS as RANKS
 from schemas.vocabulary import SMALL_JOKER as SMALL_JOKER
 from schemas.vocabulary import SUITS as SUITS
@@ -80,8 +80,36 @@ def parse_cards(cards: Sequence[str] | str) -> list[int]:
 
 
 def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
-    """The cards in canonical (code) order."""
+    """The cards in canonical (code) order: the engine's order of a set of cards, e.g. of a move;
+    :func:`display_order` is the order a hand is shown in."""
     return tuple(sorted(cards, key=CODE.__getitem__))
+
+
+def _display_keys(level: str | None) -> dict[str, int]:
+    """The sort key of every card in :func:`display_order` at ``level``."""
+    joker_rank = len(RANKS) + 1
+    keys = {SMALL_JOKER: joker_rank * 8, BIG_JOKER: (joker_rank + 1) * 8}
+    for card in CARDS[:SMALL_JOKER_CODE]:
+        suit, rank = SUITS.index(card[0]), card[1]
+        if rank == level:
+            keys[card] = len(RANKS) * 8 + (len(SUITS) if card[0] == WILD_SUIT else suit)
+        else:
+            keys[card] = RANK_INDEX[rank] * 8 + suit
+    return keys
+
+
+_DISPLAY_KEYS: dict[str | None, dict[str, int]] = {level: _display_keys(level) for level in (None, *RANKS)}
+
+
+def display_order(cards: Iterable[str], level: str | None = None) -> list[str]:
+    """The cards low to high as a Guandan player holds them (rules.md §2): ranks 2 … A, the level
+    rank after A (the wild heart level card last among them), then the small and the big joker;
+    suits in the order S H C D within a rank. Without a ``level``, by natural rank. The order hands
+    are logged and shown in (the simulator's ``deal_start``, the hand replayer page)."""
+    keys = _DISPLAY_KEYS.get(level)
+    if keys is None:
+        raise ValueError(f"invalid level {level!r}: expected one of {' '.join(RANKS)}, or None")
+    return sorted(cards, key=keys.__getitem__)
 
 
 def level_index(level: str) -> int:
@@ -97,9 +125,9 @@ def wild_code(level: str) -> int:
     return 13 + level_index(level)
 
 
-def is_wild(card: str, level: str) -> bool:
-    """Whether the card is a heart level card (wild, rules.md §2)."""
-    return parse_card(card) == wild_code(level)
+def is_wild(card: str, level: str | None) -> bool:
+    """Whether the card is a heart level card (wild, 逢人配, rules.md §2); never without a level."""
+    return level is not None and parse_card(card) == wild_code(level)
 
 
 def wilds_in(cards: Sequence[str] | str, level: str) -> int:

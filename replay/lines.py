@@ -2,7 +2,7 @@
 
 The ingest's work per input line: decode, parse, read ``match``, ``seq`` and ``type``, hash, and
 file the row under its match's hash bucket. It runs once for every line received (96 million at
-1M deals), so it is compiled with the rules engine (``replay.native``; issue 17): a pure function
+1M deals), so it is compiled with the rules engine (``replay.native``): a pure function
 of the bytes, no I/O, no pyarrow (``pipelines.steps.parsing`` turns the columns into Arrow tables).
 """
 

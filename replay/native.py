@@ -1,8 +1,8 @@
 """Which replay modules run compiled, and the switch back to their Python sources.
 
 The hot modules of the rules engine and replayer (:data:`COMPILED`) are compiled with mypyc when
-the package is installed (``setup.py``): replay runs about 1.5x faster (issue 3,
-docs/performance.md). The Python sources stay the reference, and they run instead when
+the package is installed (``setup.py``): replay runs about 1.5x faster (docs/performance.md). The
+Python sources stay the reference, and they run instead when
 
 - ``GDAN_PURE_PYTHON=1`` is set (debugging: tracebacks with line numbers, breakpoints), or
 - the build is out of date (:func:`stale_modules`: a source edited since, a module missing from the
@@ -40,6 +40,10 @@ COMPILED: tuple[str, ...] = (
     "penalties",
     "output",
     "summary",
+    "outcome",
+    "dealing",
+    "play",
+    "finish",
     "replayer",
     "lines",
 )

@@ -17,34 +17,27 @@ it derives are built by ``replay.output`` (typed as ``replay.rows``).
 from __future__ import annotations
 
 import gc
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NoReturn
+from typing import Any
 
+from replay.dealing import open_deal
 from replay.errors import ErrorCode, ReplayError
-from replay.events import LEVEL_INDEX, LEVELS, check_event, normalise_level, parse_time
+from replay.events import LEVELS, check_event, normalise_level, parse_time
 from replay.faults import Fault, fault
-from replay.moves import BeatProbe
+from replay.finish import end_results_only, finish_order
+from replay.outcome import extra_deal_due, level_outcome, level_winner, round_winner
 from replay.output import DealResult, MatchRows
 from replay.penalties import Penalties, ruled_side, ruling_fault
-from replay.reading import allowed_readings, choose_reading
+from replay.play import PlayPhase
 from replay.rows import ReplayRows
 from replay.rulesets import BUILTIN, Ruleset
-from replay.state import (
-    HAND_SIZE,
-    DealState,
-    MatchState,
-    Trick,
-    finish_gain,
-    level_up,
-    ranked_last_orders,
-)
-from replay.summary import MatchEnd, level_winner, match_row
+from replay.state import DealState, MatchState
+from replay.summary import MatchEnd, match_row
 from replay.tribute import TributePhase
-from schemas.vocabulary import CARDS, OTHER_TEAM, PARTNER, SEATS, TEAM, TEAM_SEATS, TEAMS, WILD_SUIT
+from schemas.vocabulary import OTHER_TEAM, SEATS, TEAM, TEAMS
 
 
 @dataclass(slots=True)
@@ -114,8 +107,7 @@ class _Replayer:
         self.end: MatchEnd = (None, None, None)
         self.seq = 0
         self.t: datetime | None = None
-        self.probes: dict[str, BeatProbe] = {}
-        """Per seat, its current hand prepared for ``could_beat``; dropped when the seat plays."""
+        self.playing: PlayPhase | None = None
         self.results_only_deals = 0
         """Deals ended as results-only deals (docs/event-extensions.md)."""
         self.played_deals = 0
@@ -303,90 +295,14 @@ class _Replayer:
                     f"ended the match (deals {m.deals_played}, rules.md §7){self._why_no_extra_deal()}",
                 )
             m.extra_deal = True
-        no = ev["deal"]
-        if no != m.deals_played + 1:
-            raise self._fail(ErrorCode.MALFORMED_FIELD, f"deal number {no}; expected {m.deals_played + 1}")
         first_rules = extra and self.ruleset.extra_deal.first_deal_rules
-        declarers = None if first_rules else m.next_declarers
-        if ev["declarers"] != declarers:
-            why = (
-                "the extra deal is played by the first-deal rules, rules.md §7"
-                if first_rules
-                else "the previous deal's 1st team, rules.md §2"
-            )
-            raise self._fail(
-                ErrorCode.WRONG_DECLARERS, f"declarers {ev['declarers']}; expected {declarers} ({why})"
-            )
-        level = normalise_level(ev["level"])
-        assert level is not None
-        allowed = [m.levels[declarers]] if declarers else sorted({m.levels["EW"], m.levels["NS"]})
-        if level not in allowed:
-            raise self._fail(
-                ErrorCode.WRONG_LEVEL,
-                f"deal level {level}; expected {' or '.join(allowed)} (the declarers' level, rules.md §2)",
-            )
-        shown: dict[str, list[str]] = ev.get("hands") or {}
-        hands: dict[str, Counter[str] | None] = {}
-        dealt: dict[str, list[str] | None] = {}
-        all_cards: list[str] = []
-        for seat in SEATS:
-            cards = shown.get(seat)
-            if cards is None:
-                hands[seat] = dealt[seat] = None
-                self.known.discard(seat)
-                continue
-            if len(cards) != HAND_SIZE:
-                raise self._fail(
-                    ErrorCode.WRONG_HAND_SIZE, f"{seat}'s hand holds {len(cards)} cards; expected {HAND_SIZE}"
-                )
-            if not _CARD_SET.issuperset(cards):
-                bad = next(c for c in cards if c not in _CARD_SET)
-                raise self._fail(ErrorCode.BAD_DECK, f"{seat}'s hand holds {bad!r}, not a card")
-            hands[seat] = Counter(cards)
-            dealt[seat] = list(cards)
-            all_cards += cards
-        deck = Counter(all_cards)
-        if max(deck.values(), default=0) > 2:
-            over = sorted(c for c, n in deck.items() if n > 2)
-            raise self._fail(
-                ErrorCode.BAD_DECK,
-                f"the hands hold {over[0]} {deck[over[0]]} times; two decks hold "
-                "every card twice (rules.md §1)",
-            )
-        leader = ev.get("leader")
-        if first_rules and leader is None and shown:
-            raise self._fail(
-                ErrorCode.MALFORMED_FIELD,
-                "deal_start of the extra deal needs `leader`: it is played by the first-deal rules "
-                "(rules.md §7)",
-            )
-        if no == 1 and m.prev_order is None and leader is None and shown:
-            raise self._fail(
-                ErrorCode.MALFORMED_FIELD,
-                "deal_start of the first deal needs `leader` (unless `start_state.previous_order` sets it)",
-            )
-        self.deal = DealState(
-            no=no,
-            level=level,
-            declarers=declarers,
-            seq=self.seq,
-            hands=hands,
-            dealt=dealt,
-            counts=dict.fromkeys(SEATS, HAND_SIZE),
-            claimed_leader=leader,
-            started_at=self.t,
-            levels_before=dict(m.levels),
-            wild=WILD_SUIT + level,
-            results_only=not shown,
-            extra_deal=extra,
-            first_rules=first_rules,
-        )
+        self.deal = open_deal(self.seq, ev, m, (extra, first_rules), self.t, self.known)
         if first_rules or m.prev_order is None or m.prev_foul:
             due = "none"
         else:
             due = "double" if m.prev_double_win else "single"
         self.tribute = TributePhase(self.ruleset, self.deal, due, m.prev_order)
-        self.probes = {}
+        self.playing = PlayPhase(self.ruleset, m, self.deal, self.out)
         self.penalties.new_deal()
         self.phase = "tribute"
 
@@ -396,11 +312,7 @@ class _Replayer:
         another while the levels stay equal under ``until_decided``."""
         m = self.m
         assert m is not None
-        return (
-            m.level_round_breaks
-            and self.ruleset.extra_deal.may_follow(m.extra_deal)
-            and level_winner(m.levels) is None
-        )
+        return extra_deal_due(self.ruleset, m.level_round_breaks, m.extra_deal, m.levels)
 
     def _why_no_extra_deal(self) -> str:
         """Why a level round gets no extra deal where the ruleset has one, for a fault message."""
@@ -434,162 +346,27 @@ class _Replayer:
 
     # ---- play -------------------------------------------------------------------------------------
 
-    def _start_play(self, seat: str) -> None:
-        """First action of a deal: tribute phase complete, then the leader rules.md §5/§6 names."""
-        m, d, tp = self.m, self.deal, self.tribute
-        assert m is not None and d is not None and tp is not None
-        self._check(tp.check_complete(self.seq))
-        allowed: tuple[str | None, ...] = tp.leaders()
-        if not allowed:
-            prev = None if d.first_rules else m.prev_winner
-            allowed = (d.claimed_leader,) if prev is None else TEAM_SEATS[prev]
-        claimed = d.claimed_leader
-        if allowed == (None,):
-            raise fault(
-                d.seq,
-                ErrorCode.MALFORMED_FIELD,
-                "deal_start of the first deal needs `leader` (unless `start_state.previous_order` sets it)",
-            )
-        d.results_only = False
-        if claimed is not None and claimed not in allowed:
-            raise fault(
-                d.seq,
-                ErrorCode.WRONG_LEADER,
-                f"deal_start names leader {claimed}; expected "
-                f"{' or '.join(a for a in allowed if a)} (rules.md §5/§6)",
-            )
-        leader = claimed or (seat if seat in allowed else allowed[0])
-        if seat != leader:
-            raise self._fail(
-                ErrorCode.WRONG_LEADER,
-                f"first play of deal {d.no} by {seat}; expected the leader {leader} (rules.md §5/§6)",
-            )
-        d.leader = d.turn = leader
-        d.tribute_kind = tp.kind
+    def _to_play(self, ev: dict[str, Any]) -> PlayPhase:
+        """The deal's play, started by this first ``play`` or ``pass`` after the tribute phase."""
+        self._need_match(ev["type"])
+        playing, tp = self.playing, self.tribute
+        if self.phase != "tribute" or playing is None or tp is None:
+            where = "after the deal ended" if self.phase == "deal_over" else "outside a deal"
+            raise self._fail(ErrorCode.EVENT_OUT_OF_PLACE, f"{ev['type']} {where}")
+        playing.start(self.seq, ev["seat"], tp)
         self.phase = "play"
-
-    def _in_play(self, ev: dict[str, Any]) -> DealState:
-        if self.phase != "play":
-            self._need_match(ev["type"])
-            if self.phase == "tribute":
-                self._start_play(ev["seat"])
-            else:
-                where = "after the deal ended" if self.phase == "deal_over" else "outside a deal"
-                raise self._fail(ErrorCode.EVENT_OUT_OF_PLACE, f"{ev['type']} {where}")
-        d = self.deal
-        assert d is not None
-        seat = ev["seat"]
-        if seat != d.turn:
-            why = " (out of cards)" if d.counts[seat] == 0 else ""
-            raise self._fail(
-                ErrorCode.OUT_OF_TURN,
-                f"{ev['type']} by {seat}{why}; it is {d.turn}'s turn "
-                "(E → N → W → S, skipping seats that are out, rules.md §5)",
-            )
-        return d
-
-    def _take_cards(self, d: DealState, seat: str, cards: list[str]) -> None:
-        """Check that ``seat`` holds ``cards`` and remove them (rules.md §5) in one pass over a known
-        hand; on a fault the cards taken so far are put back, so the message names what is missing."""
-        hand = d.hands[seat]
-        if hand is not None:
-            for i, c in enumerate(cards):
-                n = hand.get(c, 0)
-                if n == 1:
-                    hand.pop(c)  # dict.pop in C; ``del`` on a Counter runs Counter.__delitem__ in Python
-                elif n:
-                    hand[c] = n - 1
-                else:
-                    hand.update(cards[:i])
-                    self._bad_cards(d, seat, cards, hand)
-        else:
-            for c in cards:
-                if c not in _CARD_SET:
-                    self._bad_cards(d, seat, cards, None)
-            if len(cards) > d.counts[seat]:
-                self._bad_cards(d, seat, cards, None)
-        d.counts[seat] -= len(cards)
-
-    def _bad_cards(self, d: DealState, seat: str, cards: list[str], hand: Counter[str] | None) -> NoReturn:
-        """Raise the fault of a play whose cards are not all valid cards held by the seat."""
-        bad = [c for c in cards if c not in _CARD_SET]
-        if bad:
-            raise self._fail(ErrorCode.MALFORMED_FIELD, f"play by {seat}: {bad[0]!r} is not a card")
-        if len(cards) > d.counts[seat]:
-            raise self._fail(
-                ErrorCode.CARD_NOT_IN_HAND, f"{seat} plays {len(cards)} cards but holds {d.counts[seat]}"
-            )
-        assert hand is not None
-        missing = [c for c, n in Counter(cards).items() if hand.get(c, 0) < n]
-        raise self._fail(ErrorCode.CARD_NOT_IN_HAND, f"{seat} plays {' '.join(missing)}, not in hand")
+        return playing
 
     def _play(self, ev: dict[str, Any]) -> None:
-        d = self._in_play(ev)
-        m = self.m
-        assert m is not None
-        seat, cards = ev["seat"], ev["cards"]
-        counts = d.counts
-        before = (counts["E"], counts["N"], counts["W"], counts["S"])
-        self._take_cards(d, seat, cards)
-        options = allowed_readings(self.seq, self.ruleset, cards, d.level)
-        trick = d.trick
-        chosen, key, bc = choose_reading(self.seq, ev, options, trick.table, trick.key)
-        self.probes.pop(seat, None)
-        if bc:
-            d.bombs[seat] += 1
-        d.plays += 1
-        inferred = ev.get("combo") is None and len(options) > 1
-        self.out.play(m, d, self.seq, seat, cards, (chosen, bc, inferred), before, self.t)
-        left = counts[seat]
-        trick.table, trick.key, trick.table_seat, trick.passes = chosen, key, seat, 0
-        trick.pos += 1
-        if left == 0:
-            d.out.append(seat)
-            out = d.out
-            first_out_ends = d.extra_deal and self.ruleset.extra_deal.first_out_ends
-            if first_out_ends or len(out) == 3 or (len(out) == 2 and TEAM[out[0]] == TEAM[out[1]]):
-                d.over = True
-                d.turn = None
-                self.phase = "deal_over"
-                return
-        d.turn = d.next_active(seat)
+        playing = self.playing if self.phase == "play" else self._to_play(ev)
+        assert playing is not None
+        if playing.play(self.seq, ev, self.t):
+            self.phase = "deal_over"
 
     def _pass(self, ev: dict[str, Any]) -> None:
-        d = self._in_play(ev)
-        seat = ev["seat"]
-        trick = d.trick
-        table = trick.table
-        if table is None:
-            raise self._fail(ErrorCode.PASS_ON_LEAD, f"{seat} passes but must lead (rules.md §5)")
-        hand = d.hands[seat]
-        could = None
-        if hand is not None:
-            probe = self.probes.get(seat)
-            if probe is None:
-                probe = self.probes[seat] = BeatProbe(
-                    hand, d.level, full_house_joker_pair=self.ruleset.full_house_joker_pair
-                )
-            key = trick.key
-            assert key is not None
-            could = probe.beats_key(key)
-        m = self.m
-        assert m is not None
-        self.out.pass_(m, d, self.seq, seat, could, self.t)
-        counts = d.counts
-        d.passes += 1
-        trick.passes += 1
-        trick.pos += 1
-        winner = trick.table_seat
-        assert winner is not None
-        others = 4 - len(d.out) - (counts[winner] > 0)
-        if trick.passes < others:
-            d.turn = d.next_active(seat)
-            return
-        if counts[winner] == 0:
-            d.jie_feng += 1
-            winner = PARTNER[winner]
-        d.trick = Trick(no=trick.no + 1)
-        d.turn = winner
+        playing = self.playing if self.phase == "play" else self._to_play(ev)
+        assert playing is not None
+        playing.pass_(self.seq, ev, self.t)
 
     def _report(self, ev: dict[str, Any]) -> None:
         self._need_match("report")
@@ -652,9 +429,10 @@ class _Replayer:
 
     def _deal_end(self, ev: dict[str, Any]) -> None:
         m = self._need_match("deal_end")
-        d = self.deal
-        if self.phase == "tribute" and d is not None and d.results_only:
-            self._results_only_end(d, ev["order"])
+        d, tp = self.deal, self.tribute
+        if self.phase == "tribute" and d is not None and tp is not None and d.results_only:
+            end_results_only(self.seq, self.ruleset, d, tp, ev["order"])
+            self.phase = "deal_over"
         if self.phase in ("tribute", "play"):
             raise self._fail(
                 ErrorCode.DEAL_NOT_OVER,
@@ -663,18 +441,19 @@ class _Replayer:
             )
         if self.phase != "deal_over" or d is None:
             raise self._fail(ErrorCode.EVENT_OUT_OF_PLACE, "deal_end outside a deal")
-        order = self._finish_order(d, ev["order"])
-        winner = TEAM[order[0]]
-        double = d.foul_team is not None or (len(order) > 1 and TEAM[order[0]] == TEAM[order[1]])
-        gain = 3 if double else finish_gain(order)
-        if d.extra_deal and self.ruleset.extra_deal.gain is not None:
-            gain = self.ruleset.extra_deal.gain
+        order = finish_order(self.seq, self.ruleset, d, ev["order"])
         before = dict(m.levels)
-        after = dict(before)
-        max_level = self.ruleset.max_level
-        after[winner] = level_up(before[winner], gain, max_level)
-        real_gain = LEVEL_INDEX[after[winner]] - LEVEL_INDEX[before[winner]]
-        a_attempt, a_passed, a_failed = self._a_result(d, order, double, after)
+        result = level_outcome(
+            self.ruleset,
+            before,
+            d.declarers,
+            d.level,
+            order,
+            m.a_failures,
+            forfeit=d.foul_team is not None,
+            extra_deal=d.extra_deal,
+        )
+        after = result.levels
         reported = ev.get("levels")
         if reported is not None:
             for team, lv in reported.items():
@@ -685,151 +464,26 @@ class _Replayer:
                         f"{{'EW': {after['EW']!r}, 'NS': {after['NS']!r}}} (rules.md §5.8, §7)",
                     )
         m.levels = after
-        assert self.tribute is not None
-        result = DealResult(order, winner, real_gain, double, (a_attempt, a_passed, a_failed), before)
-        self.out.deal(m, d, self.tribute, result, self.t)
+        m.a_failures = result.failures
+        if result.end == "passed_a":
+            m.passed_a = result.match_winner
+        elif result.end == "a_failures":
+            m.lost_on_a = d.declarers
+        assert tp is not None
+        a = (result.a_attempt, result.a_passed, result.a_failed)
+        row = DealResult(order, result.winner, result.raised, result.double, a, before)
+        self.out.deal(m, d, tp, row, self.t)
         m.deals_played += 1
         m.prev_order = order
-        m.prev_double_win = double
+        m.prev_double_win = result.double
         m.prev_foul = d.foul_team is not None
-        m.prev_winner = winner
-        m.next_declarers = winner
+        m.prev_winner = m.next_declarers = result.winner
         m.last_declarers = d.declarers
         if d.results_only:
             self.results_only_deals += 1
         else:
             self.played_deals += 1
         self.phase = "between"
-
-    def _results_only_end(self, d: DealState, logged: list[str]) -> None:
-        """End a results-only deal at its ``deal_end`` (docs/event-extensions.md): the tribute
-        phase must be complete (routing, rules.md §6), and ``order`` stands in for the play — 2
-        partners (a double win) or at least 3 seats (rules.md §5.7). The seats out are then taken
-        from it, so ``_finish_order`` and the level rules run as for a played deal.
-
-        A score sheet may leave out the tribute: with no tribute event at all the tribute is not
-        checked and its kind is unknown (None); once one is logged, all must be."""
-        tp = self.tribute
-        assert tp is not None
-        if tp.payments or tp.anti_seats is not None or tp.due == "none":
-            self._check(tp.check_complete(self.seq))
-            d.tribute_kind = tp.kind
-        else:
-            d.tribute_kind = None
-        if d.extra_deal and self.ruleset.extra_deal.first_out_ends:
-            if len(logged) != 1:
-                raise self._fail(
-                    ErrorCode.WRONG_FINISH_ORDER,
-                    f"order {logged} of a results-only extra deal: it ends when the first player goes "
-                    "out, so the order is that one seat (rules.md §7)",
-                )
-            d.out = list(logged)
-            d.over = True
-            self.phase = "deal_over"
-            return
-        double = len(logged) >= 2 and TEAM[logged[0]] == TEAM[logged[1]]
-        if not double and len(logged) < 3:
-            raise self._fail(
-                ErrorCode.WRONG_FINISH_ORDER,
-                f"order {logged} of a results-only deal: 2 partners (a double win) or at least "
-                "3 seats are needed to tell the result (rules.md §5.7)",
-            )
-        d.out = list(logged[: 2 if double else 3])
-        d.over = True
-        self.phase = "deal_over"
-
-    def _finish_order(self, d: DealState, logged: list[str]) -> list[str]:
-        """Check ``deal_end.order`` against the play; return the order to record (rules.md §5.5–§5.7)."""
-        if d.foul_team is not None:
-            winners = set(TEAM_SEATS[OTHER_TEAM[d.foul_team]])
-            if len(logged) < 2 or set(logged[:2]) != winners:
-                raise self._fail(
-                    ErrorCode.WRONG_FINISH_ORDER,
-                    f"order {logged}; after {d.foul_team}'s foul or red card the "
-                    f"deal is a double win for {OTHER_TEAM[d.foul_team]} (rules.md §8)",
-                )
-            return list(logged)
-        out = d.out
-        if d.extra_deal and self.ruleset.extra_deal.first_out_ends:
-            if out[0] in d.ranked_last:
-                raise self._fail(
-                    ErrorCode.WRONG_FINISH_ORDER,
-                    f"order {logged}; the extra deal ends when the first player goes out, and the "
-                    f"rank_last ruling against {out[0]}, that player, leaves it without a 1st "
-                    "(rules.md §7, docs/event-extensions.md)",
-                )
-            if logged != out:
-                raise self._fail(
-                    ErrorCode.WRONG_FINISH_ORDER,
-                    f"order {logged}; the extra deal ends when the first player goes out: "
-                    f"the play gives {out} (rules.md §7)",
-                )
-            return list(out)
-        if d.ranked_last:
-            return self._ranked_order(out, d.ranked_last, logged)
-        rest = [s for s in SEATS if s not in out]
-        derived = out + rest if len(out) == 3 else list(out)
-        need = len(out)
-        ok = len(logged) >= need and logged[:need] == out
-        if ok and len(out) == 3 and len(logged) == 4:
-            ok = logged[3] == rest[0]
-        if not ok:
-            tail = " (then the other two in any order)" if len(out) == 2 else ""
-            raise self._fail(ErrorCode.WRONG_FINISH_ORDER, f"order {logged}; the play gives {derived}{tail}")
-        return list(logged) if len(logged) == 4 else derived
-
-    def _ranked_order(self, out: list[str], last: list[str], logged: list[str]) -> list[str]:
-        """Check ``deal_end.order`` of a deal with ``rank_last`` rulings against the amended order
-        (docs/event-extensions.md): the play's order with the seats ``last`` moved to the end, the
-        others moving up. As for any order, 2 seats suffice when the amended order is a double win,
-        else at least 3 (the 4th implied); two seats that never went out may come in either order.
-        Returns the full amended order (4 seats) to record."""
-        orders = ranked_last_orders(out, last)
-        full = orders[0]
-        need = 2 if TEAM[full[0]] == TEAM[full[1]] else 3
-        for order in orders:
-            if len(logged) >= need and logged == order[: len(logged)]:
-                return order
-        rulings = f"the rank_last ruling{'s' if len(last) > 1 else ''} against {', then '.join(last)}"
-        either = ""
-        if len(orders) == 2:
-            a, b = (s for s, t in zip(full, orders[1], strict=True) if s != t)
-            either = f", {a} and {b} (who did not go out) in either order"
-        short = f"; at least {need} seats" if len(logged) < need else ""
-        raise self._fail(
-            ErrorCode.WRONG_FINISH_ORDER,
-            f"order {logged}; {rulings} places {'them' if len(last) > 1 else last[0]} last and the "
-            f"seats behind move up: expected {full}{either}{short} (docs/event-extensions.md)",
-        )
-
-    def _a_result(
-        self, d: DealState, order: list[str], double: bool, after: dict[str, str]
-    ) -> tuple[bool, bool, bool]:
-        """Passing A and failures at A (rules.md §7, §10) for the deal's declarers; updates ``after``."""
-        m = self.m
-        assert m is not None
-        rule = self.ruleset.a
-        team = d.declarers
-        top = self.ruleset.max_level
-        if team is None or d.level != top or d.levels_before[team] != top:
-            return False, False, False
-        first = TEAM[order[0]] == team
-        partner = PARTNER[order[0]]
-        pos = 2 if double else order.index(partner) + 1 if partner in order else 4
-        passed = first and (pos == 2 if rule.pass_rule == "first_and_second" else pos != 4)
-        if passed:
-            m.passed_a = team
-            return True, True, False
-        counts = rule.failure_counts == "any_unpassed" or (first and pos == 4)
-        if counts:
-            m.a_failures[team] += 1
-            if rule.failure_limit is not None and m.a_failures[team] >= rule.failure_limit:
-                if rule.failure_action == "lose_round":
-                    m.lost_on_a = team
-                elif rule.failure_action == "back_to_two":
-                    after[team] = "2"
-                    m.a_failures[team] = 0
-        return True, False, True
 
     def _match_end(self, ev: dict[str, Any]) -> None:
         m = self._need_match("match_end")
@@ -848,16 +502,11 @@ class _Replayer:
             reasons, winner = {"passed_a"}, m.passed_a
         else:
             reasons = self._format_reasons(self.t or m.last_time)
-            winner = level_winner(m.levels)
-            if reasons and winner is None:
-                if self._extra_deal_due():
-                    raise self._fail(
-                        ErrorCode.MATCH_NOT_OVER, "levels are equal: one extra deal is due (rules.md §7)"
-                    )
-                if m.extra_deal:
-                    winner = m.prev_winner
-                elif self.ruleset.draw_breaker == "declarers":
-                    winner = m.last_declarers or m.prev_winner
+            if reasons and self._extra_deal_due():
+                raise self._fail(
+                    ErrorCode.MATCH_NOT_OVER, "levels are equal: one extra deal is due (rules.md §7)"
+                )
+            winner = round_winner(self.ruleset, m.levels, m.last_declarers, m.prev_winner, m.extra_deal)
         if reason == "abandoned":
             winner = None
         elif not reasons:
@@ -882,7 +531,6 @@ class _Replayer:
         self.phase = "ended"
 
 
-_CARD_SET = frozenset(CARDS)
 _EXTRA_DEAL_SCOPE: dict[str, str] = {
     "last": "in the event's last round (`event.last_round`)",
     "knockout": "in a knockout stage's rounds (`event.stage`, e.g. `knockout`)",

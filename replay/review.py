@@ -1,4 +1,4 @@
-"""Decision review of logged deals with the exact endgame solver (issue 16).
+"""Decision review of logged deals with the exact endgame solver.
 
 :func:`position_before` rebuilds the :class:`~replay.solver.Position` just before a play or pass of
 a v1 log (events.md): the dealt hands, the tribute and return cards moved (rules.md §6), then every
@@ -46,7 +46,7 @@ class DecisionReview:
     """One reviewed play or pass: values in levels for the deciding ``team`` (rules.md §5.8).
 
     ``value_before`` is the position's value and ``best_value`` the most any action reaches; under
-    exact play they are equal (both kept, as the issue asks). ``loss`` = ``best_value`` −
+    exact play they are equal (both kept). ``loss`` = ``best_value`` −
     ``value_after`` ≥ 0, 0 exactly when ``action`` is one of ``best_moves``.
     """
 

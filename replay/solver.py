@@ -1,4 +1,4 @@
-"""Exact endgame solver: the value of a deal under best play by both teams (issue 16).
+"""Exact endgame solver: the value of a deal under best play by both teams.
 
 A :class:`Position` is the play phase of a deal frozen between two actions: the four hands, level,
 ruleset, whose turn, the play on the table and who made it, passes since, and who is out in which
@@ -46,9 +46,9 @@ from replay.cards import (
 )
 from replay.combos import BeatKey, Combo, beat_key, key_beats, readings
 from replay.moves import Move, can_beat, legal_moves
+from replay.outcome import finish_gain
 from replay.rulesets import Ruleset
 from replay.seats import NEXT, PARTNER, SEATS, TEAM
-from replay.state import finish_gain
 
 Action = Move | None
 """A decision: a play, or ``None`` for a pass."""

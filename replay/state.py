@@ -12,25 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from replay.combos import BeatKey, Combo
-from replay.events import LEVEL_INDEX, LEVELS
-from schemas.vocabulary import NEXT, PARTNER, SEATS, TEAMS
+from schemas.vocabulary import NEXT, SEATS, TEAMS
 
 HAND_SIZE = 27
-
-
-def level_up(level: str, gain: int, max_level: str = "A") -> str:
-    """The level ``gain`` steps above ``level``, capped at ``max_level`` (rules.md §5.8, §7)."""
-    return LEVELS[min(LEVEL_INDEX[level] + gain, LEVEL_INDEX[max_level])]
-
-
-def finish_gain(order: list[str]) -> int:
-    """Levels the 1st-place team goes up (rules.md §5.8): partner 2nd → 3, 3rd → 2, 4th → 1."""
-    partner = PARTNER[order[0]]
-    if len(order) > 1 and order[1] == partner:
-        return 3
-    if len(order) > 2 and order[2] == partner:
-        return 2
-    return 1
 
 
 def ranked_last_orders(out: list[str], last: list[str]) -> list[list[str]]:

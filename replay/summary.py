@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import Any
 
 from replay.errors import ReplayError
-from replay.events import LEVEL_INDEX
 from replay.rows import DealRow, MatchRow, PlayerMatchRow
 from replay.state import MatchState
 from schemas.times import offset_minutes
@@ -138,9 +137,3 @@ def player_rows(m: MatchState, match: MatchRow, deals: list[DealRow]) -> list[Pl
             )
         )
     return rows
-
-
-def level_winner(levels: dict[str, str]) -> str | None:
-    """The team with the higher level, or None when level (rules.md §7)."""
-    ew, ns = LEVEL_INDEX[levels["EW"]], LEVEL_INDEX[levels["NS"]]
-    return None if ew == ns else "EW" if ew > ns else "NS"

@@ -1,4 +1,4 @@
-"""The partner view (issue 6): per partnership, rounds together, win rate and rating gain together.
+"""The partner view: per partnership, rounds together, win rate and rating gain together.
 
 Built from ``match_scores`` (every played or forfeited round, byes excluded) and
 ``rating_history`` (the mu change of each partner in the rated rounds they played together).

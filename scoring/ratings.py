@@ -222,7 +222,7 @@ class HashedInputs:
 
     A round's deals are hashed as a set, the sums of their row hashes' two 32-bit halves: each
     row names its match and deal number, so no order is needed, and sorting a store's deals by
-    match was most of the hashing's time (0.58 of 0.78 s at 1M deals, issue 17).
+    match was most of the hashing's time (0.58 of 0.78 s at 1M deals, docs/performance.md).
     """
 
     rounds: np.ndarray
@@ -287,7 +287,7 @@ class WinCalibration:
         n = len(self.z)
         if n >= self.minimum and n >= self.refit * self.fitted_at:
             # Imported here: a run that adds a few rounds to a long history seldom refits, and
-            # importing scipy.optimize costs ≈ 0.3 s (issue 17, docs/performance.md).
+            # importing scipy.optimize costs ≈ 0.3 s (docs/performance.md).
             from scipy.optimize import minimize_scalar
 
             z, t = np.array(self.z), np.array(self.won)

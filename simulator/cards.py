@@ -36,8 +36,3 @@ def rank_char(card: str) -> str:
     if card == SMALL_JOKER:
         return "B"
     return card[1]
-
-
-def sort_cards(cards: list[str], level: str) -> list[str]:
-    """Cards in a stable display order: by single order, then by card string."""
-    return sorted(cards, key=lambda c: (single_order(c, level), c))

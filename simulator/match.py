@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from replay.cards import display_order
+from replay.outcome import extra_deal_due, level_outcome, round_winner
 from replay.rulesets import RoundFormat, Ruleset
 from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
+from schemas.vocabulary import LEVEL_ORDER
 from simulator.bots import Bot
-from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order, sort_cards
+from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order
 from simulator.returns import legal_returns
 
 Event = dict[str, Any]
@@ -155,14 +158,14 @@ class MatchReferee:
                 declarers, previous = None, None
             level = LEVELS[self.levels[declarers or "EW"]]
             order = self._deal(deal, level, declarers, previous, extra and rule.first_out_ends)
-            reason, winner, up = self.score_deal(declarers, order, rule.gain if extra else None)
+            reason, winner, up = self.score_deal(declarers, order, extra)
             first_team = TEAM[order[0]]
             deal_winners.append((first_team, up))
             self._avoid_exact_limit()
             self.log.emit("deal_end", {"order": order, "levels": _levels_payload(self.levels)})
             played, declarers, previous = declarers, first_team, order
             if reason is None:
-                reason, winner = self._format_end(deal, played or first_team, first_team)
+                reason, winner = self._format_end(deal, played, first_team)
             if reason is not None:
                 break
         self.log.emit(
@@ -183,45 +186,33 @@ class MatchReferee:
 
     # levels and A --------------------------------------------------------------------------
     def score_deal(
-        self, declarers: str | None, order: list[str], gain: int | None = None
+        self, declarers: str | None, order: list[str], extra_deal: bool = False
     ) -> tuple[str | None, str | None, int]:
-        """Apply one deal's result to the levels: the level-up (rules.md §5.8, or ``gain`` for an
-        extra deal that sets it) and passing or failing A (§7, per the ruleset's ARule). Returns the
-        match-ending reason and winner (both None when the match goes on) and the levels the
-        1st-place team went up."""
-        first_team = TEAM[order[0]]
-        partner_place = order.index(PARTNER[order[0]]) if PARTNER[order[0]] in order else 3
-        up = {1: 3, 2: 2, 3: 1}[partner_place] if gain is None else gain
-        if declarers is not None and self.levels[declarers] == self.cap:
-            rule = self.rules.a
-            passed = partner_place == 1 or (
-                rule.pass_rule == "first_and_partner_not_last" and partner_place < 3
-            )
-            if first_team == declarers and passed:
-                return "passed_a", declarers, up
-            one_four = first_team == declarers and partner_place == 3
-            if rule.failure_counts == "any_unpassed" or one_four:
-                self.failures[declarers] += 1
-                if rule.failure_limit is not None and self.failures[declarers] >= rule.failure_limit:
-                    self.levels[first_team] = min(self.levels[first_team] + up, self.cap)
-                    if rule.failure_action == "lose_round":
-                        return "a_failures", OTHER_TEAM[declarers], up
-                    if rule.failure_action == "back_to_two":
-                        self.levels[declarers] = 0
-                        self.failures[declarers] = 0
-                    return None, None, up
-        self.levels[first_team] = min(self.levels[first_team] + up, self.cap)
-        return None, None, up
+        """Apply one deal's result to the levels and the failures at A by the engine's rules
+        (``replay.outcome.level_outcome``: rules.md §5.8, §7, §10). Returns the match-ending reason
+        and winner (both None when the match goes on) and the levels the finish earned."""
+        levels = self._level_names()
+        outcome = level_outcome(
+            self.rules,
+            levels,
+            declarers,
+            levels[declarers or "EW"],
+            order,
+            self.failures,
+            extra_deal=extra_deal,
+        )
+        self.levels.update({team: LEVEL_ORDER[level] for team, level in outcome.levels.items()})
+        self.failures = outcome.failures
+        return outcome.end, outcome.match_winner, outcome.gain
 
-    def _format_end(self, deal: int, attacking: str, first_team: str) -> tuple[str | None, str | None]:
-        """Whether the round format ends the match after this deal (rules.md §7), and the winner.
+    def _level_names(self) -> dict[str, str]:
+        """Both teams' levels as rank characters, the engine's notation."""
+        return {team: LEVELS[index] for team, index in self.levels.items()}
 
-        Equal levels: a draw, unless the ruleset breaks ties: ``declarers`` gives the round to the
-        team attacking in the last deal (`bcta` "比賽結束時進攻一方勝出"); ``extra_deal`` plays one
-        more deal whose 1st-place team wins, in the rounds ``Ruleset.extra_deal.rounds`` names
-        (`jiangsu`: the event's last round, seed 003 "最后一轮不能平局,需加赛一把决定胜负"), or more
-        while the levels stay equal (``until_decided``: `national`/`huaian` knockouts, "至決出勝負").
-        """
+    def _format_end(self, deal: int, declarers: str | None, first_team: str) -> tuple[str | None, str | None]:
+        """Whether the round format ends the match after this deal (rules.md §7), and the winner
+        (``replay.outcome``): the higher level; at equal levels the ruleset's tie-break, an extra
+        deal (``extra_deal_due``) or the round's winner by ``draw_breaker`` (``round_winner``)."""
         fmt = self.spec.format
         reason = None
         if fmt.kind in ("deals", "timed_deals") and fmt.deals is not None and deal >= fmt.deals:
@@ -230,16 +221,11 @@ class MatchReferee:
             reason = "time"
         if reason is None:
             return None, None
-        ew, ns = self.levels["EW"], self.levels["NS"]
-        if ew != ns:
-            return reason, "EW" if ew > ns else "NS"
-        breaker = self.rules.draw_breaker
-        if self.extra_deal_here and self.rules.extra_deal.may_follow(self.extra_deal):
+        levels = self._level_names()
+        if extra_deal_due(self.rules, self.extra_deal_here, self.extra_deal, levels):
             self.extra_deal = True
             return None, None
-        if self.extra_deal_here:
-            return reason, first_team
-        return reason, attacking if breaker == "declarers" else None
+        return reason, round_winner(self.rules, levels, declarers, first_team, self.extra_deal)
 
     def _limit(self) -> int | None:
         """The time limit in seconds after match_start, for timed formats."""
@@ -288,7 +274,7 @@ class MatchReferee:
                 "level": level,
                 "declarers": declarers,
                 "leader": leader,
-                "hands": {s: sort_cards(hands[s], level) for s in SEATS},
+                "hands": {s: display_order(hands[s], level) for s in SEATS},
             },
         )
         for kind, payload in payments:

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboards.reconstruct import (
-    guandan_key,
     guandan_order,
     is_wild,
     marks,
@@ -18,6 +17,7 @@ from dashboards.reconstruct import (
     reconstruct,
 )
 from dashboards.table_html import MARK_ICONS, card_html, card_text, cards_html, table_html
+from replay.cards import single_order
 from schemas.vocabulary import CARDS, RANKS
 
 HANDS = {
@@ -89,8 +89,8 @@ def test_guandan_order_is_a_permutation_with_jokers_last(level: str, cards: list
     """Property: sorting keeps every card, and no natural card outranks a level card or a joker."""
     ordered = guandan_order(cards, level)
     assert sorted(ordered) == sorted(cards)
-    keys = [guandan_key(c, level) for c in ordered]
-    assert keys == sorted(keys)
+    strength = [single_order(c, level) for c in ordered]
+    assert strength == sorted(strength)
     tops = [i for i, c in enumerate(ordered) if c in ("SB", "HR") or c[1] == level]
     assert tops == list(range(len(ordered) - len(tops), len(ordered)))
 

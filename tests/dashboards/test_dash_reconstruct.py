@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboards.reconstruct import apply_tributes, card_key, reconstruct, sort_cards
+from dashboards.reconstruct import apply_tributes, reconstruct
+from replay.cards import display_order
 from schemas.vocabulary import SEATS
 
 DECK = [s + r for s in "SHCD" for r in "23456789TJQKA"] + ["SB", "HR"]
@@ -21,10 +22,13 @@ def _deal(shift: int = 0) -> dict[str, list[str]]:
     return {seat: cards[i::4] for i, seat in enumerate(SEATS)}
 
 
-def test_cards_sort_by_rank_then_suit_with_jokers_on_top() -> None:
-    """rules.md §1 card notation: 2 … A, then small joker SB and big joker HR."""
-    assert sort_cards(["HR", "SA", "D2", "SB", "S2", "HT"]) == ["S2", "D2", "HT", "SA", "SB", "HR"]
-    assert card_key("SB") < card_key("HR")
+def test_hands_are_kept_in_the_engines_display_order() -> None:
+    """rules.md §1 card notation: 2 … A, then small joker SB and big joker HR (``display_order``)."""
+    hands = {"E": ["HR", "SA", "D2", "SB", "S2", "HT"], "N": ["S3"], "W": ["S4"], "S": ["S5", "H6"]}
+    tribute = [{"kind": "single", "giver": "S", "receiver": "E", "card": "H6", "return_card": "SA"}]
+    dealt, after = (step.hands["E"] for step in reconstruct(hands, tribute, [])[:2])
+    assert dealt == ["S2", "D2", "HT", "SA", "SB", "HR"] == display_order(hands["E"])
+    assert after == ["S2", "D2", "H6", "HT", "SB", "HR"]
 
 
 @pytest.mark.parametrize(

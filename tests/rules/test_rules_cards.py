@@ -12,6 +12,7 @@ from replay import (
     DECK,
     RANKS,
     SEATS,
+    display_order,
     has_cards,
     highest_tribute_card,
     is_card,
@@ -88,6 +89,36 @@ def test_hand_multiset_helpers() -> None:
 
 def test_sort_cards_canonical() -> None:
     assert sort_cards(["HR", "D2", "S9", "SB", "H3"]) == ("S9", "H3", "D2", "SB", "HR")
+
+
+@pytest.mark.parametrize(
+    ("cards", "level", "shown"),
+    [
+        # §1 notation, no level: 2 … A, then the small and the big joker; suits S H C D in a rank
+        ("HR D2 S9 SB H3 S2", None, ["S2", "D2", "H3", "S9", "SB", "HR"]),
+        # §2 at level 7: the level rank above A, the wild heart 7 the last of them, then the jokers
+        ("HR S7 SA H7 D2 SB C7 S8 S6", "7", ["D2", "S6", "S8", "SA", "S7", "C7", "H7", "SB", "HR"]),
+        # §2 at level A: A is the level rank, its place stays after K
+        ("HA SA S2 DA SK", "A", ["S2", "SK", "SA", "DA", "HA"]),
+    ],
+)
+def test_display_order(cards: str, level: str | None, shown: list[str]) -> None:
+    """The order hands are logged and shown in: low to high by the single-card order (§2)."""
+    assert display_order(cards.split(), level) == shown
+    if level is not None:
+        strength = [single_order(c, level) for c in shown]
+        assert strength == sorted(strength)
+
+
+def test_display_order_refuses_an_unknown_level() -> None:
+    with pytest.raises(ValueError, match="invalid level 'X'"):
+        display_order(["S2"], "X")
+
+
+@pytest.mark.parametrize("level", [None, "2", "7", "A"])
+def test_is_wild_needs_a_level(level: str | None) -> None:
+    """§2: the heart level card is wild; without a level no card is."""
+    assert is_wild("H7", level) is (level == "7")
 
 
 TRIBUTE = [
