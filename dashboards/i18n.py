@@ -732,6 +732,55 @@ LABELS: dict[str, tuple[str, str]] = {
         "淮安规则第 25 条）",
     ),
     "note_third_place": ("table {t} plays for 3rd place", "第 {t} 桌争夺第三名"),
+    # results entry on the event day: registry, confirmation, referee's queue (service/)
+    "entry_register": ("Register event", "登记赛事"),
+    "entry_event_taken": (
+        "Event id {event} is taken (registered, or in the store's matches): choose another id.",
+        "赛事编号 {event} 已被使用（已登记，或数据仓库中已有该赛事的比赛）：请换一个编号。",
+    ),
+    "entry_unknown_event": (
+        "The address names event {event}, which neither the registry nor the store knows: nothing "
+        "is opened in its place.",
+        "地址中的赛事 {event} 既未登记也不在数据仓库中：不会改为打开其他赛事。",
+    ),
+    "entry_open_default": ("Open results entry without an event", "打开成绩录入（不指定赛事）"),
+    "entry_confirmation": ("Opponents confirm each table's result", "每桌成绩须由对手确认"),
+    "entry_confirmation_help": (
+        "N–S enter the result on the tablet, E–W confirm it; only then does it count. A disputed "
+        "result goes to the referee's queue.",
+        "南北方在平板上录入成绩，东西方确认后才生效；有异议的成绩交由裁判处理。",
+    ),
+    "entry_registered_pairs": ("Registered pairs · check-in", "已登记搭档 · 报到"),
+    "entry_checked_in": ("Checked in", "已报到"),
+    "entry_choose_first": (
+        "Choose the 1st seat (上游) and the result, then add the deal.",
+        "请先选择上游座位和结果，再记录本副。",
+    ),
+    "entry_waiting": ("Waiting for {side} to confirm the result", "等待{side}确认成绩"),
+    "entry_confirm": ("Confirm ({side})", "确认（{side}）"),
+    "entry_dispute": ("Dispute", "提出异议"),
+    "entry_dispute_reason": ("What is wrong (for the referee)", "异议说明（供裁判参考）"),
+    "entry_disputed": (
+        "Disputed by {by}: {reason} — with the referee",
+        "{by} 提出异议：{reason}——交由裁判处理",
+    ),
+    "entry_referee_queue": ("Referee's queue: disputed results", "裁判待处理：有异议的成绩"),
+    "entry_accept": ("Accept as entered", "按原录入接受"),
+    "entry_correct_accept": ("Correct and accept", "更正后接受"),
+    "entry_pair_anyway": (
+        "Pair anyway (recorded: who, when, which tables)",
+        "仍然编排（记录操作人、时间和缺少成绩的桌次）",
+    ),
+    "pairing_refused_missing_results": (
+        "round {round} of event {event} has no result for tables {tables} (teams {teams}): enter "
+        "them first, or pair anyway (the override is recorded)",
+        "赛事 {event} 第 {round} 轮缺少桌次 {tables} 的成绩（队伍 {teams}）：请先录入，"
+        "或仍然编排（将记录此操作）",
+    ),
+    "note_paired_missing": (
+        "paired although round {r} has no result for {what}",
+        "第 {r} 轮缺少 {what} 的成绩，仍然编排",
+    ),
     # times in the event's local time (schemas/times.py)
     "unit_local": ("local time", "当地时间"),
     "local_days": ("local days of the matches", "按比赛当地日期"),

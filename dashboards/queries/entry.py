@@ -10,16 +10,21 @@ from pipelines.reads.pairing_sheet import PairingSheet
 
 
 def entry_events(con: Con) -> pd.DataFrame:
-    """Events (one row per stage) with the ruleset and format of their matches and their last
-    round, for the results entry page."""
+    """Events (one row per stage) with the ruleset and format of their matches, their last
+    round and whether partners rotate (``individual``: no pairing), for the results entry page."""
     return dataframe(
         con,
         """
-        SELECT event_id, any_value(event_name) AS event_name, stage, any_value(rules) AS rules,
-               any_value(format_kind) AS format_kind, any_value(format_deals) AS format_deals,
-               any_value(format_minutes) AS format_minutes, max(round) AS last_round
-        FROM matches WHERE event_id IS NOT NULL
-        GROUP BY event_id, stage ORDER BY event_id, stage NULLS FIRST
+        SELECT m.event_id, any_value(m.event_name) AS event_name, m.stage, any_value(m.rules) AS rules,
+               any_value(m.format_kind) AS format_kind, any_value(m.format_deals) AS format_deals,
+               any_value(m.format_minutes) AS format_minutes, max(m.round) AS last_round,
+               coalesce(any_value(i.individual), false) AS individual
+        FROM matches m
+        LEFT JOIN (SELECT event_id, stage, bool_or(entry = 'individual') AS individual
+                   FROM standings GROUP BY ALL) i
+          ON i.event_id = m.event_id AND i.stage IS NOT DISTINCT FROM m.stage
+        WHERE m.event_id IS NOT NULL
+        GROUP BY m.event_id, m.stage ORDER BY m.event_id, m.stage NULLS FIRST
         """,
     )
 
@@ -53,9 +58,20 @@ def entry_roster(con: Con) -> pd.DataFrame:
     return dataframe(con, "SELECT player_id, name, club FROM players ORDER BY player_id")
 
 
-def entry_pairing(con: Con, *, event: str, stage: str | None, round_no: int) -> PairingSheet:
+def entry_pairing(
+    con: Con,
+    *,
+    event: str,
+    stage: str | None,
+    round_no: int,
+    drawn: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | None = None,
+    allow_missing: bool = False,
+) -> PairingSheet:
     """The tables of round ``round_no`` by scoring.md §S8, as `gdan pair` gives them (raises
-    ``pipelines.reads.tournament_data.LookupFailed`` when the event cannot be paired)."""
+    ``pipelines.reads.tournament_data.LookupFailed`` when the event cannot be paired); ``drawn``: the
+    round before as the registry drew it (table, (seat, player)…), ``allow_missing``: pair
+    although that round lacks results."""
     from pipelines.reads.pairing_sheet import pairing_sheet
 
-    return pairing_sheet(con, event, stage, round_no, None, 0)
+    tables = None if drawn is None else {table: dict(seats) for table, seats in drawn}
+    return pairing_sheet(con, event, stage, round_no, None, 0, None, tables, allow_missing)
