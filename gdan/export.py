@@ -209,7 +209,14 @@ def export_slips(
         ),
     ],
     stage: StageOption = None,
-    deals: Annotated[int, typer.Option(help="Blank deal lines on each slip.", min=1, max=20)] = 12,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            help="Blank deal lines on each slip (default: the registered round format's deals, else 12).",
+            min=1,
+            max=20,
+        ),
+    ] = None,
     out: OutOption = None,
     lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
@@ -218,8 +225,9 @@ def export_slips(
     and seats, blank deal lines, and a QR code of the table's results-entry link
     (BASE/entry?event=…&stage=…&round=…&table=…).
 
-    The tables are the round's stored matches when it has results, else its pairing (`gdan pair`,
-    from the standings after the round before).
+    The tables are the round's draw in the event registry (the results-entry page's events),
+    else its stored matches when it has results, else its pairing (`gdan pair`, from the
+    standings after the round before).
     """
     from printouts.pdf import FontMissing
     from printouts.slips import TableSlip, entry_link, to_slips_pdf
@@ -228,7 +236,8 @@ def export_slips(
         raise typer.BadParameter(
             "expected an address starting with http:// or https://", param_hint="--base-url"
         )
-    title, stage_name, tables = _run(_round_seats, store, event, stage, round_no)
+    drawn = _drawn_seats(store, event, round_no)
+    title, stage_name, tables, planned = drawn or (*_run(_round_seats, store, event, stage, round_no), None)
     slips = [
         TableSlip(
             event=title,
@@ -237,7 +246,7 @@ def export_slips(
             table=table,
             seats=seats,
             link=entry_link(base_url, event, stage_name, round_no, table),
-            deals=deals,
+            deals=deals or planned or 12,
         )
         for table, seats in tables
     ]
@@ -252,6 +261,31 @@ def export_slips(
     console.print(
         f"wrote {target} ({len(data):,} bytes, {len(slips)} table(s))", markup=False, highlight=False
     )
+
+
+def _drawn_seats(
+    store: Path, event: str, round_no: int
+) -> tuple[str, str | None, list[tuple[str, dict[str, str]]], int | None] | None:
+    """The round's tables as the event registry drew them (names by seat, in table order), with
+    the event's printed name, stage and the deals of its round format; None when not drawn."""
+    from service import registry
+
+    registered = registry.load(store, event)
+    if registered is None or round_no not in registered.rounds:
+        return None
+    people = registered.players
+    drawn = registered.rounds[round_no].tables
+    tables = [
+        (table, {s: (people[p].name or p) if p in people else p for s, p in drawn[table].items()})
+        for table in sorted(drawn, key=_table_order)
+    ]
+    deals = registered.format.get("deals")
+    return registered.name or event, registered.stage, tables, deals if isinstance(deals, int) else None
+
+
+def _table_order(table: str) -> tuple[bool, int, str]:
+    """Tables by number, named ones after them."""
+    return not table.isdigit(), int(table) if table.isdigit() else 0, table
 
 
 def _round_seats(
@@ -278,9 +312,7 @@ def _round_seats(
         seated = {str(number): seats for number, seats in sheet.seats.items()}
     if not seated:
         raise LookupFailed(f"event {event}: no tables in round {round_no} to print slips for")
-    order = sorted(
-        seated, key=lambda table: (not table.isdigit(), int(table) if table.isdigit() else 0, table)
-    )
+    order = sorted(seated, key=_table_order)
     tables = [
         (table, {s: (names.get(p) or Player(p)).label if p else "" for s, p in seated[table].items()})
         for table in order

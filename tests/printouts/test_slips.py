@@ -39,9 +39,10 @@ def _font_or_skip() -> None:
 
 
 def _pages_text(pdf: Path) -> list[str]:
-    """The text of each page without white space (pdftotext separates pages with a form feed and
-    does not keep every space between Chinese and Latin text); compare with :func:`_bare`."""
-    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True)
+    """The text of each page, line by line as laid out, without white space (pdftotext separates
+    pages with a form feed and does not keep every space between Chinese and Latin text);
+    compare with :func:`_bare`."""
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True)
     return [_bare(page) for page in text.stdout.split("\f")[:-1]]
 
 
@@ -165,3 +166,54 @@ def test_cli_slips_refuses_a_base_url_without_scheme(sim_store: Path) -> None:
     )
     assert result.exit_code == 2
     assert "http://" in result.output
+
+
+def test_cli_slips_of_a_round_drawn_in_the_event_registry(tmp_path: Path) -> None:
+    """Before anything is played the store has no tables: the registry's draw and registered
+    names are printed, with as many deal lines as the registered round format has deals."""
+    from service import registry
+    from service.registry import Event, Player, Stamp
+
+    store = tmp_path / "store"
+    stamp = Stamp("referee", "2026-12-07T01:00:00+00:00")
+    registry.create(
+        store, Event("ux-cup", "UX 杯", "bcta", {"kind": "deals", "deals": 3}, stamp), in_store=()
+    )
+    names = {f"p{i}": f"选手{i}" for i in range(1, 9)}
+    for i in range(1, 9, 2):
+        registry.register_pair(
+            store, "ux-cup", (Player(f"p{i}", names[f"p{i}"]), Player(f"p{i + 1}", names[f"p{i + 1}"]))
+        )
+    tables = {
+        "2": {"E": "p5", "W": "p6", "N": "p7", "S": "p8"},
+        "1": {"E": "p1", "W": "p2", "N": "p3", "S": "p4"},
+    }
+    registry.record_draw(store, "ux-cup", 1, tables, None)
+    pdf = tmp_path / "slips.pdf"
+    _font_or_skip()
+    result = runner.invoke(
+        app,
+        [
+            "export",
+            "slips",
+            "--event",
+            "ux-cup",
+            "--round",
+            "1",
+            "--base-url",
+            BASE,
+            "--out",
+            str(pdf),
+            "--store",
+            str(store),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    _needs("pdftotext")
+    pages = _pages_text(pdf)
+    assert len(pages) == 2
+    for page, table in zip(pages, ("1", "2"), strict=True):
+        assert f"Table{table}" in page and "UX杯" in page
+        assert all(names[p] in page for p in tables[table].values())
+        deal_lines = page.split("levelsafter(E–W:N–S)")[1].split("signatures")[0]
+        assert deal_lines == "123"  # the numbered blank lines, one per deal of the format
