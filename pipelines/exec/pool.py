@@ -9,7 +9,7 @@ through at two). Workers are forked from a ``forkserver`` (the pipeline may run 
 Dagster's threads, where forking this process is unsafe; the server is a fresh single-threaded
 interpreter) that has imported the workers' modules once (:data:`PRELOAD`) and frozen them out
 of the garbage collector's scans: a worker started with ``spawn`` spent 1–3 CPU-s importing
-them, once per :data:`TASKS_PER_WORKER` tasks (docs/performance.md "Session 10"). With one
+them, once per :data:`TASKS_PER_WORKER` tasks (docs/performance.md). With one
 worker the function runs in this process.
 
 Stopping is never left to the workers' goodwill. A worker inherits ignored signals from its
@@ -49,7 +49,7 @@ R = TypeVar("R")
 TASKS_PER_WORKER = 25
 """Tasks a worker runs before it is replaced: caps the growth of per-process caches (the rules
 engine's reading caches; 50 let a replay worker reach 480 MiB at 100k deals, 25 keeps the
-first run's peak at 1.34 GiB, docs/performance.md "Session 8")."""
+first run's peak at 1.34 GiB, docs/performance.md)."""
 
 PRELOAD = ("pipelines.steps.parsing", "pipelines.steps.replay_task", "replay", "pipelines.exec.worker_start")
 """Modules the forkserver imports before it forks any worker: everything a task imports, then
@@ -131,7 +131,7 @@ def forkserver_context() -> multiprocessing.context.BaseContext:
 def start_forkserver() -> None:
     """Start the forkserver now, without waiting for it: its imports (:data:`PRELOAD`, ≈ 0.35 s)
     then run beside the caller's work instead of delaying the first pool's first task. The
-    ingest calls it once it has new files, for the replay that follows (issue 17: a run adding
+    ingest calls it once it has new files, for the replay that follows (a run adding
     1,000 deals waited 0.7 s for its replay workers)."""
     from multiprocessing import forkserver
 

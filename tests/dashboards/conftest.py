@@ -45,3 +45,11 @@ def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, str], AppTest]:
         return at
 
     return _open
+
+
+@pytest.fixture(autouse=True)
+def anonymous_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages' tests run as `gdan dashboard` on loopback without accounts does: results entry
+    needs no login (``GDAN_ANONYMOUS_WRITES=1``, also for the Streamlit servers they start). The
+    access tests (``test_access_*``) turn it off to test logins, tokens and refusals."""
+    monkeypatch.setenv("GDAN_ANONYMOUS_WRITES", "1")
