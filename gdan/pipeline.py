@@ -110,8 +110,9 @@ def ingest(
 ) -> None:
     """Copy event files into the store's inbox (creating the store); `gdan run` then ingests them.
 
-    Each file is copied once: the same content again is skipped, and a different file with a name
-    already in the inbox is kept under a hash-prefixed name. A folder is copied as
+    Each file is copied once: the same content again is skipped, a file that grew since its copy
+    (the copy's bytes are its start: a live log) replaces the copy, and a different file with a
+    name already in the inbox is kept under a hash-prefixed name. A folder is copied as
     ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
     ``gdan ingest .`` copy into the inbox too.
     """
@@ -123,7 +124,7 @@ def ingest(
     for folder in (p.resolve() for p in paths if p.is_dir()):
         found = (f for f in sorted(folder.rglob("*")) if f.is_file())
         files += [(f, f.relative_to(folder.parent).as_posix()) for f in found]
-    copied = same = 0
+    copied = same = grown = 0
     try:
         inbox.mkdir(parents=True, exist_ok=True)
         with _progress() as progress:
@@ -134,6 +135,11 @@ def ingest(
                     digest = file_sha256(source)
                     if file_sha256(target) == digest:
                         same += 1
+                        progress.advance(task)
+                        continue
+                    if _grew_from(source, target):
+                        _copy_whole(source, target)
+                        grown += 1
                         progress.advance(task)
                         continue
                     target = target.with_name(f"{digest[:8]}-{target.name}")
@@ -152,13 +158,26 @@ def ingest(
         )
         raise typer.Exit(EXIT_FAILED) from None
     console.print(
-        f"[green]{copied} file(s) copied[/] to {escape(str(inbox))}, {same} already there. "
+        f"[green]{copied} file(s) copied[/] to {escape(str(inbox))}, {grown} grown since their "
+        f"last copy (replaced: `gdan run` reads on where it stopped), {same} already there. "
         "Next: [bold]gdan run[/]"
     )
 
 
 PARTIAL_PREFIX = ".partial-"
 """Name prefix of a copy into the inbox until it is whole: hidden, so no run reads it."""
+
+
+def _grew_from(source: Path, target: Path) -> bool:
+    """Whether ``source`` is ``target`` with bytes appended (a log that grew since its copy)."""
+    size = target.stat().st_size
+    if source.stat().st_size <= size:
+        return False
+    with open(source, "rb") as grown, open(target, "rb") as copy:
+        while block := copy.read(1 << 20):
+            if grown.read(len(block)) != block:
+                return False
+    return True
 
 
 def _copy_whole(source: Path, target: Path) -> None:

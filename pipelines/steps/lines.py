@@ -5,7 +5,12 @@ Used by the ingest step and by ``gdan validate``, so both accept and refuse the 
 - A UTF-8 byte order mark at the start of a file (Excel, Windows editors) is an encoding
   signature, not part of the first line (events.md "Framing": UTF-8); it is dropped silently.
   Any other bad byte stays in its line, which the caller reports as malformed.
-- A line may end with CRLF; the CR is not part of the line.
+- A line may end with CRLF; the CR is not part of the line. A file whose first read holds CRs
+  but no LF (classic Mac OS line ends) has CR-only line ends: each CR ends a line.
+- A file in UTF-16 or UTF-32 (with a byte order mark, or recognised by the NUL bytes around its
+  first ``{``, as RFC 4627 §3 describes) is decoded to UTF-8 first;
+  an undecodable byte stops the reading like damage (:class:`Damage`, naming the encoding), the
+  lines before it read. Offsets and prefixes are of the UTF-8 content.
 - Only whole lines are read. A last line without a line break may still be being written and
   is left for a later read (``pending``), unless it already is a complete JSON object (a writer
   that omits the final newline): an event is an object, and a cut object never parses.
@@ -18,6 +23,7 @@ Used by the ingest step and by ``gdan validate``, so both accept and refuse the 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import zlib
 from collections.abc import Generator, Iterator
@@ -153,7 +159,7 @@ class LineReader:
     def _content(self) -> Generator[bytes, None, None]:
         """The content bytes in chunks; damage ends the stream and is recorded, never raised."""
         self._damage_message = self._damage_fragment = None
-        source = _gzip_chunks(self.path) if self.gz else _plain_chunks(self.path)
+        source = _as_utf8(_gzip_chunks(self.path) if self.gz else _plain_chunks(self.path))
         try:
             yield from source
         except DamagedInputError as exc:
@@ -209,6 +215,83 @@ class LineReader:
         if rest in (b"", b"\r") or rest.startswith((b"\n", b"\r\n")):
             return rest
         return None
+
+
+WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+"""Byte order marks of the encodings other than UTF-8, the longer first (UTF-32 LE's starts
+with UTF-16 LE's)."""
+WIDE_STARTS = (
+    (b"{\x00\x00\x00", "utf-32-le"),
+    (b"\x00\x00\x00{", "utf-32-be"),
+    (b"{\x00", "utf-16-le"),
+    (b"\x00{", "utf-16-be"),
+)
+"""How a file's first ``{`` looks in those encodings without a byte order mark."""
+
+
+def sniff_encoding(start: bytes) -> tuple[str, int] | None:
+    """The encoding other than UTF-8 that a file starting with ``start`` (4 bytes or all) is in,
+    and the length of its byte order mark; None for UTF-8 (or plain ASCII)."""
+    for bom, name in WIDE_BOMS:
+        if start.startswith(bom):
+            return name, len(bom)
+    for first, name in WIDE_STARTS:
+        if start.startswith(first):
+            return name, 0
+    return None
+
+
+def _as_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """``chunks`` as UTF-8 with LF line ends: decoded when :func:`sniff_encoding` recognises
+    UTF-16 or UTF-32, and CR-only line ends (no LF in the first chunk) turned into LFs."""
+    head = b""
+    for chunk in chunks:
+        head += chunk
+        if len(head) >= 4:
+            break
+    if not head:
+        return
+    rest: Iterator[bytes] = chain((head,), chunks)
+    sniffed = sniff_encoding(head[:4])
+    if sniffed is not None:
+        rest = _decoded(rest, *sniffed)
+    first = next(rest, b"")
+    cr_only = b"\r" in first and b"\n" not in first
+    for chunk in chain((first,), rest):
+        yield chunk.replace(b"\r", b"\n") if cr_only else chunk
+
+
+def _decoded(chunks: Iterator[bytes], encoding: str, bom: int) -> Iterator[bytes]:
+    """The UTF-8 of ``chunks`` in ``encoding``, whose first ``bom`` bytes (all in the first
+    chunk) are its byte order mark."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    consumed = skip = bom
+    for chunk in chunks:
+        data, skip = chunk[skip:], 0
+        try:
+            text = decoder.decode(data)
+        except UnicodeDecodeError as exc:
+            yield exc.object[: exc.start].decode(encoding).encode("utf-8")
+            raise DamagedInputError(_undecodable(encoding, consumed + exc.start, exc)) from None
+        consumed += len(data)
+        if text:
+            yield text.encode("utf-8")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise DamagedInputError(_undecodable(encoding, consumed, exc)) from None
+
+
+def _undecodable(encoding: str, at: int, exc: UnicodeDecodeError) -> str:
+    return (
+        f"not valid {encoding.upper()} near byte {at} ({exc.reason}): the file is read as "
+        f"{encoding.upper()} (its first bytes say so); the lines before are read"
+    )
 
 
 def _is_json_object(data: bytes) -> bool:
