@@ -82,15 +82,65 @@ def _sample_store(root: Path) -> Path:
     return root
 
 
+PAUSED_RUN = """
+import sys, time
+from pathlib import Path
+
+marker, point = Path(sys.argv[1]), sys.argv[2]
+from pipelines.exec import pool
+from pipelines.run import plan
+from pipelines.steps import replaying, transactions
+
+replaying.CHUNK_EVENTS = 200  # several replay tasks, so the replay runs in the worker pool
+
+
+def pausing(module, name):
+    real = getattr(module, name)
+
+    def pause_then(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if not marker.exists():
+            marker.write_text(point)
+            time.sleep(3600)
+        return out
+
+    setattr(module, name, pause_then)
+
+
+PLACES = {
+    "ingest": (transactions, "ingest_inbox"),
+    "pool-start": (pool._RecycledPools, "submit"),
+    "pool-result": (replaying, "_record_statuses"),
+    "publish": (plan, "write_warehouse"),
+}
+pausing(*PLACES[point])
+sys.argv = ["gdan", *sys.argv[3:]]
+from gdan import main
+
+main()
+"""
+"""`gdan run` that pauses once at a point of the run (after the named function returns) and
+writes the marker file: the test signals it there, so where the signal lands does not depend on
+how fast the machine is, and the run cannot finish before it."""
+
+POINTS = ["ingest", "pool-start", "pool-result", "publish"]
+"""In the ingest step (under the writer lock), just after the replay's first task went to a
+worker pool starting up, after the pool's first result, in the warehouse publish."""
+
+
+@pytest.mark.parametrize("point", POINTS)
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_run_in_the_background_stops_on_a_signal_and_says_the_store_is_safe(
-    tmp_path: Path, cleanup: list[subprocess.Popen[bytes]], signum: signal.Signals
+    tmp_path: Path, cleanup: list[subprocess.Popen[bytes]], signum: signal.Signals, point: str
 ) -> None:
     store = _sample_store(tmp_path / "store")
-    log = tmp_path / "run.log"
-    run = _background([str(BIN / "gdan"), "run", "--store", str(store), "--workers", "2"], log)
+    log, marker = tmp_path / "run.log", tmp_path / "paused"
+    command = [sys.executable, "-c", PAUSED_RUN, str(marker), point,
+               "run", "--store", str(store), "--workers", "2"]
+    run = _background(command, log)
     cleanup.append(run)
-    _wait_for(lambda: (store / "state" / ".lock").exists() or run.poll() is not None, "the run to start")
+    _wait_for(lambda: marker.exists() or run.poll() is not None, f"the run to reach {point}")
+    assert run.poll() is None, log.read_text()
     os.kill(run.pid, signum)
     _wait_for(lambda: run.poll() is not None, f"gdan run to stop on {signum.name}")
     said = " ".join(log.read_text().split())
@@ -98,6 +148,10 @@ def test_run_in_the_background_stops_on_a_signal_and_says_the_store_is_safe(
     assert "interrupted: the store keeps its last committed state" in said
     assert "Traceback" not in said
     _wait_for(lambda: not _alive_in_group(run.pid), "the run's worker processes to stop")
+    if signum is signal.SIGINT and point in ("pool-result", "publish"):
+        again = subprocess.run([str(BIN / "gdan"), "run", "--store", str(store), "--workers", "2"],
+                               capture_output=True, text=True, timeout=GIVE_UP_S)
+        assert again.returncode == 0, again.stderr
 
 
 def test_a_second_writer_says_which_process_it_waits_for(
