@@ -738,6 +738,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Event id {event} is taken (registered, or in the store's matches): choose another id.",
         "赛事编号 {event} 已被使用（已登记，或数据仓库中已有该赛事的比赛）：请换一个编号。",
     ),
+    "entry_no_event_yours": (
+        "No event here is yours to enter: an admin assigns referees to events (`gdan users assign`).",
+        "这里没有您可录入的赛事：由管理员为裁判分配赛事（`gdan users assign`）。",
+    ),
     "entry_unknown_event": (
         "The address names event {event}, which neither the registry nor the store knows: nothing "
         "is opened in its place.",
@@ -790,6 +794,68 @@ LABELS: dict[str, tuple[str, str]] = {
     "deal_started": ("Deal started", "本副开始"),
     "first_ingested_local": ("First ingested (match's local time)", "首次导入（比赛当地时间）"),
     "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
+    # access control: login, table tokens, roles (dashboards/access.py) and the audit of entries
+    "access_login": ("Log in", "登录"),
+    "access_account": ("Account", "账号"),
+    "access_password": ("Password", "密码"),
+    "access_login_button": ("Log in", "登录"),
+    "access_login_failed": ("Wrong account or password.", "账号或密码错误。"),
+    "access_throttled": (
+        "Too many failed attempts: try again after {until}.",
+        "失败次数过多：请在 {until} 之后再试。",
+    ),
+    "access_pin": ("Table PIN", "本桌 PIN 码"),
+    "access_pin_button": ("Enter table result", "录入本桌成绩"),
+    "access_token_refused": (
+        "This table link or PIN is not valid (wrong, expired, or its result is entered already).",
+        "本桌链接或 PIN 码无效（错误、已过期或本桌成绩已录入）。",
+    ),
+    "access_signed_in": ("Signed in", "已登录"),
+    "access_logout": ("Log out", "退出登录"),
+    "access_logged_out": ("You are logged out.", "您已退出登录。"),
+    "access_expired": ("Your session expired: log in again.", "会话已过期：请重新登录。"),
+    "access_revoked": (
+        "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
+    ),
+    "access_table_token": ("table token", "本桌令牌"),
+    "access_no_events": (
+        "No event is registered yet: an admin registers it (New event).",
+        "尚无已登记的赛事：请管理员登记（新赛事）。",
+    ),
+    "access_anonymous": (
+        "Anyone using this server may enter results (no login needed here).",
+        "本服务器的任何使用者都可录入成绩（无需登录）。",
+    ),
+    "access_login_required": (
+        "The pages of this store are for its members: log in on the left.",
+        "本数据仓库的页面仅限成员查看：请在左侧登录。",
+    ),
+    "access_entry_refused": (
+        "Results entry needs a referee of the event, an admin, or the table's link or PIN: log in "
+        "on the left.",
+        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或 PIN 码：请在左侧登录。",
+    ),
+    "access_table_refused": (
+        "You may not enter this table's result.", "您无权录入本桌成绩。"
+    ),
+    "role_viewer": ("viewer", "观众"),
+    "role_referee": ("referee", "裁判"),
+    "role_admin": ("admin", "管理员"),
+    "audit_entered_by": ("Entered by {by} at {at}", "由 {by} 于 {at} 录入"),
+    "audit_replaces": ("replaces revision {r}", "取代第 {r} 版"),
+    "audit_submissions": ("Submissions", "提交记录"),
+    "audit_submissions_help": (
+        "Every result entered in the browser: who (an account, or a table token's id), when (UTC) "
+        "and the revision it replaces, as written in the match's log (`gdan sql \"SELECT * FROM "
+        "submissions\"`).",
+        "在浏览器中录入的每个成绩：录入者（账号或本桌令牌编号）、时间（UTC）及其取代的版本，"
+        "均记录在比赛日志中（`gdan sql \"SELECT * FROM submissions\"`）。",
+    ),
+    "audit_entered_at": ("Entered at (UTC)", "录入时间（UTC）"),
+    "audit_entered_by_column": ("Entered by", "录入者"),
+    "audit_entered_via": ("How", "方式"),
+    "audit_replaces_column": ("Replaces revision", "取代版本"),
+    "audit_none": ("No result was entered in the browser yet.", "尚无在浏览器中录入的成绩。"),
 }
 
 

@@ -274,15 +274,15 @@ def printout_downloads(
     """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
     ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
 
-    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones `gdan
-    export` writes). The document is built (cached, like a query) and written only when a button
-    is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
-    nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese
-    font there is no pdf button.
+    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones
+    `gdan export` writes), printed in the page's language. The document is built (cached, like a
+    query) and written only when a button is clicked, so the page does not pay for printouts
+    nobody downloads. A lookup that finds nothing (e.g. no standings yet) shows the reason
+    instead of the buttons; without a Chinese font there is no pdf button.
     """
     store = current_store()
     try:
-        document: Document = _run(store, build, args, kwargs)
+        document: Document = _run(store, build, args, {**kwargs, "lang": lang()})
     except LookupFailed as exc:
         st.caption(f"{label} · {tr('printout_unavailable')}: {exc}")
         return

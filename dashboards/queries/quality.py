@@ -102,3 +102,16 @@ def superseded_revisions(con: Con) -> pd.DataFrame:
         FROM superseded s ORDER BY s.ingested_at DESC, match_id, revision LIMIT 5000
         """,
     )
+
+
+def submissions(con: Con) -> pd.DataFrame:
+    """Results entered in the browser (the view ``submissions`` over ``raw_events``, the audit
+    record ``match_start.entry``), latest first: who, how, when (UTC) and the revision replaced."""
+    return dataframe(
+        con,
+        """
+        SELECT entered_at, event_id, round, "table", match_id, revision, entered_by, entered_via,
+               replaces_revision, source_file
+        FROM submissions ORDER BY entered_at DESC, match_id, revision LIMIT 5000
+        """,
+    )

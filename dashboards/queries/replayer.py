@@ -94,3 +94,18 @@ def deal_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
         """,
         {"match": match, "deal": deal},
     )
+
+
+def match_entry(con: Con, match: str) -> pd.DataFrame:
+    """The audit record of the revision in force of ``match`` (none when it was not entered in the
+    browser): who entered it, when, and the revision it replaces."""
+    return dataframe(
+        con,
+        """
+        SELECT s.entered_by, s.entered_via, s.entered_at, s.replaces_revision
+        FROM submissions s JOIN matches m USING (match_id)
+        WHERE s.match_id = $match AND s.revision = coalesce(m.revision, 1)
+        ORDER BY s.ingested_at DESC LIMIT 1
+        """,
+        {"match": match},
+    )

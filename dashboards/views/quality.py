@@ -19,6 +19,7 @@ from dashboards.queries.quality import (
     problem_matches,
     quarantine_by_code,
     quarantine_rows,
+    submissions,
     superseded_revisions,
 )
 from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
@@ -135,6 +136,28 @@ else:
             "source_files": tr("source_files"),
             "ingested_at": tr("ingested_at"),
             "events": tr("rows"),
+        },
+    )
+
+st.subheader(tr("audit_submissions"), help=tr("audit_submissions_help"))
+entered = run(submissions)
+if entered.empty:
+    st.caption(tr("audit_none"))
+else:
+    show_table(
+        entered,
+        "submissions",
+        column_config={
+            "entered_at": st.column_config.DatetimeColumn(tr("audit_entered_at"), timezone="UTC"),
+            "event_id": tr("event"),
+            "round": tr("round"),
+            "table": tr("table"),
+            "match_id": tr("choose_match"),
+            "revision": tr("revision"),
+            "entered_by": tr("audit_entered_by_column"),
+            "entered_via": tr("audit_entered_via"),
+            "replaces_revision": tr("audit_replaces_column"),
+            "source_file": tr("source_file"),
         },
     )
 

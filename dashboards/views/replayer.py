@@ -29,6 +29,7 @@ from dashboards.queries.replayer import (
     deal_tributes,
     find_matches,
     match_deals,
+    match_entry,
 )
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
 from dashboards.table_html import MARK_ICONS, card_text, cards_html, table_html
@@ -125,6 +126,14 @@ st.caption(
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {team_name(info['declarers'])} · "
     f"{tr('tribute_kind')}: {tribute_kind_name(info['tribute_kind'], lang())} · {tr('position')}: {finish}"
 )
+for entered in run(match_entry, match=match).itertuples():  # the audit of a browser entry
+    at = pd.Timestamp(entered.entered_at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
+    replaces = entered.replaces_revision
+    st.caption(
+        tr("audit_entered_by").format(by=entered.entered_by, at=at)
+        + (f" · {tr('audit_replaces').format(r=int(replaces))}" if pd.notna(replaces) else ""),
+        help=f"{entered.entered_via}",
+    )
 
 hands = run(deal_hands, match=match, deal=deal)
 tributes = run(deal_tributes, match=match, deal=deal)

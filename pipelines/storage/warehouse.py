@@ -25,7 +25,8 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from pipelines.storage.store import EMPTY, Snapshot, Store
+from pipelines.storage.commit_log import EMPTY, Snapshot
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 DEFAULT_STORE = Path("data")
@@ -69,11 +70,31 @@ def _types_connection() -> duckdb.DuckDBPyConnection:
     return duckdb.connect()
 
 
+SUBMISSIONS = "submissions"
+"""A view over ``raw_events``: the audit record of every match submitted from the entry page."""
+_SUBMISSIONS_SQL = f"""CREATE OR REPLACE VIEW "{SUBMISSIONS}" AS
+SELECT match_id, revision,
+       json_extract_string(payload, '$.entry.by') AS entered_by,
+       json_extract_string(payload, '$.entry.via') AS entered_via,
+       CAST(json_extract_string(payload, '$.entry.at') AS TIMESTAMPTZ) AS entered_at,
+       CAST(json_extract_string(payload, '$.entry.replaces') AS INTEGER) AS replaces_revision,
+       json_extract_string(payload, '$.entry.replaces_file') AS replaces_file,
+       json_extract_string(payload, '$.event.id') AS event_id,
+       json_extract_string(payload, '$.event.stage') AS stage,
+       TRY_CAST(json_extract_string(payload, '$.event.round') AS INTEGER) AS round,
+       json_extract_string(payload, '$.event.table') AS "table",
+       source_file, ingested_at
+FROM raw_events
+WHERE type = 'match_start' AND json_extract(payload, '$.entry') IS NOT NULL"""
+"""``match_start.entry`` (docs/event-extensions.md) as columns, one row per submitted file: who
+entered it, how, when, and the revision it replaces. A view, so the log stays the only record."""
+
+
 def view_statements(
     store: Store, snapshot: Snapshot, names: Iterable[str] | None = None
 ) -> dict[str, str]:
     """The ``CREATE OR REPLACE VIEW`` statement of every table of ``names`` (default: every known
-    table), by name.
+    table), by name, and of the view :data:`SUBMISSIONS` with ``raw_events``.
 
     Each view reads exactly the Parquet files of its table's version in ``snapshot`` and selects
     exactly the schema's columns, cast to their types (a partition column's value is in the
@@ -97,6 +118,8 @@ def view_statements(
         else:
             body = _empty_view_sql(schema)
         out[name] = f'CREATE OR REPLACE VIEW "{name}" AS {body}'
+    if "raw_events" in out:
+        out[SUBMISSIONS] = _SUBMISSIONS_SQL
     return out
 
 
@@ -145,7 +168,7 @@ def _script(store: Store, snapshot: Snapshot) -> str:
     return ";\n".join(view_statements(store, snapshot).values()) + ";\n"
 
 
-VIEWS_FORMAT = 1
+VIEWS_FORMAT = 2
 """The form of :func:`view_statements`' SQL: raise it with any change to that form, so that a
 warehouse built by the code before is rebuilt (:func:`_inputs`)."""
 

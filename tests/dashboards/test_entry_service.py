@@ -110,7 +110,7 @@ def test_a_missing_table_is_enterable_and_blocks_the_next_round(open_app: Open, 
     assert any("paired although round 1 has no result for table 4" in w.value for w in at.warning)
     assert len([w for w in at.segmented_control if w.key and w.key.endswith("_first")]) == 3
     (override,) = registry.overrides(tmp_path, "ux-cup")
-    assert (override.round, override.stamp.by, override.missing_tables) == (2, "entry page", ("4",))
+    assert (override.round, override.stamp.by, override.missing_tables) == (2, "anonymous", ("4",))
 
     # table 4 entered late: round 2 pairs all 8 pairs without an override
     at.number_input(key="en_round").set_value(1)
@@ -165,7 +165,7 @@ def test_opponents_confirm_or_dispute_and_the_referee_decides(open_app: Open, tm
     ok(at)
     record = _events(tmp_path, first)[0]["confirmation"]
     assert isinstance(record, dict) and record["confirmed"]["by"].startswith("EW ")
-    assert record["entered"]["by"] == "entry page (NS)"
+    assert record["entered"]["by"] == "anonymous (NS)"
 
     at = _enter(at, second)
     at.text_input(key=f"en_{second}.1_reason").input("N–S won deal 2")
