@@ -434,9 +434,15 @@ def page_url(page: str, **params: Any) -> str:
     return f"{page}?{urlencode(query)}" if query else page
 
 
-def player_link(player: str) -> str:
-    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``)."""
-    return page_url("player", player=player)
+def player_link(player: str, name: str | None = None) -> str:
+    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``); with
+    a ``name`` the address carries it too, for :data:`NAMED_LINK` to show the name, not the id."""
+    return page_url("player", player=player, name=name)
+
+
+NAMED_LINK = r"[?&]name=([^&]*)"
+"""The ``display_text`` of a link column of :func:`player_link` addresses with names: the name
+shows, the id is in the link (a hover shows it)."""
 
 
 def replayer_link(match: str, deal: int | None = None, step: int | None = None) -> str:
