@@ -650,24 +650,25 @@ def demo(
         from simulator import simulate_to_dir
 
         try:
-            with console.status("simulating a sample tournament and league"):
-                workers = os.cpu_count() or 1
-                simulate_to_dir(
-                    the_store.inbox / "sample-tournament",
-                    kind="tournament",
-                    pairs=16,
-                    rounds=5,
-                    seed=seed,
-                    workers=workers,
-                )
-                simulate_to_dir(
-                    the_store.inbox / "sample-league",
-                    kind="league",
-                    players=96,
-                    rounds=40,
-                    seed=seed + 1,
-                    workers=workers,
-                )
+            workers = os.cpu_count() or 1
+            simulate_to_dir(
+                the_store.inbox / "sample-tournament",
+                kind="tournament",
+                pairs=16,
+                rounds=5,
+                seed=seed,
+                workers=workers,
+                progress=True,
+            )
+            simulate_to_dir(
+                the_store.inbox / "sample-league",
+                kind="league",
+                players=96,
+                rounds=40,
+                seed=seed + 1,
+                workers=workers,
+                progress=True,
+            )
         except KeyboardInterrupt:
             console.print("[yellow]interrupted[/] while simulating: the inbox may hold part of the sample")
             raise typer.Exit(EXIT_INTERRUPTED) from None

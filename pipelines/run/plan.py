@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pipelines import release_freed_memory
 from pipelines.exec.executor import Executor
+from pipelines.exec.progress import track
 from pipelines.run.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 from pipelines.steps.backfill import backfill
 from pipelines.steps.player_patterns import write_player_patterns
@@ -182,7 +183,9 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
              executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
 
-    A failing check does not stop the run (the report lists it); a step that raises does.
+    A failing check does not stop the run (the report lists it); a step that raises does. Every
+    step after the replay, and the checks, show a progress bar (``pipelines.exec.progress``), as
+    the ingest and the replay do, so no phase of a run is silent.
     """
     where = Path(root).absolute()
     run = RunReport()
@@ -193,13 +196,17 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
     release_freed_memory()
     if replayed.outputs:
         for step in DOWNSTREAM_STEPS:
-            run.add(step.run(Store(where).pinned()))
+            with track(step.name, total=1):
+                run.add(step.run(Store(where).pinned()))
             release_freed_memory()
     else:
         run.skipped.extend(step.name for step in DOWNSTREAM_STEPS)
-    for check in [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]:
-        run.checks.append(check.run(Store(where).pinned()))
-        release_freed_memory()
+    checks = [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]
+    with track("checks", total=len(checks)) as bar:
+        for check in checks:
+            run.checks.append(check.run(Store(where).pinned()))
+            bar.advance()
+            release_freed_memory()
     if not replayed.outputs:
         run.skipped.extend(check.name for check in REPLAY_CHECKS)
     return run
