@@ -1,27 +1,24 @@
-"""The ``gdan`` command line: one typer app, each command group in its own module."""
+"""The ``gdan`` command line: one typer app (``gdan.cli``), each command group in its own module.
+
+Importing this package is cheap on purpose: :func:`main` installs the signal handlers first and
+only then imports the app, so a Ctrl-C or ``kill`` in the seconds the imports take is not lost
+(a background job starts with SIGINT ignored) nor a traceback.
+"""
 
 from __future__ import annotations
 
 import signal
+import sys
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-from gdan import export, importer, pipeline, rankings, review, rules, simulate, tournament, users, validate
+    app: typer.Typer
 
-app = typer.Typer(
-    name="gdan",
-    help="Guandan Lens: rules engine, replay/validation, simulation, pipeline and dashboards.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode="markdown",
-)
-
-for module in (rules, validate, review, simulate, pipeline, rankings, importer):
-    module.register(app)
-tournament.register(app)
-export.register(app)
-users.register(app)
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report an interrupted command)."""
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -41,6 +38,21 @@ def stop_on_signals() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the signal handlers, then the app's imports, then the command."""
     stop_on_signals()
+    try:
+        from gdan.cli import app
+    except KeyboardInterrupt:
+        print("interrupted: the store keeps its last committed state (the command had not started).",
+              file=sys.stderr)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     app()
+
+
+def __getattr__(name: str) -> Any:
+    """``gdan.app``: the typer app, imported when first asked for."""
+    if name == "app":
+        from gdan.cli import app
+
+        return app
+    raise AttributeError(f"module 'gdan' has no attribute {name!r}")

@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from gdan import EXIT_INTERRUPTED
 from gdan.failures import disk_full, one_line
 from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
 from pipelines.exec.executor import Executor, ExecutorKind
@@ -46,8 +47,6 @@ EXIT_STORE_PATH = 2
 """The store's path cannot hold Delta tables, or the store predates them (``StorePathError``)."""
 EXIT_QUARANTINED = 3
 """``gdan run`` committed, but this run quarantined input (invalid matches, malformed lines)."""
-EXIT_INTERRUPTED = 130
-"""Stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report an interrupted command)."""
 STOP_WAIT_S = 10.0
 """How long the dashboards' server may take to stop before it is killed."""
 

@@ -113,7 +113,22 @@ PLACES = {
     "pool-result": (replaying, "_record_statuses"),
     "publish": (plan, "write_warehouse"),
 }
-pausing(*PLACES[point])
+
+
+class PauseOnImport:
+    # Pauses the import of the app, which gdan.main does after installing its handlers.
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "gdan.cli" and not marker.exists():
+            marker.write_text(point)
+            time.sleep(3600)
+        return None
+
+
+if point == "imports":
+    sys.meta_path.insert(0, PauseOnImport())
+else:
+    pausing(*PLACES[point])
 sys.argv = ["gdan", *sys.argv[3:]]
 from gdan import main
 
@@ -123,9 +138,10 @@ main()
 writes the marker file: the test signals it there, so where the signal lands does not depend on
 how fast the machine is, and the run cannot finish before it."""
 
-POINTS = ["ingest", "pool-start", "pool-result", "publish"]
-"""In the ingest step (under the writer lock), just after the replay's first task went to a
-worker pool starting up, after the pool's first result, in the warehouse publish."""
+POINTS = ["imports", "ingest", "pool-start", "pool-result", "publish"]
+"""While the command's modules are imported (seconds on a loaded machine), in the ingest step
+(under the writer lock), just after the replay's first task went to a worker pool starting up,
+after the pool's first result, in the warehouse publish."""
 
 
 @pytest.mark.parametrize("point", POINTS)

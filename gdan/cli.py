@@ -1,0 +1,25 @@
+"""The ``gdan`` typer app: each command group registered from its own module.
+
+Imported by :func:`gdan.main` once the signal handlers are in place (importing every command
+group takes seconds on a loaded machine), and by ``from gdan import app``.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from gdan import export, importer, pipeline, rankings, review, rules, simulate, tournament, users, validate
+
+app = typer.Typer(
+    name="gdan",
+    help="Guandan Lens: rules engine, replay/validation, simulation, pipeline and dashboards.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
+)
+
+for module in (rules, validate, review, simulate, pipeline, rankings, importer):
+    module.register(app)
+tournament.register(app)
+export.register(app)
+users.register(app)
