@@ -1,4 +1,4 @@
-"""Benchmark of the dashboards (issue 7 "Speed"): render time of every page on a large store.
+"""Benchmark of the dashboards: render time of every page on a large store.
 
 Two steps, both optional:
 
@@ -74,8 +74,8 @@ _LIST_COLUMNS = {"opponent_ids"}
 
 def build_base(out: Path) -> Path:
     """Simulate a league and a tournament into ``out/inbox`` and run the pipeline over ``out``."""
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     store = Store(out)
@@ -118,8 +118,9 @@ def scale(base: Path, out: Path, deals: int) -> int:
 
     The copies are one append batch of ``out``, committed and published through the store.
     """
-    from pipelines.state import StoreState, save_state
-    from pipelines.store import Store, new_id
+    from pipelines.steps.state import StoreState, save_state
+    from pipelines.storage.delta import new_id
+    from pipelines.storage.store import Store
 
     base_store = Store(base)
     snapshot = base_store.snapshot()
@@ -160,11 +161,11 @@ def add_summaries(base: Path) -> None:
 
     Unchanged content is not rewritten.
     """
-    from pipelines.backfill import backfill
-    from pipelines.incomplete import write_incomplete
-    from pipelines.player_patterns import write_player_patterns
-    from pipelines.roster import write_roster
-    from pipelines.store import Store
+    from pipelines.steps.backfill import backfill
+    from pipelines.steps.incomplete import write_incomplete
+    from pipelines.steps.player_patterns import write_player_patterns
+    from pipelines.steps.roster import write_roster
+    from pipelines.storage.store import Store
 
     write_incomplete(Store(base))
     backfill(Store(base))
@@ -273,7 +274,7 @@ def measure(store: Path, repeat: int, pages: list[str] | None = None) -> dict[st
 
 def store_size(store: Path) -> dict[str, int]:
     """Deals, plays, matches and players of the store."""
-    from pipelines.warehouse import connect
+    from pipelines.storage.warehouse import connect
 
     con = connect(store)
     row = con.execute(
@@ -302,7 +303,7 @@ def main(argv: list[str] | None = None) -> None:
     store = args.store
     if args.build:
         base = args.out.with_name(args.out.name + "_base")
-        from pipelines.store import Store
+        from pipelines.storage.store import Store
 
         if not Store(base).has_data("deals"):
             shutil.rmtree(base, ignore_errors=True)

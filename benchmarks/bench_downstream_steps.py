@@ -1,5 +1,5 @@
-"""Benchmark of the downstream steps of a run adding deals to a store (issue 17): wall and CPU
-seconds of each step of ``pipelines.plan.DOWNSTREAM_STEPS``, incremental and whole.
+"""Benchmark of the downstream steps of a run adding deals to a store: wall and CPU
+seconds of each step of ``pipelines.run.plan.DOWNSTREAM_STEPS``, incremental and whole.
 
 Copies ``--store`` (a store a whole run left, e.g. ``bench_pipeline.py``'s), copies ``--added``
 (simulated input, under its own name) into the copy's inbox and runs ingest and replay, then runs
@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
-from pipelines.store import Store
+from pipelines.run.plan import DOWNSTREAM_STEPS, ingest, replay
+from pipelines.storage.store import Store
 
 MODES = ("incremental", "whole")
 

@@ -1,8 +1,8 @@
-"""Benchmark of the replay executors (issue 17 item 5): the local process pool vs Dask distributed.
+"""Benchmark of the replay executors: the local process pool vs Dask distributed.
 
 Simulates about ``--deals`` deals (independent 10-deal matches) into an inbox and ingests it
 once into a store. Each trial copies that ingested store and times the replay step alone
-(``pipelines.steps.replay_step``: read the ready matches, replay and review them in batches of
+(``pipelines.steps.transactions.replay_step``: read the ready matches, replay and review them in batches of
 whole matches, write the batch) on one executor:
 
 - ``pool``: the local process pool of ``--workers`` processes (the default of ``gdan run``);
@@ -27,15 +27,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pipelines.pool import Executor, ExecutorKind
+from pipelines.exec.executor import Executor, ExecutorKind
 
 DEALS_PER_MATCH = 10
 
 
 def prepare(work: Path, deals: int, workers: int, keep: bool) -> tuple[Path, int]:
     """An ingested store of about ``deals`` simulated deals (reused with ``keep``), and its deals."""
-    from pipelines.steps import ingest_step
-    from pipelines.store import Store
+    from pipelines.steps.transactions import ingest_step
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     base = work / "ingested"
@@ -55,8 +55,8 @@ def prepare(work: Path, deals: int, workers: int, keep: bool) -> tuple[Path, int
 
 def timed_replay(base: Path, trial: Path, workers: int, executor: Executor) -> float:
     """Wall seconds of the replay step over a fresh copy of ``base`` at ``trial``."""
-    from pipelines.steps import replay_step
-    from pipelines.store import Store
+    from pipelines.steps.transactions import replay_step
+    from pipelines.storage.store import Store
 
     shutil.rmtree(trial, ignore_errors=True)
     shutil.copytree(base, trial, symlinks=True)

@@ -1,4 +1,4 @@
-"""Benchmark of the pipeline (issues 5, 17): N deals end to end, peak memory, the CPU split, a
+"""Benchmark of the pipeline: N deals end to end, peak memory, the CPU split, a
 rerun with nothing new and a run adding ``--add`` deals.
 
 Simulates about ``--deals`` deals (independent 10-deal matches, ``simulator.simulate_to_dir``;
@@ -10,9 +10,9 @@ then a second run with nothing new, then
 (``--add N``) a run after N more simulated deals arrived, in matches that start after the
 store's latest (a league going on). For each run it prints wall time, the
 CPU seconds of the process tree (steadier than wall time on a shared machine) and their split
-as the workers measured it (``pipelines.cpu``): parse (ingest), ``replay_batch`` and the
+as the workers measured it (``pipelines.exec.cpu``): parse (ingest), ``replay_batch`` and the
 endgame reviews; "replay's own" is parse + ``replay_batch``. ``--no-reviews`` runs without the
-reviews (``gdan run --no-reviews``). Issue 17's targets for 100k deals: pipeline CPU <= 2x the
+reviews (``gdan run --no-reviews``). The targets for 100k deals: pipeline CPU <= 2x the
 replay's own, peak <= 1.5 GiB, rerun <= 3 s, the added run proportional to the new data.
 
 Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--deals 100000] [--dir /tmp/gdan-bench]
@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -86,9 +87,13 @@ class PeakMemory:
     PSS_EVERY_S = 2.0
     PSS_ON_GROWTH = 1.1
 
-    def __init__(self, root_pid: int) -> None:
+    def __init__(self, root_pid: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        """Start sampling ``root_pid``'s tree; ``clock`` times the PSS schedule (a test stops it, so
+        that only the RSS's growth triggers PSS reads)."""
         self.root_pid = root_pid
+        self.clock = clock
         self.peak = TreeMemory(0, 0)
+        self.samples = 0  # samples taken so far: a test waits for one taken after what it looks for
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -98,11 +103,12 @@ class PeakMemory:
         pss_rss, pss_at = 0, float("-inf")
         while not self.stop.is_set():
             now = tree_memory(self.root_pid, pss=False)
-            if now.rss > pss_rss * self.PSS_ON_GROWTH or time.monotonic() - pss_at >= self.PSS_EVERY_S:
+            if now.rss > pss_rss * self.PSS_ON_GROWTH or self.clock() - pss_at >= self.PSS_EVERY_S:
                 now = tree_memory(self.root_pid)
-                pss_rss, pss_at = now.rss, time.monotonic()
+                pss_rss, pss_at = now.rss, self.clock()
             with self.lock:
                 self.peak = self.peak.max(now)
+                self.samples += 1
             self.stop.wait(self.RSS_EVERY_S)
 
     def reset(self) -> TreeMemory:
@@ -140,8 +146,8 @@ def _tree(root_pid: int) -> list[int]:
 
 CHILD = """
 import json, pathlib, sys
-from pipelines.cpu import CPU_S
-from pipelines.runner import run_pipeline
+from pipelines.exec.cpu import CPU_S
+from pipelines.run.runner import run_pipeline
 run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
 pathlib.Path(sys.argv[4]).write_text(json.dumps(CPU_S))
 """

@@ -1,4 +1,4 @@
-"""Benchmark of the replay engine (issue 3): deals replayed per second on one core, and the ratio of
+"""Benchmark of the replay engine: deals replayed per second on one core, and the ratio of
 replay time to the time ``orjson`` takes just to parse the same JSON Lines.
 
 Logs come from the simulator (``simulator.api.simulate_match``) across the built-in rulesets; if the

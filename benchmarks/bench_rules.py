@@ -1,4 +1,4 @@
-"""Speed of the rules engine (issue 2 targets; figures go to docs/performance.md "Rules engine").
+"""Speed of the rules engine against its targets (figures go to docs/performance.md "Rules engine").
 
 Run: ``.venv/bin/python benchmarks/bench_rules.py [--quick]``. Single process, one core. Times are
 process CPU time (``time.process_time_ns``), not wall time: the machine's two cores are shared, and

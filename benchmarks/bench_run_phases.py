@@ -1,7 +1,7 @@
-"""Benchmark of one pipeline run phase by phase (issue 17): wall, CPU and peak memory of ingest,
+"""Benchmark of one pipeline run phase by phase: wall, CPU and peak memory of ingest,
 the replay, each downstream step and each check, on a store as it is.
 
-Runs what ``pipelines.plan.run_plan`` runs, in the same order, handing freed memory back after
+Runs what ``pipelines.run.plan.run_plan`` runs, in the same order, handing freed memory back after
 each phase as it does, timing each phase: wall seconds, CPU seconds of this process and its
 waited-for children, and the peak memory of this process tree during the phase (summed RSS, and
 summed PSS, which counts a page the forked workers share once; ``/proc``, sampled by
@@ -33,9 +33,9 @@ from bench_downstream_steps import cpu_seconds
 from bench_pipeline import PeakMemory, tree_memory
 
 from pipelines import release_freed_memory
-from pipelines.plan import DOWNSTREAM_STEPS, ingest, replay
-from pipelines.store import Store
-from pipelines.store_checks import INGEST_CHECKS, REPLAY_CHECKS
+from pipelines.run.plan import DOWNSTREAM_STEPS, ingest, replay
+from pipelines.run.store_checks import INGEST_CHECKS, REPLAY_CHECKS
+from pipelines.storage.store import Store
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""Speed of the simulator (issue 4 target: ≥ 100 simulated deals/s per core; figures go to
+"""Speed of the simulator (target: ≥ 100 simulated deals/s per core; figures go to
 docs/performance.md "Simulator").
 
 Run: ``.venv/bin/python benchmarks/bench_simulate.py [--quick] [--workers K]``.

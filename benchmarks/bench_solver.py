@@ -1,4 +1,4 @@
-"""Benchmark of the endgame solver and the decision review (issue 16, docs/performance.md).
+"""Benchmark of the endgame solver and the decision review (docs/performance.md).
 
 Positions come from simulated deals (``simulator.api.simulate_match``): in every deal, the first
 decision at which the four hands hold at most N cards together, for N = 8, 12, 16, … Each is solved

@@ -1,4 +1,4 @@
-"""Guard for replay speed work (issue 3): the derived output must stay byte-identical.
+"""Guard for replay speed work: the derived output must stay byte-identical.
 
 ``--save`` simulates a fixed corpus once — 100 matches across the built-in rulesets (as
 ``bench_replay.py`` does) plus the damaged logs of ``simulate_to_dir(..., corrupt=0.7)`` — and

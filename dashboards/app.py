@@ -2,14 +2,18 @@
 
 Builds the navigation over the pages in ``dashboards/views/`` (not ``pages/``: Streamlit would also
 serve that folder as legacy file-based pages that bypass this entry point), the language switch
-and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``), read only;
-store-wide statistics are computed in the background at start (``GDAN_WARM_UP=0`` turns that off).
+and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``); the pages
+read it, and only the results entry page writes (to its inbox), for a logged-in referee or admin or
+a table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
+store's pages are not public (``gdan users public no``), a visitor sees only the login.
+Store-wide statistics are computed in the background at start (``GDAN_WARM_UP=0`` turns that off).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import access
 from dashboards.i18n import LANGS
 from dashboards.ui import current_store, from_url, reload_data, to_url, tr, warm_up
 
@@ -31,6 +35,8 @@ PAGES: list[tuple[str, str, str, str]] = [
 st.set_page_config(page_title="Guandan Lens · 掼蛋", page_icon="🃏", layout="wide")
 
 from_url("lang", "lang", list(LANGS))  # a shared link may open in 中文: ?lang=zh
+access.token_from_address()  # a table's link: /entry?token=…
+who = access.principal()
 
 with st.sidebar:
     chosen = st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
@@ -38,9 +44,26 @@ with st.sidebar:
     st.caption(f"{tr('store')}: `{current_store()}`")
     if st.button(tr("reload"), key="reload"):
         reload_data()
+    access.sidebar(who)
+
+
+def login_page() -> None:
+    """The only page of a store whose pages are not public, for a visitor not logged in."""
+    st.title(tr("access_login"))
+    st.info(tr("access_login_required"))
+
+
+if who is None and not access.pages_public():
+    st.navigation([st.Page(login_page, title=tr("access_login"), url_path="login", default=True)]).run()
+    st.stop()
 
 warm_up()
-pages = [st.Page(path, title=tr(label), url_path=url, icon=icon) for path, label, url, icon in PAGES]
+writer = who is not None and who.may_enter_results()
+pages = [
+    st.Page(path, title=tr(label), url_path=url, icon=icon)
+    for path, label, url, icon in PAGES
+    if writer or url != "entry"
+]
 
 
 def home() -> None:
@@ -52,6 +75,10 @@ def home() -> None:
     st.switch_page(pages[0], query_params=st.query_params.to_dict())
 
 
-st.navigation(
+navigation = st.navigation(
     [st.Page(home, title=tr("app_title"), url_path="home", default=True, visibility="hidden"), *pages]
-).run()
+)
+due = access.entry_address_due()
+if due is not None and writer:
+    st.switch_page(next(p for p in pages if p.url_path == "entry"), query_params=due)
+navigation.run()

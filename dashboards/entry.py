@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from dashboards.i18n import LABELS, Lang
@@ -24,7 +25,7 @@ from importers.scoresheet import (
     match_events,
     order_from_winner,
 )
-from pipelines.pairing_sheet import PairingRefused
+from pipelines.reads.pairing_sheet import PairingRefused
 from replay import Ruleset, replay_match
 from replay.rulesets import RoundFormat
 from schemas.vocabulary import PARTNER, SEATS, TEAMS
@@ -40,8 +41,9 @@ PAIRING_NOTES: tuple[tuple[re.Pattern[str], str], ...] = (
         "note_seeded",
     ),
     (re.compile(r"table (?P<t>\d+) plays for 3rd place"), "note_third_place"),
+    (re.compile(r"paired although round (?P<r>\d+) has no result for (?P<what>.*)"), "note_paired_missing"),
 )
-"""The notes of ``pipelines.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
+"""The notes of ``pipelines.reads.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
 
 
 def pairing_note(note: str, lang: Lang) -> str:
@@ -67,6 +69,9 @@ def pairing_failure(exc: LookupError, lang: Lang) -> str:
     data = dict(exc.data)
     if "rounds" in data:
         data["rounds"] = ", ".join(map(str, data["rounds"])) or label("pairing_no_rounds", lang)
+    for listed in ("tables", "teams"):
+        if listed in data:
+            data[listed] = ", ".join(map(str, data[listed])) or "–"
     return label(key, lang).format(**data)
 
 
@@ -103,6 +108,8 @@ class TableEntry:
     ruleset: Ruleset
     fmt: RoundFormat
     orders: tuple[tuple[str, ...], ...] = ()
+    started: datetime | None = None
+    """When the table's first deal was entered: the match's ``match_start.t`` (an aware time)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +148,8 @@ def derive(entry: TableEntry) -> Derived:
     rulesets = {entry.ruleset.id: entry.ruleset}
     deals = [DealResult(no, no, list(order)) for no, order in enumerate(entry.orders, start=1)]
     events = match_events(entry.spec, entry.ruleset, entry.fmt, deals, _untimed, open_end=True)
+    if entry.started is not None:
+        events[0] = {**events[0], "t": entry.started.isoformat(timespec="seconds")}
     complete = events[-1]["type"] == "match_end"
     result = replay_match(events if complete else [*events, _shown_end(events)], rulesets)
     refusal: Refusal | None = None
@@ -191,9 +200,19 @@ def _deal_at(events: Sequence[Mapping[str, Any]], seq: int) -> int | None:
 
 def parse_pairs(text: str, known: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
     """Pairs typed one per line, ``p01/p02`` (ids, or names from the roster ``known``: name → id);
-    returns the pairs and a message per bad line."""
+    returns the pairs and a message per bad line. A player may carry a name and club
+    (``p01 = Wang Li @ Nanjing``): :func:`parse_players` reads those."""
+    pairs, problems, _ = parse_players(text, known)
+    return pairs, problems
+
+
+def parse_players(
+    text: str, known: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[str], dict[str, dict[str, str]]]:
+    """:func:`parse_pairs` with the names and clubs typed (``id = name @ club``) per player id."""
     pairs: list[tuple[str, str]] = []
     problems: list[str] = []
+    typed: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -202,14 +221,26 @@ def parse_pairs(text: str, known: Mapping[str, str]) -> tuple[list[tuple[str, st
         if len(names) != 2:
             problems.append(f"line {no}: expected two players as p01/p02, got {line.strip()!r}")
             continue
-        ids = [known.get(n, n) for n in names]
+        ids = []
+        for typed_player in names:
+            player, _, rest = (part.strip() for part in typed_player.partition("="))
+            name, _, club = (part.strip() for part in rest.partition("@"))
+            ids.append(known.get(player, player))
+            details = {k: v for k, v in (("name", name), ("club", club)) if v}
+            if details:
+                typed[ids[-1]] = details
         again = [p for p in ids if p in seen]
         if again or ids[0] == ids[1]:
             problems.append(f"line {no}: a player in one pair only, got {(again or ids)[0]!r} twice")
             continue
         seen.update(ids)
         pairs.append((ids[0], ids[1]))
-    return pairs, problems
+    return pairs, problems, typed
+
+
+def deal_orders(events: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
+    """Each deal's finishing order in a match's events (to load a held result for the referee)."""
+    return [tuple(ev["order"]) for ev in events if ev["type"] == "deal_end"]
 
 
 def first_round_seats(

@@ -1,8 +1,9 @@
-"""The coach's filters and sample sizes (issue 18), shared by the Player, Tributes and Bombs pages.
+"""The coach's filters and sample sizes, shared by the Player, Tributes and Bombs pages.
 
 :func:`filter_bar` draws the filters (date range, event, ruleset, partner, seat, level) and the
 minimum sample, each bound to the address (``?from=…&to=…&event=…&min_n=…``) with the helpers of
-:mod:`dashboards.ui`, and returns them as one ``queries.SeatFilters``, the ``coach_*`` queries' argument.
+:mod:`dashboards.ui`, and returns them as one ``SeatFilters`` (``dashboards.queries.seats``), the
+``coach_*`` queries' argument.
 :func:`rate_metric` and :func:`rate_text` show a rate with its numerator and denominator, greyed
 with a note below the minimum sample: the PokerTracker convention that no rate is shown without
 the count behind it.
@@ -18,8 +19,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboards import queries
 from dashboards.naming import ruleset_name, seat_name
+from dashboards.queries.seats import SeatFilters, coach_options, coach_partners
 from dashboards.ui import from_url, lang, player_label, run, to_url, tr, url_choice
 from schemas.vocabulary import SEATS
 
@@ -48,15 +49,15 @@ def min_sample(prefix: str) -> int:
 
 def filter_bar(
     prefix: str, player: str | None = None, roster: pd.DataFrame | None = None
-) -> tuple[queries.SeatFilters, int]:
+) -> tuple[SeatFilters, int]:
     """The filters in an expander (open when one is set), as the ``coach_*`` queries' ``filters``,
     and the minimum sample.
 
     The partner filter is offered only for a ``player`` (its options are the player's partners,
-    labelled "name (id)" from ``roster``, ``queries.players``); seat and level are the
+    labelled "name (id)" from ``roster``, ``players``); seat and level are the
     player's seat and the deal's level (rules.md §1–§2).
     """
-    options = run(queries.coach_options).iloc[0]
+    options = run(coach_options).iloc[0]
     first = options["first_day"] if isinstance(options["first_day"], date) else None
     last = options["last_day"] if isinstance(options["last_day"], date) else None
     active = any(st.query_params.get(p) for p in ("from", "to", "event", "rules", "partner", "seat", "level"))
@@ -78,7 +79,7 @@ def filter_bar(
         with cols[2]:
             partner = None
             if player is not None:
-                partners = run(queries.coach_partners, player=player)["partner"].tolist()
+                partners = run(coach_partners, player=player)["partner"].tolist()
                 partner = url_choice(
                     st.selectbox,
                     tr("partner"),
@@ -91,7 +92,7 @@ def filter_bar(
         with cols[3]:
             level = _pick("level", _listed(options["levels"]), f"{prefix}_level", "level")
             minimum = min_sample(prefix)
-    filters = queries.SeatFilters(
+    filters = SeatFilters(
         start=start, end=end, event=event, rules=rules, partner=partner, seat=seat, level=level
     )
     return filters, minimum

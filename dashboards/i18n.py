@@ -352,7 +352,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "out": ("out", "已出完"),
     "flags_later": ("Step into the play to see each play's flags.", "进入出牌阶段后显示每手牌的标记。"),
     "no_plays": ("This deal has no recorded plays.", "此副无出牌记录。"),
-    # decision review (issue 16: the exact endgame solver)
+    # decision review (the exact endgame solver)
     "review": ("Decision review (exact endgame solver)", "决策复盘（残局精确求解）"),
     "review_none": (
         "No decision of this deal was reviewed "
@@ -606,7 +606,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "note_at_step": ("At this step", "记在当前这一步"),
     "note_save": ("Save note", "保存笔记"),
     "note_empty": ("Write a note or a tag first.", "请先写笔记或标签。"),
-    # journey 2 (issue 18): every label of every page in 中文
+    # journey 2: every label of every page in 中文
     "combo_single": ("single", "单张"),
     "combo_pair": ("pair", "对子"),
     "combo_triple": ("triple", "三同张"),
@@ -732,6 +732,59 @@ LABELS: dict[str, tuple[str, str]] = {
         "淮安规则第 25 条）",
     ),
     "note_third_place": ("table {t} plays for 3rd place", "第 {t} 桌争夺第三名"),
+    # results entry on the event day: registry, confirmation, referee's queue (service/)
+    "entry_register": ("Register event", "登记赛事"),
+    "entry_event_taken": (
+        "Event id {event} is taken (registered, or in the store's matches): choose another id.",
+        "赛事编号 {event} 已被使用（已登记，或数据仓库中已有该赛事的比赛）：请换一个编号。",
+    ),
+    "entry_no_event_yours": (
+        "No event here is yours to enter: an admin assigns referees to events (`gdan users assign`).",
+        "这里没有您可录入的赛事：由管理员为裁判分配赛事（`gdan users assign`）。",
+    ),
+    "entry_unknown_event": (
+        "The address names event {event}, which neither the registry nor the store knows: nothing "
+        "is opened in its place.",
+        "地址中的赛事 {event} 既未登记也不在数据仓库中：不会改为打开其他赛事。",
+    ),
+    "entry_open_default": ("Open results entry without an event", "打开成绩录入（不指定赛事）"),
+    "entry_confirmation": ("Opponents confirm each table's result", "每桌成绩须由对手确认"),
+    "entry_confirmation_help": (
+        "N–S enter the result on the tablet, E–W confirm it; only then does it count. A disputed "
+        "result goes to the referee's queue.",
+        "南北方在平板上录入成绩，东西方确认后才生效；有异议的成绩交由裁判处理。",
+    ),
+    "entry_registered_pairs": ("Registered pairs · check-in", "已登记搭档 · 报到"),
+    "entry_checked_in": ("Checked in", "已报到"),
+    "entry_choose_first": (
+        "Choose the 1st seat (上游) and the result, then add the deal.",
+        "请先选择上游座位和结果，再记录本副。",
+    ),
+    "entry_waiting": ("Waiting for {side} to confirm the result", "等待{side}确认成绩"),
+    "entry_confirm": ("Confirm ({side})", "确认（{side}）"),
+    "entry_dispute": ("Dispute", "提出异议"),
+    "entry_dispute_reason": ("What is wrong (for the referee)", "异议说明（供裁判参考）"),
+    "entry_disputed": (
+        "Disputed by {by}: {reason} — with the referee",
+        "{by} 提出异议：{reason}——交由裁判处理",
+    ),
+    "entry_referee_queue": ("Referee's queue: disputed results", "裁判待处理：有异议的成绩"),
+    "entry_accept": ("Accept as entered", "按原录入接受"),
+    "entry_correct_accept": ("Correct and accept", "更正后接受"),
+    "entry_pair_anyway": (
+        "Pair anyway (recorded: who, when, which tables)",
+        "仍然编排（记录操作人、时间和缺少成绩的桌次）",
+    ),
+    "pairing_refused_missing_results": (
+        "round {round} of event {event} has no result for tables {tables} (teams {teams}): enter "
+        "them first, or pair anyway (the override is recorded)",
+        "赛事 {event} 第 {round} 轮缺少桌次 {tables} 的成绩（队伍 {teams}）：请先录入，"
+        "或仍然编排（将记录此操作）",
+    ),
+    "note_paired_missing": (
+        "paired although round {r} has no result for {what}",
+        "第 {r} 轮缺少 {what} 的成绩，仍然编排",
+    ),
     # times in the event's local time (schemas/times.py)
     "unit_local": ("local time", "当地时间"),
     "local_days": ("local days of the matches", "按比赛当地日期"),
@@ -741,6 +794,68 @@ LABELS: dict[str, tuple[str, str]] = {
     "deal_started": ("Deal started", "本副开始"),
     "first_ingested_local": ("First ingested (match's local time)", "首次导入（比赛当地时间）"),
     "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
+    # access control: login, table tokens, roles (dashboards/access.py) and the audit of entries
+    "access_login": ("Log in", "登录"),
+    "access_account": ("Account", "账号"),
+    "access_password": ("Password", "密码"),
+    "access_login_button": ("Log in", "登录"),
+    "access_login_failed": ("Wrong account or password.", "账号或密码错误。"),
+    "access_throttled": (
+        "Too many failed attempts: try again after {until}.",
+        "失败次数过多：请在 {until} 之后再试。",
+    ),
+    "access_pin": ("Table PIN", "本桌 PIN 码"),
+    "access_pin_button": ("Enter table result", "录入本桌成绩"),
+    "access_token_refused": (
+        "This table link or PIN is not valid (wrong, expired, or its result is entered already).",
+        "本桌链接或 PIN 码无效（错误、已过期或本桌成绩已录入）。",
+    ),
+    "access_signed_in": ("Signed in", "已登录"),
+    "access_logout": ("Log out", "退出登录"),
+    "access_logged_out": ("You are logged out.", "您已退出登录。"),
+    "access_expired": ("Your session expired: log in again.", "会话已过期：请重新登录。"),
+    "access_revoked": (
+        "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
+    ),
+    "access_table_token": ("table token", "本桌令牌"),
+    "access_no_events": (
+        "No event is registered yet: an admin registers it (New event).",
+        "尚无已登记的赛事：请管理员登记（新赛事）。",
+    ),
+    "access_anonymous": (
+        "Anyone using this server may enter results (no login needed here).",
+        "本服务器的任何使用者都可录入成绩（无需登录）。",
+    ),
+    "access_login_required": (
+        "The pages of this store are for its members: log in on the left.",
+        "本数据仓库的页面仅限成员查看：请在左侧登录。",
+    ),
+    "access_entry_refused": (
+        "Results entry needs a referee of the event, an admin, or the table's link or PIN: log in "
+        "on the left.",
+        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或 PIN 码：请在左侧登录。",
+    ),
+    "access_table_refused": (
+        "You may not enter this table's result.", "您无权录入本桌成绩。"
+    ),
+    "role_viewer": ("viewer", "观众"),
+    "role_referee": ("referee", "裁判"),
+    "role_admin": ("admin", "管理员"),
+    "audit_entered_by": ("Entered by {by} at {at}", "由 {by} 于 {at} 录入"),
+    "audit_replaces": ("replaces revision {r}", "取代第 {r} 版"),
+    "audit_submissions": ("Submissions", "提交记录"),
+    "audit_submissions_help": (
+        "Every result entered in the browser: who (an account, or a table token's id), when (UTC) "
+        "and the revision it replaces, as written in the match's log (`gdan sql \"SELECT * FROM "
+        "submissions\"`).",
+        "在浏览器中录入的每个成绩：录入者（账号或本桌令牌编号）、时间（UTC）及其取代的版本，"
+        "均记录在比赛日志中（`gdan sql \"SELECT * FROM submissions\"`）。",
+    ),
+    "audit_entered_at": ("Entered at (UTC)", "录入时间（UTC）"),
+    "audit_entered_by_column": ("Entered by", "录入者"),
+    "audit_entered_via": ("How", "方式"),
+    "audit_replaces_column": ("Replaces revision", "取代版本"),
+    "audit_none": ("No result was entered in the browser yet.", "尚无在浏览器中录入的成绩。"),
 }
 
 

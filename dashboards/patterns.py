@@ -1,4 +1,5 @@
-"""Turn the play-pattern counts of ``queries.play_stats``/``jie_feng_received`` into rates.
+"""Turn the play-pattern counts of ``play_stats``/``jie_feng_received``
+(``dashboards.queries.play_patterns``) into rates.
 
 Pure pandas, no Streamlit: each row is one metric with the player's value and sample size next
 to the population's, so that the page never shows a rate without the count behind it.
@@ -79,7 +80,8 @@ def rates_table(
     player: pd.DataFrame, population: pd.DataFrame, jie_feng_population: pd.DataFrame
 ) -> pd.DataFrame:
     """The rate rows of :func:`pattern_table` (no means) for a filtered player: ``player`` is the
-    one-row ``queries.coach_play_rates`` (which carries its own ``jie_feng`` and ``deals``), next
+    one-row ``coach_play_rates`` (``dashboards.queries.coach``, which carries its own ``jie_feng`` and
+    ``deals``), next
     to the unfiltered population of ``play_stats`` and ``jie_feng_received``."""
     table = pattern_table(player, population, player[["jie_feng", "deals"]], jie_feng_population)
     return table[table["metric"].isin([key for key, _, _ in METRICS])].reset_index(drop=True)

@@ -1,7 +1,7 @@
 """Attach player names and clubs to per-player tables.
 
 Names and clubs come from the pipeline's roster (the ``players`` table, read once per store by
-``queries.players``); joining them here keeps every other query free of that join.
+``dashboards.queries.players.players``); joining them here keeps every other query free of that join.
 """
 
 from __future__ import annotations

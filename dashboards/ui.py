@@ -4,8 +4,8 @@ language, the "no data yet" state, downloadable tables, and the state of a view 
 between pages (:func:`player_link`, :func:`replayer_link`, :func:`page_link`).
 
 The connection is one in-memory DuckDB per store path (``st.cache_resource``). Pages call the
-query functions of :mod:`dashboards.queries` themselves, through :func:`run`
-(``run(queries.player_summary, player=p)``), so a type checker follows each value from the page
+query functions of the :mod:`dashboards.queries` modules themselves, through :func:`run`
+(``run(player_summary, player=p)``), so a type checker follows each value from the page
 to its SQL and sees a renamed query or a wrong parameter (no query is named by a string). Each
 query runs on its own cursor (DuckDB connections are not shared between Streamlit's script
 threads) and its result is cached by store path, query and bound parameters (``st.cache_data``).
@@ -27,11 +27,21 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboards import queries
 from dashboards.i18n import LABELS, Lang, t
-from pipelines.tournament_data import LookupFailed
-from pipelines.warehouse import connect, store_path
+from dashboards.queries.bombs import coach_bombs, coach_bombs_per_deal, coach_win_by_bombs
+from dashboards.queries.coach import coach_deal_record
+from dashboards.queries.common import Con
+from dashboards.queries.overview import overview_totals, status_counts
+from dashboards.queries.play_patterns import jie_feng_received, play_stats
+from dashboards.queries.players import filter_options, leaderboard, players
+from dashboards.queries.quality import incomplete_matches, quarantine_by_code
+from dashboards.queries.seats import NO_FILTERS
+from dashboards.queries.tournament import events
+from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
+from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.warehouse import connect, store_path
 from printouts import Document, to_csv, to_pdf, to_xlsx
+from printouts.cells import csv_safe
 from printouts.pdf import FontMissing, find_cjk_font
 
 
@@ -93,10 +103,10 @@ def _run(store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs
     return _cached(store, name, _bound(function, args, kwargs), function)
 
 
-def run(query: Callable[Concatenate[queries.Con, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+def run(query: Callable[Concatenate[Con, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """The (cached) result of ``query(connection, *args, **kwargs)`` over the current store.
 
-    ``query`` is a function of :mod:`dashboards.queries`; its parameters are checked like a
+    ``query`` is a function of a :mod:`dashboards.queries` module; its parameters are checked like a
     direct call's.
     """
     result: R = _run(current_store(), query, args, kwargs)
@@ -104,26 +114,26 @@ def run(query: Callable[Concatenate[queries.Con, P], R], /, *args: P.args, **kwa
 
 
 WARM_QUERIES: list[tuple[Callable[..., Any], dict[str, Any]]] = [
-    (queries.overview_totals, {}),
-    (queries.status_counts, {}),
-    (queries.filter_options, {}),
-    (queries.players, {}),
-    (queries.leaderboard, {"event": None, "rules": None, "min_rounds": 0}),
-    (queries.play_stats, {"player": None}),
-    (queries.jie_feng_received, {"player": None}),
-    (queries.bomb_summary, {"rules": None}),
-    (queries.bombs_per_deal, {"rules": None}),
-    (queries.bombs_by_class, {"rules": None}),
-    (queries.bomb_timing, {"rules": None}),
-    (queries.win_by_bombs, {"rules": None}),
-    (queries.tribute_kinds, {"rules": None}),
-    (queries.tribute_card_ranks, {"rules": None}),
-    (queries.level_gain_after_tribute, {"rules": None}),
-    (queries.quarantine_by_code, {}),
-    (queries.incomplete_matches, {}),
-    (queries.events, {}),
+    (overview_totals, {}),
+    (status_counts, {}),
+    (filter_options, {}),
+    (players, {}),
+    (leaderboard, {"event": None, "rules": None, "min_rounds": 0}),
+    (play_stats, {"player": None}),
+    (jie_feng_received, {"player": None}),
+    (coach_tribute_kinds, {"player": None, "filters": NO_FILTERS}),
+    (coach_tribute_cards, {"player": None, "filters": NO_FILTERS}),
+    (coach_level_gain, {"player": None, "filters": NO_FILTERS}),
+    (coach_deal_record, {"player": None, "filters": NO_FILTERS}),
+    (coach_bombs, {"player": None, "filters": NO_FILTERS}),
+    (coach_bombs_per_deal, {"player": None, "filters": NO_FILTERS}),
+    (coach_win_by_bombs, {"player": None, "filters": NO_FILTERS}),
+    (quarantine_by_code, {}),
+    (incomplete_matches, {}),
+    (events, {}),
 ]
-"""Store-wide queries (same parameters as the pages' defaults) computed in the background at start."""
+"""Store-wide queries, each with the parameters a page asks for when first opened (the Tributes and
+Bombs pages show everyone, unfiltered), computed in the background at start."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -192,11 +202,17 @@ def show_table(
     st.dataframe(df, hide_index=True, column_config=config, placeholder="", **kwargs)
     st.download_button(
         tr("download_csv"),
-        df.to_csv(index=False).encode("utf-8"),
+        table_csv(df),
         file_name=f"{key}.csv",
         mime="text/csv",
         key=f"dl_{key}",
     )
+
+
+def table_csv(df: pd.DataFrame) -> bytes:
+    """A shown table as the CSV file of its download button: UTF-8, a header row, and text that a
+    spreadsheet would read as a formula marked as text (:mod:`printouts.cells`)."""
+    return df.rename(columns=csv_safe).map(csv_safe).to_csv(index=False).encode("utf-8")
 
 
 def decided_label(step: str | None) -> str:
@@ -248,7 +264,7 @@ def _printout_bytes(document: Document, fmt: str) -> bytes:
 
 
 def printout_downloads(
-    build: Callable[Concatenate[queries.Con, P], Document],
+    build: Callable[Concatenate[Con, P], Document],
     name: str,
     label: str,
     /,
@@ -258,15 +274,15 @@ def printout_downloads(
     """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
     ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
 
-    ``build`` is a document function of :mod:`pipelines.printout_documents` (the ones `gdan
-    export` writes). The document is built (cached, like a query) and written only when a button
-    is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
-    nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese
-    font there is no pdf button.
+    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones
+    `gdan export` writes), printed in the page's language. The document is built (cached, like a
+    query) and written only when a button is clicked, so the page does not pay for printouts
+    nobody downloads. A lookup that finds nothing (e.g. no standings yet) shows the reason
+    instead of the buttons; without a Chinese font there is no pdf button.
     """
     store = current_store()
     try:
-        document: Document = _run(store, build, args, kwargs)
+        document: Document = _run(store, build, args, {**kwargs, "lang": lang()})
     except LookupFailed as exc:
         st.caption(f"{label} · {tr('printout_unavailable')}: {exc}")
         return
@@ -418,9 +434,15 @@ def page_url(page: str, **params: Any) -> str:
     return f"{page}?{urlencode(query)}" if query else page
 
 
-def player_link(player: str) -> str:
-    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``)."""
-    return page_url("player", player=player)
+def player_link(player: str, name: str | None = None) -> str:
+    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``); with
+    a ``name`` the address carries it too, for :data:`NAMED_LINK` to show the name, not the id."""
+    return page_url("player", player=player, name=name)
+
+
+NAMED_LINK = r"[?&]name=([^&]*)"
+"""The ``display_text`` of a link column of :func:`player_link` addresses with names: the name
+shows, the id is in the link (a hover shows it)."""
 
 
 def replayer_link(match: str, deal: int | None = None, step: int | None = None) -> str:
@@ -504,8 +526,8 @@ def match_label(matches: pd.DataFrame) -> Callable[[str], str]:
 
 
 def match_picker(matches: pd.DataFrame, *, key: str, param: str = "match") -> str | None:
-    """A select box of ``matches`` (rows of ``queries.find_matches``) labelled by event, round,
-    table and id, bound to ``?match=``; ``None`` when there are none."""
+    """A select box of ``matches`` (rows of ``dashboards.queries.replayer.find_matches``) labelled by
+    event, round, table and id, bound to ``?match=``; ``None`` when there are none."""
     ids: list[str] = matches["match_id"].tolist()
     if not ids:
         return None

@@ -7,7 +7,7 @@ from types import FrameType
 
 import typer
 
-from gdan import export, importer, pipeline, rankings, review, rules, simulate, tournament, validate
+from gdan import export, importer, pipeline, rankings, review, rules, simulate, tournament, users, validate
 
 app = typer.Typer(
     name="gdan",
@@ -21,6 +21,7 @@ for module in (rules, validate, review, simulate, pipeline, rankings, importer):
     module.register(app)
 tournament.register(app)
 export.register(app)
+users.register(app)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

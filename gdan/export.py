@@ -3,9 +3,13 @@
 - ``standings``: an event's standings after a round (names, clubs, every tie-break column);
 - ``round``: a round's results table by table (levels, winner, points; the bye);
 - ``dan-ledger``: per player one page: current amateur dan and the ledger of bcta rounds (§S5);
-- ``player``: per player one page: name, club, dan, rating and every match played.
+- ``player``: per player one page: name, club, dan, rating and every match played;
+- ``slips``: per table of a round one A4 page to put on the table: the pairs and seats, blank
+  deal lines and a QR code of the table's results-entry link.
 
-The documents are built by :mod:`pipelines.printout_documents` (shared with the dashboards'
+Every printout is in English or Chinese (``--lang zh``).
+
+The documents are built by :mod:`pipelines.reads.printout_documents` (shared with the dashboards'
 download buttons); the files are written by the pure writers of ``printouts``.
 """
 
@@ -14,17 +18,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption
-from pipelines.printout_documents import dan_document, player_document, round_document, standings_document
+from pipelines.reads.printout_documents import (
+    dan_document,
+    player_document,
+    round_document,
+    standings_document,
+)
+from printouts.labels import Lang
 
 if TYPE_CHECKING:
     from printouts import Document
 
+T = TypeVar("T")
 console = Console(stderr=True)
 app = typer.Typer(
     name="export",
@@ -53,6 +64,9 @@ BomOption = Annotated[
 ]
 EventOption = Annotated[str, typer.Option("--event", "-e", help="Event id (as in `gdan standings`).")]
 StageOption = Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
+LangOption = Annotated[
+    Lang, typer.Option("--lang", help="Language of every title, header and label: en or zh (中文).")
+]
 PlayersArgument = Annotated[
     list[str] | None,
     typer.Argument(help="Player ids or names; none: every player (of --event, when given)."),
@@ -88,9 +102,9 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
 
-def _run(build: Any, *args: Any) -> Document:
-    """Open the store, build the document; unknown events/players exit 1 with the message."""
-    from pipelines.tournament_data import LookupFailed, connect
+def _run(build: Callable[..., T], *args: Any) -> T:
+    """Open the store, build the document (or its data); unknown events/players exit 1 with the message."""
+    from pipelines.reads.tournament_data import LookupFailed, connect
 
     try:
         con = connect(args[0])
@@ -116,10 +130,11 @@ def export_standings(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """An event's standings after a round: rank, players' names and clubs, every tie-break column."""
-    document = _run(standings_document, store, event, stage, round_no)
+    document = _run(standings_document, store, event, stage, round_no, lang)
     _write(document, fmt, out, f"standings-{event}", bom)
 
 
@@ -134,10 +149,11 @@ def export_round(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """A round's results table by table: both pairs with clubs, final levels, winner, points, the bye."""
-    document = _run(round_document, store, event, stage, round_no)
+    document = _run(round_document, store, event, stage, round_no, lang)
     _write(document, fmt, out, f"round-{event}-r{round_no}", bom)
 
 
@@ -151,11 +167,12 @@ def export_dan(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Dan certificates: per player one page (pdf) or sheet (xlsx) with the current amateur dan,
     progress to the next one and every bcta round of the ledger (§S5). csv: the ledgers in one table."""
-    document = _run(dan_document, store, players, event)
+    document = _run(dan_document, store, players, event, lang)
     _write(document, fmt, out, f"dan-ledger-{_only(players) or event or 'all'}", bom)
 
 
@@ -168,12 +185,139 @@ def export_player(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Player sheets: per player one page (pdf) or sheet (xlsx): name, club, dan, rating and every match."""
-    document = _run(player_document, store, players, event)
+    document = _run(player_document, store, players, event, lang)
     one = _only(players)
     _write(document, fmt, out, f"player-{one}" if one else f"players-{event or 'all'}", bom)
+
+
+# --- table slips ------------------------------------------------------------------------------------------
+
+
+@app.command("slips")
+def export_slips(
+    event: EventOption,
+    round_no: Annotated[int, typer.Option("--round", "-r", help="The round to seat.", min=1)],
+    base_url: Annotated[
+        str,
+        typer.Option(
+            "--base-url",
+            help="Address of the dashboards as the tables' tablets reach it, e.g. http://10.0.0.5:8501.",
+        ),
+    ],
+    stage: StageOption = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            help="Blank deal lines on each slip (default: the registered round format's deals, else 12).",
+            min=1,
+            max=20,
+        ),
+    ] = None,
+    out: OutOption = None,
+    lang: LangOption = "en",
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Table slips (PDF, one A4 page per table): event, round, table number, both pairs with names
+    and seats, blank deal lines, and a QR code of the table's results-entry link
+    (BASE/entry?event=…&stage=…&round=…&table=…).
+
+    The tables are the round's draw in the event registry (the results-entry page's events),
+    else its stored matches when it has results, else its pairing (`gdan pair`, from the
+    standings after the round before).
+    """
+    from printouts.pdf import FontMissing
+    from printouts.slips import TableSlip, entry_link, to_slips_pdf
+
+    if not base_url.startswith(("http://", "https://")):
+        raise typer.BadParameter(
+            "expected an address starting with http:// or https://", param_hint="--base-url"
+        )
+    drawn = _drawn_seats(store, event, round_no)
+    title, stage_name, tables, planned = drawn or (*_run(_round_seats, store, event, stage, round_no), None)
+    slips = [
+        TableSlip(
+            event=title,
+            stage=stage_name,
+            round_no=round_no,
+            table=table,
+            seats=seats,
+            link=entry_link(base_url, event, stage_name, round_no, table),
+            deals=deals or planned or 12,
+        )
+        for table, seats in tables
+    ]
+    try:
+        data = to_slips_pdf(slips, lang)
+    except FontMissing as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    target = out or Path(f"{_safe(f'slips-{event}-r{round_no}')}.pdf")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    console.print(
+        f"wrote {target} ({len(data):,} bytes, {len(slips)} table(s))", markup=False, highlight=False
+    )
+
+
+def _drawn_seats(
+    store: Path, event: str, round_no: int
+) -> tuple[str, str | None, list[tuple[str, dict[str, str]]], int | None] | None:
+    """The round's tables as the event registry drew them (names by seat, in table order), with
+    the event's printed name, stage and the deals of its round format; None when not drawn."""
+    from service import registry
+
+    registered = registry.load(store, event)
+    if registered is None or round_no not in registered.rounds:
+        return None
+    people = registered.players
+    drawn = registered.rounds[round_no].tables
+    tables = [
+        (table, {s: (people[p].name or p) if p in people else p for s, p in drawn[table].items()})
+        for table in sorted(drawn, key=_table_order)
+    ]
+    deals = registered.format.get("deals")
+    return registered.name or event, registered.stage, tables, deals if isinstance(deals, int) else None
+
+
+def _table_order(table: str) -> tuple[bool, int, str]:
+    """Tables by number, named ones after them."""
+    return not table.isdigit(), int(table) if table.isdigit() else 0, table
+
+
+def _round_seats(
+    con: Any, event: str, stage: str | None, round_no: int
+) -> tuple[str, str | None, list[tuple[str, dict[str, str]]]]:
+    """The event's printed name, its stage, and per table (in table order) the players' names by
+    seat: from the round's stored matches (latest revision), else from its pairing."""
+    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, Player, roster, rows, stage_of
+
+    info = stage_of(con, event, stage)
+    names = roster(con)
+    played = rows(
+        con,
+        'SELECT "table", player_E AS E, player_N AS N, player_W AS W, player_S AS S FROM matches '
+        "WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? AND round = ? "
+        'QUALIFY row_number() OVER (PARTITION BY "table" ORDER BY revision DESC) = 1',
+        [event, info.stage, round_no],
+    )
+    if played:
+        seated = {str(r["table"]): {s: r[s] for s in "ENWS"} for r in played}
+    else:
+        sheet = pairing_sheet(con, event, info.stage, round_no, None, 0, KnockoutOptions())
+        seated = {str(number): seats for number, seats in sheet.seats.items()}
+    if not seated:
+        raise LookupFailed(f"event {event}: no tables in round {round_no} to print slips for")
+    order = sorted(seated, key=_table_order)
+    tables = [
+        (table, {s: (names.get(p) or Player(p)).label if p else "" for s, p in seated[table].items()})
+        for table in order
+    ]
+    return info.name or event, info.stage, tables
 
 
 def _only(players: list[str] | None) -> str | None:

@@ -7,10 +7,12 @@ Heavy imports (DuckDB, the pipeline) happen inside the commands so that
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,8 +20,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from gdan.failures import disk_full, one_line
 from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
-from pipelines.pool import Executor, ExecutorKind
+from pipelines.exec.executor import Executor, ExecutorKind
 
 if TYPE_CHECKING:
     import duckdb
@@ -57,7 +60,7 @@ def require_tables(store: Path) -> None:
 
     A mistyped ``--store`` would otherwise read as an empty store (0 rows, no error).
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     if not Store(store).tables_dir.is_dir():
         what = "a store without tables (run `gdan run` first)" if is_store(store) else "not a store"
@@ -76,7 +79,7 @@ def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyCon
 
     ``as_of``: the number of an older run to read instead of the last one.
     """
-    from pipelines.warehouse import connect
+    from pipelines.storage.warehouse import connect
 
     require_tables(store)
     return connect(store, as_of=as_of)
@@ -110,35 +113,65 @@ def ingest(
     ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
     ``gdan ingest .`` copy into the inbox too.
     """
-    from pipelines.ingest import file_sha256
-    from pipelines.store import Store
+    from pipelines.steps.ingest import file_sha256
+    from pipelines.storage.store import Store
 
     inbox = Store(store).inbox
     files = [(p, p.name) for p in paths if p.is_file()]
     for folder in (p.resolve() for p in paths if p.is_dir()):
         found = (f for f in sorted(folder.rglob("*")) if f.is_file())
         files += [(f, f.relative_to(folder.parent).as_posix()) for f in found]
-    inbox.mkdir(parents=True, exist_ok=True)
     copied = same = 0
-    with _progress() as progress:
-        task = progress.add_task("copy to inbox", total=len(files))
-        for source, name in files:
-            target = inbox / name
-            if target.exists():
-                digest = file_sha256(source)
-                if file_sha256(target) == digest:
-                    same += 1
-                    progress.advance(task)
-                    continue
-                target = target.with_name(f"{digest[:8]}-{target.name}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-            copied += 1
-            progress.advance(task)
+    try:
+        inbox.mkdir(parents=True, exist_ok=True)
+        with _progress() as progress:
+            task = progress.add_task("copy to inbox", total=len(files))
+            for source, name in files:
+                target = inbox / name
+                if target.exists():
+                    digest = file_sha256(source)
+                    if file_sha256(target) == digest:
+                        same += 1
+                        progress.advance(task)
+                        continue
+                    target = target.with_name(f"{digest[:8]}-{target.name}")
+                _copy_whole(source, target)
+                copied += 1
+                progress.advance(task)
+    except OSError as exc:
+        what = "disk full" if disk_full(exc) else "cannot copy"
+        console.print(
+            literal(
+                f"{what}: {one_line(exc)}. {copied} file(s) copied, {same} already there; the inbox "
+                "holds no partial file. Free space (or fix the cause) and run `gdan ingest` again.",
+                "red",
+            ),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED) from None
     console.print(
         f"[green]{copied} file(s) copied[/] to {escape(str(inbox))}, {same} already there. "
         "Next: [bold]gdan run[/]"
     )
+
+
+PARTIAL_PREFIX = ".partial-"
+"""Name prefix of a copy into the inbox until it is whole: hidden, so no run reads it."""
+
+
+def _copy_whole(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` so that ``target`` appears whole or not at all.
+
+    The copy is written under a hidden name beside ``target`` (the ingest skips hidden files) and
+    renamed into place when complete; a copy that fails (a full disk) is removed.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-{target.name}")
+    try:
+        shutil.copy2(source, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def run(
@@ -212,7 +245,8 @@ def run(
 def _require_table_path(store: Path) -> None:
     """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
     its path), before any step starts: the store's first table read would raise it mid-run."""
-    from pipelines.store import Store, StorePathError
+    from pipelines.storage.delta import StorePathError
+    from pipelines.storage.store import Store
 
     try:
         Store(store).check_table_path()
@@ -223,7 +257,7 @@ def _require_table_path(store: Path) -> None:
 
 def _quarantine_rows(store: Path) -> int:
     """Rows in the store's ``quarantine`` table (from its Delta log: no data file read)."""
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     return Store(store).committed_rows("quarantine")
 
@@ -232,13 +266,12 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
          reviews: bool = True) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
 
-    Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
-    last commit; says so too while it waits for another process that holds the writer lock.
+    Exits 1 on a failure and 130 on an interrupt, in one message saying that the store keeps its
+    last committed state (a full disk named as such), wherever the failure happens: in a step,
+    or in the reads before and after them; says so too while it waits for another process that
+    holds the writer lock.
     """
-    from pipelines import store as store_module
-    from pipelines.progress import show_with
-    from pipelines.runner import PipelineFailedError, run_pipeline
-    from pipelines.store import Store
+    from pipelines.storage.lock import lock_wait_notices
 
     def waiting(pid: int | None) -> None:
         holder = f"pid {pid}" if pid else "another process"
@@ -247,9 +280,45 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
             "holds the store's lock"
         )
 
+    lock_wait_notices.append(waiting)
+    try:
+        return _run_and_report(store, workers, refresh, executor, reviews)
+    except (typer.Exit, SystemExit):
+        raise
+    except Exception as exc:
+        cause = (
+            f"disk full ({one_line(exc)})" if disk_full(exc) else f"pipeline failed: {one_line(exc)}"
+        )
+        console.print(
+            literal(
+                f"{cause}. The store keeps its last committed state; "
+                + ("free space and run again." if disk_full(exc) else "fix the cause and run again."),
+                "red",
+            ),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED) from exc
+    except BaseException:
+        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler): a BaseException, not an
+        # error of the pipeline.
+        console.print(
+            "[yellow]interrupted:[/] the store keeps its last committed state; "
+            "`gdan run` continues from there."
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        lock_wait_notices.remove(waiting)
+
+
+def _run_and_report(store: Path, workers: int, refresh: bool, executor: Executor | None,
+                    reviews: bool) -> int:
+    """:func:`_run` without its handlers: the run, its warnings and its summary."""
+    from pipelines.exec.progress import show_with
+    from pipelines.run.runner import PipelineFailedError, run_pipeline
+    from pipelines.storage.store import Store
+
     before = _quarantine_rows(store)
     committed_before = set(Store(store).committed_batches())
-    store_module.lock_wait_notices.append(waiting)
     try:
         with _progress() as progress, show_with(progress):
             run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
@@ -257,24 +326,6 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
         _file_problems(store, committed_before)
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    except Exception as exc:
-        console.print(
-            f"[red]pipeline failed:[/] {escape(str(exc))}\nThe store keeps its last committed "
-            "state; fix the cause and run again."
-        )
-        raise typer.Exit(EXIT_FAILED) from exc
-    except BaseException as exc:
-        if isinstance(exc, SystemExit):
-            raise
-        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler) during a step: a
-        # BaseException, not an error of the pipeline.
-        console.print(
-            "[yellow]interrupted:[/] the store keeps its last committed state; "
-            "`gdan run` continues from there."
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        store_module.lock_wait_notices.remove(waiting)
     _file_problems(store, committed_before)
     _summary(store)
     quarantined = _quarantine_rows(store) - before
@@ -292,7 +343,7 @@ def _file_problems(store: Path, before: set[str]) -> None:
     import pyarrow.compute as pc
     from rich.markup import escape
 
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     the_store = Store(store)
     batches = set(the_store.committed_batches()) - before
@@ -311,8 +362,8 @@ def _file_problems(store: Path, before: set[str]) -> None:
 
 def _summary(store: Path) -> None:
     """Matches and raw rows by status after the run, as a table on stderr."""
-    from pipelines.state import summary_counts
-    from pipelines.store import Store
+    from pipelines.steps.state import summary_counts
+    from pipelines.storage.store import Store
 
     counts = summary_counts(Store(store))
     rows: list[tuple[str, int | None, int]] = [
@@ -362,36 +413,105 @@ def sql(
     except RefusedQueryError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    from pipelines.warehouse import UnknownRunError
+    from pipelines.storage.warehouse import UnknownRunError
 
     try:
         con = read_connection(store, as_of)
     except UnknownRunError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
-    try:
-        lock_down(con, store)
-        result = con.execute(query)
-        columns = [d[0] for d in result.description or []]
-        rows = result.fetchall()
-    except duckdb.Error as exc:
-        console.print(f"[red]query failed:[/] {escape(str(exc))}")
-        raise typer.Exit(EXIT_FAILED) from exc
-    finally:
-        con.close()
+    with tempfile.TemporaryDirectory(prefix="gdan-sql-") as spill:
+        try:
+            lock_down(con, store, Path(spill))
+            result = con.execute(query)
+            columns = [d[0] for d in result.description or []]
+            rows = result.fetchall()
+        except duckdb.Error as exc:
+            console.print(f"[red]query failed:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_FAILED) from exc
+        finally:
+            con.close()
     emit(Rows(columns, rows), output, cell=raw_cell, limit=limit)
+
+
+PortOption = Annotated[int, typer.Option(help="Port of the Streamlit server.")]
+HostOption = Annotated[
+    str,
+    typer.Option(help="Address to listen on: 127.0.0.1 (this computer only) unless told otherwise, "
+                 "e.g. 0.0.0.0 for the tablets of the local network (needs an admin account)."),
+]
+AnonymousOption = Annotated[
+    bool,
+    typer.Option("--allow-anonymous-writes",
+                 help="Let anyone who reaches the server enter results without a login (prints a warning)."),
+]
+IdleOption = Annotated[float, typer.Option(help="Minutes of inactivity after which a login expires.", min=1)]
+LOOPBACK = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this computer only (``localhost``, ``127.x``, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def anonymous_writes(host: str, admin_exists: bool, allow_anonymous_writes: bool) -> bool:
+    """Whether the dashboards may let visitors enter results without a login.
+
+    On loopback without any admin account: yes (one person at this computer; `gdan demo`). Once an
+    admin exists, logins are required unless ``--allow-anonymous-writes``. Exposed on another address
+    without an admin account and without that flag: refused (``ExposureRefused``)."""
+    if allow_anonymous_writes:
+        return True
+    if admin_exists:
+        return False
+    if is_loopback(host):
+        return True
+    raise ExposureRefused(
+        f"refusing to serve on {host} without accounts: anyone on the network could enter results.\n"
+        "Create an admin first:  gdan users add NAME --role admin\n"
+        "(and referees: gdan users add NAME --role referee --event EVENT), "
+        f"or serve on {LOOPBACK} only (the default), "
+        "or pass --allow-anonymous-writes if everyone on this network may write results."
+    )
+
+
+class ExposureRefused(RuntimeError):
+    """The dashboards would be reachable from the network with nobody able to log in."""
+
+
+def _exposure(store: Path, host: str, allow_anonymous_writes: bool) -> bool:
+    """:func:`anonymous_writes` for the store's accounts; exit 1 with its message when refused."""
+    from service.accounts import has_admin
+
+    try:
+        return anonymous_writes(host, has_admin(store), allow_anonymous_writes)
+    except ExposureRefused as exc:
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from None
 
 
 def dashboard(
     store: StoreOption = DEFAULT_STORE,
-    port: Annotated[int, typer.Option(help="Port of the Streamlit server.")] = 8501,
+    port: PortOption = 8501,
+    host: HostOption = LOOPBACK,
+    allow_anonymous_writes: AnonymousOption = False,
+    session_idle_minutes: IdleOption = 30,
 ) -> None:
-    """Start the Streamlit dashboards over the store (reads only; safe while the pipeline runs).
+    """Start the Streamlit dashboards over the store (safe while the pipeline runs).
 
-    Runs until stopped: Ctrl-C, or `kill` of this process (SIGTERM), stops the server too.
+    The pages read the store; results entry writes the store's inbox, for a referee of the event,
+    an admin (`gdan users`), or a table's token (`gdan tokens issue`). The server listens on
+    127.0.0.1 unless --host says otherwise; on another address it needs an admin account (or
+    --allow-anonymous-writes, which lets anyone there enter results). Streamlit's XSRF protection
+    stays on. Runs until stopped: Ctrl-C, or `kill` of this process (SIGTERM), stops the server too.
     """
     require_tables(store)
-    _dashboard(store, port)
+    _dashboard(store, port, host, allow_anonymous_writes, session_idle_minutes)
 
 
 STREAMLIT_SETTINGS = (
@@ -401,20 +521,35 @@ STREAMLIT_SETTINGS = (
     "viewer",
     "--runner.magicEnabled",
     "false",
+    "--server.enableXsrfProtection",
+    "true",
 )
 """The repository's ``.streamlit/config.toml`` as command-line flags: Streamlit reads that file only
 when started from the repository root, and the dashboards keep these settings wherever
-``gdan dashboard`` runs (no telemetry, no Deploy button, no magic)."""
+``gdan dashboard`` runs (no telemetry, no Deploy button, no magic, XSRF protection on)."""
 
 
-def _dashboard(store: Path, port: int) -> None:
+def _dashboard(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_writes: bool = False,
+               idle_minutes: float = 30) -> None:
+    anonymous = _exposure(store, host, allow_anonymous_writes)
+    if anonymous and not is_loopback(host):
+        console.print(literal(f"WARNING: anyone who reaches {host}:{port} can enter and correct results "
+                              "without a login (--allow-anonymous-writes)", "bold red"))
+    elif anonymous:
+        console.print(literal("results entry needs no login on this computer "
+                              "(add an admin with `gdan users add NAME --role admin` to require one)"))
     # The dashboards are a separate app started as its own process: located, never imported.
     spec = importlib.util.find_spec("dashboards")
     app = Path(spec.origin).parent / "app.py" if spec and spec.origin else Path("dashboards/app.py")
     if not app.exists():
         console.print(literal(f"{app} not found", "red"))
         raise typer.Exit(EXIT_FAILED)
-    env = {**os.environ, "GDAN_STORE": str(store.absolute())}
+    env = {
+        **os.environ,
+        "GDAN_STORE": str(store.absolute()),
+        "GDAN_ANONYMOUS_WRITES": "1" if anonymous else "0",
+        "GDAN_SESSION_IDLE_MINUTES": str(idle_minutes),
+    }
     command = [
         sys.executable,
         "-m",
@@ -423,11 +558,14 @@ def _dashboard(store: Path, port: int) -> None:
         str(app),
         "--server.port",
         str(port),
+        "--server.address",
+        host,
         "--server.headless",
         "true",
         *STREAMLIT_SETTINGS,
     ]
-    console.print(f"dashboards on [bold]http://localhost:{port}[/] (Ctrl-C or `kill {os.getpid()}` to stop)")
+    shown = f"[{host}]" if ":" in host else host
+    console.print(literal(f"dashboards on http://{shown}:{port} (Ctrl-C or `kill {os.getpid()}` to stop)"))
     raise typer.Exit(_serve(command, env))
 
 
@@ -458,8 +596,10 @@ def demo(
     serve: Annotated[
         bool, typer.Option("--dashboard/--no-dashboard", help="Start the dashboards at the end.")
     ] = True,
-    port: Annotated[int, typer.Option(help="Port of the Streamlit server.")] = 8501,
+    port: PortOption = 8501,
     seed: Annotated[int, typer.Option(help="Seed of the sample data.")] = 0,
+    host: HostOption = LOOPBACK,
+    allow_anonymous_writes: AnonymousOption = False,
 ) -> None:
     """On an empty store: simulate a sample tournament and league into the inbox; run; open the dashboards.
 
@@ -468,8 +608,10 @@ def demo(
     Creates the store when the folder is not one yet. Stop it with Ctrl-C, or `kill` its pid
     (shown with the dashboards' address).
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
+    if serve:
+        _exposure(store, host, allow_anonymous_writes)  # refused before minutes of simulation
     the_store = Store(store)
     if the_store.has_data("raw_events") or any(the_store.inbox.glob("*")):
         console.print(literal(f"store {store} already has data: not simulating"))
@@ -500,7 +642,7 @@ def demo(
             raise typer.Exit(EXIT_INTERRUPTED) from None
     _run(store, 0)
     if serve:
-        _dashboard(store, port)
+        _dashboard(store, port, host, allow_anonymous_writes)
 
 
 def maintain(
@@ -515,7 +657,7 @@ def maintain(
     Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
     correct: it only saves space and speeds up reads.
     """
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     require_tables(store)
     report = Store(store).maintain(retention_days)

@@ -1,7 +1,7 @@
 """`gdan` commands of the association: standings, amateur dan and the ratings leaderboard.
 
 They read the scoring tables (``schemas/scoring.py``, spec ``scoring.md`` §S5–§S7) read-only
-through :func:`pipelines.warehouse.connect` (in-memory views over the Parquet files; the
+through :func:`pipelines.storage.warehouse.connect` (in-memory views over the Parquet files; the
 pipeline's ``warehouse.duckdb`` is never opened), with parameterized SQL only. DuckDB and the
 scoring parameters are imported inside the commands so that ``gdan --help`` stays fast.
 
@@ -24,7 +24,7 @@ from rich.console import Console
 
 from gdan.pipeline import DEFAULT_STORE, StoreOption, read_connection
 from gdan.render import OutputFormat, Rows, emit, literal, tidy_cell, write_json
-from pipelines.printout_documents import TIE_BREAK_LABELS
+from pipelines.reads.printout_documents import TIE_BREAK_LABELS
 from schemas.times import local_time, time_label
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ console = Console(stderr=True)
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 
 _ROSTER = "roster AS (SELECT player_id, name, club FROM players)"
-"""Player names and clubs from the pipeline's roster (``players``, ``pipelines.roster``)."""
+"""Player names and clubs from the pipeline's roster (``players``, ``pipelines.steps.roster``)."""
 
 
 def _fail(message: str) -> typer.Exit:

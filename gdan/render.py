@@ -109,6 +109,8 @@ def emit(
 ) -> None:
     """Write ``result`` to stdout as a rich table, csv (with a header) or a json list of objects.
 
+    csv: text that a spreadsheet would read as a formula is marked as text (:mod:`printouts.cells`).
+
     Table only: ``labels`` gives short headers, ``cell`` formats values, ``limit`` caps the rows
     shown (a note says how many there are). A table wider than the terminal loses whole
     columns: first ``drop_first`` in that order, then the others from the right, never
@@ -118,9 +120,11 @@ def emit(
     if output is OutputFormat.csv:
         import csv
 
+        from printouts.cells import csv_safe
+
         writer = csv.writer(sys.stdout)
-        writer.writerow(result.columns)
-        writer.writerows(result.rows)
+        writer.writerow([csv_safe(c) for c in result.columns])
+        writer.writerows([csv_safe(v) for v in row] for row in result.rows)
         return
     if output is OutputFormat.json:
         write_json(result.records())

@@ -1,4 +1,4 @@
-"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts (issue 16)."""
+"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def review(
     """
     from gdan.render import Rows, emit, stderr_console
     from gdan.validate import _read_events
-    from pipelines.reviews import action_text
+    from pipelines.steps.reviews import action_text
     from replay.review import review_deal
     from replay.solver import Budget
 

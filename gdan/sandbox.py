@@ -8,9 +8,11 @@ Two independent fences, so neither alone has to be perfect:
 2. :func:`lock_down` restricts the connection itself: external access off except the store's
    ``tables/`` folder (``allowed_directories``), so ``read_csv('/etc/passwd')`` or a
    ``read_parquet`` of another folder fails even inside a ``SELECT``; then
-   ``lock_configuration``, so no statement can switch it back.
+   ``lock_configuration``, so no statement can switch it back. DuckDB also lets a query read its
+   own spill folder (``temp_directory``, by default ``.tmp`` in the working directory, which may
+   hold anything), so that folder is first moved to a private, empty one.
 
-The connection is the ordinary reader connection (``pipelines.warehouse.connect``: in-memory
+The connection is the ordinary reader connection (``pipelines.storage.warehouse.connect``: in-memory
 views over the Parquet files); the lock-down is applied after its views exist.
 """
 
@@ -57,11 +59,19 @@ def check_query(query: str) -> None:
             )
 
 
-def lock_down(con: duckdb.DuckDBPyConnection, store: str | Path) -> None:
-    """Let ``con`` read files only under the store's ``tables/`` folder, and freeze its settings."""
-    from pipelines.store import Store
+def lock_down(con: duckdb.DuckDBPyConnection, store: str | Path, spill: Path) -> None:
+    """Let ``con`` read files only under the store's ``tables/`` folder and its spill folder
+    ``spill``, and freeze its settings.
+
+    ``spill`` is a private, empty folder the caller owns and removes afterwards (e.g. a
+    ``tempfile.TemporaryDirectory``): DuckDB adds its ``temp_directory`` to the folders a query
+    may read, so it must be set there before access is restricted.
+    """
+    from pipelines.storage.store import Store
 
     tables = Store(store).tables_dir.as_posix().replace("'", "''")
+    spill_dir = spill.as_posix().replace("'", "''")
+    con.execute(f"SET temp_directory = '{spill_dir}'")
     con.execute(f"SET allowed_directories = ['{tables}/']")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")

@@ -1,4 +1,4 @@
-"""`gdan simulate`: write simulated tournaments, leagues or matches as event logs (issue 4)."""
+"""`gdan simulate`: write simulated tournaments, leagues or matches as event logs."""
 
 from __future__ import annotations
 

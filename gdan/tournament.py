@@ -1,9 +1,9 @@
 """`gdan pair`: the table assignments of an event's next round (scoring.md §S8).
 
-The pairing is :func:`pipelines.pairing_sheet.pairing_sheet` (the dashboards' results entry page
+The pairing is :func:`pipelines.reads.pairing_sheet.pairing_sheet` (the dashboards' results entry page
 uses it too): :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
 tournaments with, fed from the store; a knockout stage is a seeded bracket
-(:mod:`pipelines.pair_knockout`).
+(:mod:`pipelines.reads.pair_knockout`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.console import Console
 from gdan.pipeline import DEFAULT_STORE, OutputFormat, StoreOption
 
 if TYPE_CHECKING:
-    from pipelines.pairing_sheet import PairingSheet
+    from pipelines.reads.pairing_sheet import PairingSheet
     from scoring.pairing import System
 
 console = Console(stderr=True)
@@ -64,6 +64,16 @@ def pair(
     third_place: Annotated[
         bool, typer.Option("--third-place", help="Knockout: the final round also plays for 3rd place.")
     ] = False,
+    allow_missing: Annotated[
+        bool,
+        typer.Option(
+            "--allow-missing",
+            help="Pair although the round before has tables without a result (recorded: who, when, which).",
+        ),
+    ] = False,
+    by: Annotated[
+        str | None, typer.Option(help="Who overrides with --allow-missing (default: your login name).")
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
     output: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
@@ -81,9 +91,15 @@ def pair(
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     An individual event (partners rotate between rounds, e.g. a dan league) is refused: §S8
     pairs fixed pairs; seat its tables yourself and import their score sheets (`gdan import`).
+    A round after one with tables that have no result (the tables the event registry drew, or
+    teams of the event without a match) is refused too, since their teams would be left out;
+    --allow-missing pairs it anyway and records the override in the store's service folder.
     """
-    from pipelines.pairing_sheet import KnockoutOptions, pairing_sheet
-    from pipelines.tournament_data import LookupFailed, connect
+    import getpass
+
+    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, connect
+    from service import registry
 
     systems: dict[PairingSystem, System] = {
         PairingSystem.SWISS: "swiss",
@@ -95,12 +111,19 @@ def pair(
         con = connect(store)
         try:
             ko = KnockoutOptions(seeding_stage, qualifiers, seeded, third_place)
-            sheet = pairing_sheet(con, event, stage, round_no, chosen, seed, ko)
+            registered = registry.load(store, event)
+            before = registered.rounds.get(round_no - 1) if registered else None
+            drawn = before.tables if before else None
+            sheet = pairing_sheet(con, event, stage, round_no, chosen, seed, ko, drawn, allow_missing)
         finally:
             con.close()
     except LookupFailed as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from None
+    if sheet.missing is not None:
+        who = by or getpass.getuser()
+        registry.record_override(store, event, round_no, who, sheet.missing.tables, sheet.missing.teams)
+        console.print(f"[yellow]override recorded: {who} paired round {round_no} without those results[/]")
     if output is OutputFormat.csv:
         from printouts import Section, to_csv
 

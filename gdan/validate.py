@@ -1,4 +1,4 @@
-"""`gdan validate`: replay hand logs and report valid / partial / invalid matches (issue 3)."""
+"""`gdan validate`: replay hand logs and report valid / partial / invalid matches."""
 
 from __future__ import annotations
 
@@ -108,13 +108,13 @@ def validate(
 def _read_events(paths: list[Path]) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """Events grouped by match across files, and the malformed lines (file, line, message).
 
-    Files are read as the ingest step reads them (``pipelines.lines``: a BOM is dropped, CRLF
+    Files are read as the ingest step reads them (``pipelines.steps.lines``: a BOM is dropped, CRLF
     accepted). A damaged ``.gz`` file, or a last line without a line break that is no complete
     JSON object, is one malformed entry at its line; the lines before it are validated.
     """
     import orjson
 
-    from pipelines.lines import LineReader
+    from pipelines.steps.lines import LineReader
 
     matches: dict[str, list[dict[str, Any]]] = {}
     malformed: list[dict[str, Any]] = []

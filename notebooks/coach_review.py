@@ -283,7 +283,7 @@ fig.show()
 # %% [markdown]
 # ## Critical moments: the largest losses found by the exact endgame solver
 #
-# `play_reviews` (issue 16) scores the player's decisions near the end of each fully known deal
+# `play_reviews` scores the player's decisions near the end of each fully known deal
 # with the exact endgame solver: the position's value before the decision, the value after the
 # action taken (levels for the player's team, rules.md §5.8), and the *loss* between them (0 for
 # a best move). Below are the player's `TOP_DEALS` largest losses, each with the best move(s)

@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 import polars as pl
 
-from pipelines.warehouse import connect, store_path
+from pipelines.storage.warehouse import connect, store_path
 from schemas.vocabulary import BIG_JOKER, JOKER_RANKS, RANKS, SMALL_JOKER
 
 Z95 = NormalDist().inv_cdf(0.975)

@@ -2,7 +2,9 @@
 
 Text is stored as Unicode in the workbook, so names and clubs in Chinese open correctly in
 Excel and WPS; numbers stay numbers (sortable, summable) and columns are sized to their content
-(a CJK character counted twice as wide as a Latin one).
+(a CJK character counted twice as wide as a Latin one). Text that would read as a formula (a
+name such as ``=HYPERLINK(…)``) is stored as a string cell with Excel's quote prefix, never as a
+formula (:mod:`printouts.cells`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from printouts.cells import reads_as_formula
 from printouts.document import Document, Section, cell_text, is_number
 
 _SHEET_NAME_BAD = re.compile(r"[\[\]:*?/\\]")
@@ -45,20 +48,20 @@ def _write(ws: Any, document: Document, sections: Sequence[Section]) -> None:
     from openpyxl.styles import Alignment, Font, PatternFill
 
     header_fill = PatternFill("solid", fgColor="DDE4EE")
-    ws.append([document.title])
+    _append(ws, [document.title])
     ws.cell(row=1, column=1).font = Font(bold=True, size=14)
     if document.subtitle:
-        ws.append([document.subtitle])
+        _append(ws, [document.subtitle])
     widths: dict[int, int] = {}
     freeze = None
     for section in sections:
         ws.append([])
         if section.title and section.title != document.title:
-            ws.append([section.title])
+            _append(ws, [section.title])
             ws.cell(row=ws.max_row, column=1).font = Font(bold=True, size=12)
         for line in section.lines:
-            ws.append([line])
-        ws.append(list(section.columns))
+            _append(ws, [line])
+        _append(ws, list(section.columns))
         header_row = ws.max_row
         freeze = freeze or f"A{header_row + 1}"
         for col, name in enumerate(section.columns, start=1):
@@ -67,7 +70,7 @@ def _write(ws: Any, document: Document, sections: Sequence[Section]) -> None:
             cell.fill = header_fill
             widths[col] = max(widths.get(col, 0), _width(name))
         for row in section.rows:
-            ws.append([_value(v) for v in row])
+            _append(ws, [_value(v) for v in row])
             for col, value in enumerate(row, start=1):
                 widths[col] = max(widths.get(col, 0), _width(cell_text(value)))
                 if is_number(value) or section.columns[col - 1] in document.numeric:
@@ -78,6 +81,17 @@ def _write(ws: Any, document: Document, sections: Sequence[Section]) -> None:
 
     for col, width in widths.items():
         ws.column_dimensions[get_column_letter(col)].width = min(width + 2, _MAX_WIDTH)
+
+
+def _append(ws: Any, values: Sequence[Any]) -> None:
+    """Add a row below the last; text that openpyxl would store as a formula, or that Excel would
+    parse as one when the cell is edited, becomes a quote-prefixed string cell."""
+    ws.append(values)
+    for col, value in enumerate(values, start=1):
+        if reads_as_formula(value):
+            cell = ws.cell(row=ws.max_row, column=col)
+            cell.data_type = "s"
+            cell.quotePrefix = True
 
 
 def _value(value: Any) -> Any:

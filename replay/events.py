@@ -58,7 +58,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 """Payload fields each event type must carry (besides the envelope ``v``, ``match``, ``seq``, ``type``)."""
 
 OPTIONAL: dict[str, tuple[str, ...]] = {
-    "match_start": ("format", "event", "players", "start_levels", "duplicate", "start_state", "revision"),
+    "match_start": (
+        "format", "event", "players", "start_levels", "duplicate", "start_state", "revision", "entry"
+    ),
     "deal_start": ("hands", "leader"),
     "tribute": (),
     "anti_tribute": (),

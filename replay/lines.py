@@ -3,7 +3,7 @@
 The ingest's work per input line: decode, parse, read ``match``, ``seq`` and ``type``, hash, and
 file the row under its match's hash bucket. It runs once for every line received (96 million at
 1M deals), so it is compiled with the rules engine (``replay.native``): a pure function
-of the bytes, no I/O, no pyarrow (``pipelines.parsing`` turns the columns into Arrow tables).
+of the bytes, no I/O, no pyarrow (``pipelines.steps.parsing`` turns the columns into Arrow tables).
 """
 
 from __future__ import annotations

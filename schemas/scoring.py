@@ -424,9 +424,9 @@ SCORING_BOOKKEEPING: dict[str, pa.Schema] = {
     "luck_totals": LUCK_TOTALS,
 }
 """What the scoring steps keep to recompute only what changed, by name: ``scoring_partitions``
-(``pipelines.partitions``), written by the ``match_scores``, ``standings``, ``dan`` and
+(``pipelines.steps.partitions``), written by the ``match_scores``, ``standings``, ``dan`` and
 ``duplicate_events`` steps beside their tables, and ``luck_statistics`` with ``luck_totals``
-(``pipelines.luck_statistics``), written by the luck step; not outputs."""
+(``pipelines.steps.luck_statistics``), written by the luck step; not outputs."""
 
 PLAYER_RESULTS = """(
     SELECT pm.* REPLACE (coalesce(ms.result, pm.result) AS result)

@@ -279,14 +279,14 @@ PLAY_REVIEWS = pa.schema(
         pa.field("best_moves", pa.string(), nullable=False),
         pa.field("nodes", pa.int64(), nullable=False),
     ],
-    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver (issue 16): the "
+    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver: the "
                      "longest solvable tail of each deal of a valid match showing all four hands, "
                      "within the review window; values in levels for the deciding team"},
 )
 
 REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
 """Tables the replay step appends besides ``DERIVED``, computed in the same worker tasks
-(``pipelines.reviews``)."""
+(``pipelines.steps.reviews``)."""
 
 INCOMPLETE_MATCHES = pa.schema(
     [
@@ -422,7 +422,7 @@ CHUNK_SUMMARIES: dict[str, pa.Schema] = {
     "player_match_leads": PLAYER_MATCH_LEADS,
 }
 """Per-deal and per-match summaries of the replayed tables, computed from each replayed chunk and
-appended with it (``pipelines.chunk_summaries``), so a run's summary steps read these small tables
+appended with it (``pipelines.steps.chunk_summaries``), so a run's summary steps read these small tables
 instead of every play; a corrected match's rows leave them with its other rows."""
 
 INGESTED_FILES = pa.schema(

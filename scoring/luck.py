@@ -18,7 +18,7 @@ Both tables are computed from exact additive sums (:class:`Sums`, :func:`statist
 the integer n, Σy, Σy², Σx, Σxy and Σxxᵀ of its team rows, and the same per match and player.
 The ridge fit needs only the first; a player's mean and variance of y − x·β follow from theirs
 for any β, so a match's sums can be added or taken away (``luck_statistics``, the luck step of
-``pipelines.scoring_steps``) and the tables are the same, bit for bit, as from every match at once.
+``pipelines.steps.scoring_steps``) and the tables are the same, bit for bit, as from every match at once.
 """
 
 from __future__ import annotations

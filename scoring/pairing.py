@@ -99,6 +99,39 @@ def pair_round(
     return RoundPairing(round_no, system, tables, bye, rematches, byes=(bye,) if bye else ())
 
 
+@dataclass(frozen=True, slots=True)
+class MissingResults:
+    """The teams (and, when the draw is known, the tables) of a round that have no result."""
+
+    round: int
+    teams: tuple[str, ...]
+    tables: tuple[str, ...] = ()
+
+
+def missing_results(
+    round_no: int,
+    teams: Collection[str],
+    played: Collection[str],
+    drawn: Mapping[str, tuple[str, str]] | None = None,
+) -> MissingResults | None:
+    """Which of ``teams`` have no result in round ``round_no`` (None: every team has one).
+
+    ``played``: the teams with a played or forfeited match in it. With the round's ``drawn``
+    tables (table → the teams E–W and N–S) a team of a drawn table without a result is missing,
+    and so is its table. Without a draw, teams without a match beyond the one bye an odd number
+    of teams has (§S8: at most one bye a round) are missing (the scoring would credit each of
+    them a bye)."""
+    if drawn is not None:
+        expected = {t for pair in drawn.values() for t in pair}
+        missing = sorted(expected - set(played))
+        tables = tuple(n for n, pair in drawn.items() if any(t in missing for t in pair))
+        return MissingResults(round_no, tuple(missing), tables) if missing else None
+    absent = sorted(set(teams) - set(played))
+    if len(absent) <= len(set(teams)) % 2:
+        return None
+    return MissingResults(round_no, tuple(absent))
+
+
 def swiss_pairs(
     ranking: Sequence[str], met: set[frozenset[str]], had_bye: set[str]
 ) -> tuple[list[tuple[str, str]], str | None]:

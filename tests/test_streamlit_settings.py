@@ -1,4 +1,4 @@
-"""The dashboards' Streamlit settings are one set (issue 18: no Deploy button, no telemetry): the
+"""The dashboards' Streamlit settings are one set (no Deploy button, no telemetry): the
 repository's ``.streamlit/config.toml`` (read by ``streamlit run`` from the root and by AppTest)
 and the flags ``gdan dashboard`` passes wherever it is started must say the same."""
 

@@ -1,4 +1,4 @@
-"""Times in the event's local time (schemas/times.py, issue 18): the replay keeps the offset of
+"""Times in the event's local time (schemas/times.py): the replay keeps the offset of
 ``match_start``'s ``t`` (events.md: an RFC 3339 time with offset) as ``matches.utc_offset_min``,
 and the Python and SQL renderings of a stored UTC instant in that offset agree."""
 

@@ -1,4 +1,4 @@
-"""The whole tree type-checks with mypy (issue 19): every package, the benchmarks and the notebooks'
+"""The whole tree type-checks with mypy: every package, the benchmarks and the notebooks'
 helpers, with the project's configuration (``[tool.mypy]`` in pyproject.toml; the engine strictly)."""
 
 from __future__ import annotations

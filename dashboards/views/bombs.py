@@ -10,25 +10,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.filters import filter_bar, rate_metric
+from dashboards.queries.bombs import coach_bombs, coach_bombs_per_deal, coach_win_by_bombs
+from dashboards.queries.coach import coach_deal_record
+from dashboards.queries.players import players
 from dashboards.ui import flag_low_data, no_data, player_picker, run, show_figure, show_table, tr
 
 st.title(tr("page_bombs"))
 
-roster = run(queries.players)
+roster = run(players)
 if roster.empty:
     no_data()
     st.stop()
 player = player_picker(roster, key="bm_player", all_option=True)
 filters, minimum = filter_bar("bm", player, roster)
-record = run(queries.coach_deal_record, player=player, filters=filters).iloc[0]
+record = run(coach_deal_record, player=player, filters=filters).iloc[0]
 seats = int(record["deals"])
 if seats == 0:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
 
-bombs = run(queries.coach_bombs, player=player, filters=filters)
+bombs = run(coach_bombs, player=player, filters=filters)
 played = int(bombs["n"].sum())
 known = int(record["deals_known"])
 cols = st.columns(5)
@@ -44,7 +47,7 @@ cols[4].metric(
 
 left, right = st.columns(2)
 with left:
-    per_deal = run(queries.coach_bombs_per_deal, player=player, filters=filters)
+    per_deal = run(coach_bombs_per_deal, player=player, filters=filters)
     show_figure(per_deal, charts.bombs_per_deal, "bombs_per_deal")
 with right:
     by_class = bombs.groupby(["bomb_class", "size"], as_index=False)["n"].sum()
@@ -55,7 +58,7 @@ with left:
     timing = bombs.dropna(subset=["opp_min_left"]).groupby("opp_min_left", as_index=False)["n"].sum()
     show_figure(timing, charts.bomb_timing, "bomb_timing")
 with right:
-    wins = run(queries.coach_win_by_bombs, player=player, filters=filters)
+    wins = run(coach_win_by_bombs, player=player, filters=filters)
     wins = wins.assign(win_rate=wins["wins"] / wins["n"])
     show_figure(wins, charts.win_by_bombs, "win_by_bombs")
 shown = wins.assign(

@@ -6,14 +6,27 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, queries
-from dashboards.ui import flag_low_data, lang, no_data, printout_downloads, run, show_chart, show_table, tr
-from pipelines.printout_documents import dan_document
+from dashboards import charts
+from dashboards.queries.dan import close_to_promotion, dan_distribution, dan_events, promotion_forecast
+from dashboards.queries.players import players
+from dashboards.ui import (
+    NAMED_LINK,
+    flag_low_data,
+    lang,
+    no_data,
+    player_link,
+    printout_downloads,
+    run,
+    show_chart,
+    show_table,
+    tr,
+)
+from pipelines.reads.printout_documents import dan_document
 from scoring.params import BCTA_DAN, DanParams
 
 st.title(tr("page_dan"))
 
-distribution = run(queries.dan_distribution)
+distribution = run(dan_distribution)
 if distribution.empty:
     no_data()
 else:
@@ -22,11 +35,14 @@ else:
         show_chart(charts.dan_distribution(distribution, lang(), dan="dan"), "dan_distribution")
     with right:
         st.subheader(tr("close_to_promotion"))
+        near = run(close_to_promotion)
+        roster = run(players)
+        named = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
         show_table(
-            run(queries.close_to_promotion),
+            near.assign(player_id=[player_link(p, named.get(p, p)) for p in near["player_id"]]),
             "close_to_promotion",
             column_config={
-                "player_id": tr("player"),
+                "player_id": st.column_config.LinkColumn(tr("player"), display_text=NAMED_LINK),
                 "dan": tr("dan"),
                 "points": tr("dan_points"),
                 "next_threshold": tr("next_threshold"),
@@ -41,7 +57,7 @@ else:
         )
     st.subheader(tr("forecast"))
     st.caption(tr("forecast_intro"))
-    forecast = run(queries.promotion_forecast)
+    forecast = run(promotion_forecast)
     if not forecast.empty:
         forecast = forecast.assign(player_id=flag_low_data(forecast["player_id"], forecast["low_data"]))
         st.caption(tr("low_data_warning"))
@@ -64,7 +80,7 @@ else:
         },
     )
     st.subheader(tr("recent_changes"))
-    changes = run(queries.dan_events)
+    changes = run(dan_events)
     show_table(
         changes.assign(event=[tr(f"dan_{e}") for e in changes["event"]]),
         "dan_events",
@@ -79,7 +95,7 @@ else:
 
     st.subheader(tr("printouts"))
     # one player by default: the all-players ledger reads every player's rounds
-    ids = run(queries.players)["player_id"].tolist()
+    ids = run(players)["player_id"].tolist()
     who = st.selectbox(
         tr("dan_printout_player"),
         [*ids, None],

@@ -1,4 +1,4 @@
-"""Head-to-head and partners (issue 18): one player against another, as partners and as
+"""Head-to-head and partners: one player against another, as partners and as
 opponents; the player's nemesis and best partner; period leaderboards (month, season) with
 "most improved".
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
 from dashboards.filters import min_sample, rate_text
+from dashboards.queries.head_to_head import PERIODS, head_to_head, period_leaderboard, periods, rivals
+from dashboards.queries.players import players
 from dashboards.ui import (
     flag_low_data,
     no_data,
@@ -29,7 +30,7 @@ from scoring.params import RatingParams
 
 st.title(tr("page_head_to_head"))
 
-roster = run(queries.players)
+roster = run(players)
 if roster.empty:
     no_data()
     st.stop()
@@ -47,13 +48,13 @@ if player is None:
 
 
 def win_rate(frame: pd.DataFrame) -> pd.Series:
-    """(wins + ½ draws) / rounds of each row (rules of ``queries.leaderboard``)."""
+    """(wins + ½ draws) / rounds of each row (rules of ``dashboards.queries.players.leaderboard``)."""
     return (frame["wins"] + 0.5 * frame["draws"]) / frame["rounds"]
 
 
 if other is not None and other != player:
     st.subheader(f"{name_of(player)} · {name_of(other)}")
-    pair = run(queries.head_to_head, player=player, other=other).set_index("relation")
+    pair = run(head_to_head, player=player, other=other).set_index("relation")
     cols = st.columns(2)
     for col, relation in zip(cols, ("partner", "opponent"), strict=True):
         with col:
@@ -72,7 +73,7 @@ if other is not None and other != player:
             if rounds < minimum:
                 st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
-met = run(queries.rivals, player=player)
+met = run(rivals, player=player)
 if met.empty:
     st.caption(tr("never_met"))
 else:
@@ -114,7 +115,7 @@ else:
     st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
 st.subheader(tr("period_leaderboard"))
-kinds = list(queries.PERIODS)
+kinds = list(PERIODS)
 c1, c2 = st.columns(2)
 with c1:
     period = url_choice(
@@ -127,13 +128,13 @@ with c1:
         format_func=lambda k: tr(f"period_{k}"),
         horizontal=True,
     )
-names = run(queries.periods, period=period)["period"].tolist()
+names = run(periods, period=period)["period"].tolist()
 if not names:
     no_data("no_data_table")
     st.stop()
 with c2:
     name = url_choice(st.selectbox, tr("period_name"), names, key="h2h_period_name", param="when")
-board = run(queries.period_leaderboard, period=period, name=name, scale=RatingParams().display_deals)
+board = run(period_leaderboard, period=period, name=name, scale=RatingParams().display_deals)
 board = board.assign(
     player=flag_low_data(board["player_id"].map(name_of), board["rounds"] < minimum),
     link=board["player_id"].map(player_link),

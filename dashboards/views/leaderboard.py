@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.naming import ruleset_name
+from dashboards.queries.players import filter_options, leaderboard, players
 from dashboards.roster import clubs, with_names
 from dashboards.ui import (
     choice,
@@ -32,8 +33,8 @@ from scoring.params import RatingParams
 
 st.title(tr("page_leaderboard"))
 
-options = run(queries.filter_options)
-roster = run(queries.players)
+options = run(filter_options)
+roster = run(players)
 if roster.empty:
     no_data()
     st.stop()
@@ -54,7 +55,7 @@ with c5:
     min_rounds = int(st.number_input(tr("min_rounds"), min_value=0, step=1, key="lb_min"))
     to_url("lb_min", "min_rounds", min_rounds, default=0)
 
-board = with_names(run(queries.leaderboard, event=event, rules=rules, min_rounds=min_rounds), roster, club)
+board = with_names(run(leaderboard, event=event, rules=rules, min_rounds=min_rounds), roster, club)
 board.insert(0, "rank", shared_rank(board["rating"]))  # ranked before the search narrows the rows
 found = find_players(board, search)
 if board.empty:

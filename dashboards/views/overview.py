@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.i18n import LABELS
 from dashboards.naming import ruleset_name
+from dashboards.queries.overview import matches_by_ruleset, matches_per_day, overview_totals, status_counts
 from dashboards.ui import lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
 
-totals = run(queries.overview_totals).iloc[0]
+totals = run(overview_totals).iloc[0]
 if totals["matches"] == 0 and totals["raw_events"] == 0:
     no_data()
     st.stop()
@@ -24,7 +25,7 @@ first, last = totals["first_day"], totals["last_day"]
 if first is not None and str(first) != "NaT":
     st.caption(f"{tr('date_range')}: {first:%Y-%m-%d} → {last:%Y-%m-%d} ({tr('local_days')})")
 
-status = run(queries.status_counts)
+status = run(status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
 status_cols = st.columns(3)
 for col, key in zip(status_cols, ("valid", "partial", "invalid"), strict=True):
@@ -32,10 +33,10 @@ for col, key in zip(status_cols, ("valid", "partial", "invalid"), strict=True):
 
 left, right = st.columns(2)
 with left:
-    per_day = run(queries.matches_per_day)
+    per_day = run(matches_per_day)
     show_figure(per_day, charts.matches_per_day, "per_day")
 with right:
-    by_rules = run(queries.matches_by_ruleset)
+    by_rules = run(matches_by_ruleset)
     if not by_rules.empty:
         show_chart(charts.matches_by_ruleset(by_rules, lang()), "by_ruleset")
 show_table(

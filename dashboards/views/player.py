@@ -2,7 +2,7 @@
 play-pattern statistics and decision-review accuracy (``player_reviews``) next to the
 population's, each with its sample size.
 
-For coaches (issue 18): the player (searchable by name or id) and every filter are in the address;
+For coaches: the player (searchable by name or id) and every filter are in the address;
 the filters (date range, event, ruleset, partner, seat, level) narrow the deal record, the match
 list (each row opens the replayer at that deal), the finishing positions and the play patterns,
 and every rate shows its numerator and denominator, greyed below the minimum sample.
@@ -13,10 +13,28 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.filters import filter_bar, rate_metric
 from dashboards.naming import combo_type_name
 from dashboards.patterns import low_sample_marks, pattern_table, rates_table
+from dashboards.queries.coach import (
+    coach_deal_record,
+    coach_finish_positions,
+    coach_match_list,
+    coach_play_rates,
+)
+from dashboards.queries.dan import dan_ledger, player_dan, player_forecast
+from dashboards.queries.play_patterns import jie_feng_received, lead_types, play_stats, return_ranks
+from dashboards.queries.players import (
+    luck_population,
+    player_luck,
+    player_summary,
+    players,
+    rating_history,
+    results_by_opponent,
+    results_by_partner,
+    review_accuracy,
+)
 from dashboards.ui import (
     lang,
     no_data,
@@ -34,7 +52,7 @@ from scoring.params import DanParams
 
 st.title(tr("page_player"))
 
-roster = run(queries.players)
+roster = run(players)
 if roster.empty:
     no_data()
     st.stop()
@@ -47,8 +65,8 @@ player: str = picked
 name_of = player_label(roster)
 filters, minimum = filter_bar("pl", player, roster)
 
-row = run(queries.player_summary, player=player).iloc[0]
-dan = run(queries.player_dan, player=player)
+row = run(player_summary, player=player).iloc[0]
+dan = run(player_dan, player=player)
 cols = st.columns(5)
 cols[0].metric(
     tr("rating"),
@@ -66,7 +84,7 @@ rate_metric(cols[4], tr("win_rate"), row["wins"] + 0.5 * row["draws"], row["roun
 if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
 
-record = run(queries.coach_deal_record, player=player, filters=filters).iloc[0]
+record = run(coach_deal_record, player=player, filters=filters).iloc[0]
 deals = int(record["deals"])
 st.subheader(tr("deal_record"))
 if deals == 0:
@@ -82,7 +100,7 @@ else:
     )
 
 st.subheader(tr("match_list"))
-games = run(queries.coach_match_list, player=player, filters=filters)
+games = run(coach_match_list, player=player, filters=filters)
 if games.empty:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
 else:
@@ -126,7 +144,7 @@ else:
     )
 
 st.subheader(tr("forecast"))
-forecast = run(queries.player_forecast, player=player)
+forecast = run(player_forecast, player=player)
 if forecast.empty:
     st.caption(tr("no_forecast"))
 else:
@@ -145,7 +163,7 @@ else:
         )
 
 st.subheader(tr("luck"))
-luck = run(queries.player_luck, player=player)
+luck = run(player_luck, player=player)
 if luck.empty:
     st.caption(tr("no_luck"))
 else:
@@ -163,12 +181,12 @@ else:
     luck_cols[3].metric(tr("deals"), int(own["deals"]))
     if bool(own["low_data"]):
         st.warning(tr("low_data"), icon=":material/warning:")
-    show_chart(charts.luck_vs_population(run(queries.luck_population), lang(), player=player), "luck")
+    show_chart(charts.luck_vs_population(run(luck_population), lang(), player=player), "luck")
     st.caption(tr("luck_intro"))
 
 left, right = st.columns(2)
 with left:
-    history = run(queries.rating_history, player=player)
+    history = run(rating_history, player=player)
     if history.empty:
         st.subheader(tr("rating_history"))
         no_data("no_data_table")
@@ -180,7 +198,7 @@ with left:
             "rating_history",
         )
 with right:
-    ledger = run(queries.dan_ledger, player=player)
+    ledger = run(dan_ledger, player=player)
     if ledger.empty:
         st.subheader(tr("dan_ledger"))
         no_data("no_data_table")
@@ -207,12 +225,12 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader(tr("by_partner"))
-    show_table(run(queries.results_by_partner, player=player), "by_partner")
+    show_table(run(results_by_partner, player=player), "by_partner")
 with right:
     st.subheader(tr("by_opponent"))
-    show_table(run(queries.results_by_opponent, player=player), "by_opponent")
+    show_table(run(results_by_opponent, player=player), "by_opponent")
 
-positions = run(queries.coach_finish_positions, player=player, filters=filters)
+positions = run(coach_finish_positions, player=player, filters=filters)
 position_labels = {str(i): tr(f"pos_{i}") for i in range(1, 5)} | {"double_loss": tr("pos_double_loss")}
 st.subheader(tr("play_patterns"))
 left, right = st.columns(2)
@@ -238,7 +256,7 @@ with left:
         if counted < minimum:
             st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 with right:
-    leads = run(queries.lead_types, player=player)
+    leads = run(lead_types, player=player)
     if leads.empty:
         no_data("no_data_table")
     else:
@@ -256,17 +274,17 @@ with right:
 
 if filters.is_set():
     stats = rates_table(
-        run(queries.coach_play_rates, player=player, filters=filters),
-        run(queries.play_stats, player=None),
-        run(queries.jie_feng_received, player=None),
+        run(coach_play_rates, player=player, filters=filters),
+        run(play_stats, player=None),
+        run(jie_feng_received, player=None),
     )
     st.caption(tr("population_unfiltered"))
 else:
     stats = pattern_table(
-        run(queries.play_stats, player=player),
-        run(queries.play_stats, player=None),
-        run(queries.jie_feng_received, player=player),
-        run(queries.jie_feng_received, player=None),
+        run(play_stats, player=player),
+        run(play_stats, player=None),
+        run(jie_feng_received, player=player),
+        run(jie_feng_received, player=None),
     )
 stats = stats.assign(
     metric=[tr(k) for k in stats["metric"]],
@@ -287,8 +305,8 @@ show_table(
 st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
 st.subheader(tr("review_accuracy"))
-mine = run(queries.review_accuracy, player=player).iloc[0]
-everyone = run(queries.review_accuracy, player=None).iloc[0]
+mine = run(review_accuracy, player=player).iloc[0]
+everyone = run(review_accuracy, player=None).iloc[0]
 if int(everyone["decisions"]) == 0:
     no_data("no_data_table")
 else:
@@ -313,7 +331,7 @@ else:
         },
     )
 
-returns = run(queries.return_ranks, player=player)
+returns = run(return_ranks, player=player)
 if not returns.empty:
     show_chart(
         charts.compare_shares(

@@ -1,32 +1,44 @@
 """Data quality: quarantined input with error codes, files and lines, malformed lines, replayed
 matches that are partial or invalid, matches repeating another's deals under a new id, inbox
 files that need attention, revisions superseded by a correction, and matches still waiting for
-their ``match_end`` with their age (incomplete; events.md "Validation", issue 7 §9)."""
+their ``match_end`` with their age (incomplete; events.md "Validation")."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, error_name, ruleset_name
+from dashboards.queries.overview import overview_totals, status_counts
+from dashboards.queries.quality import (
+    duplicate_matches,
+    file_problems,
+    incomplete_matches,
+    parse_error_count,
+    problem_matches,
+    quarantine_by_code,
+    quarantine_rows,
+    submissions,
+    superseded_revisions,
+)
 from dashboards.ui import choice, lang, no_data, run, show_chart, show_table, tr
 
 st.title(tr("page_quality"))
 
-totals = run(queries.overview_totals).iloc[0]
+totals = run(overview_totals).iloc[0]
 if totals["matches"] == 0 and totals["raw_events"] == 0:
     no_data()
     st.stop()
 
-incomplete = run(queries.incomplete_matches)
+incomplete = run(incomplete_matches)
 
-codes = run(queries.quarantine_by_code)
-status = run(queries.status_counts)
+codes = run(quarantine_by_code)
+status = run(status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
 cols = st.columns(5)
 cols[0].metric(tr("quarantine"), f"{int(codes['n'].sum()):,}")
-cols[1].metric(tr("parse_errors"), f"{int(run(queries.parse_error_count)['n'].iloc[0]):,}")
+cols[1].metric(tr("parse_errors"), f"{int(run(parse_error_count)['n'].iloc[0]):,}")
 cols[2].metric(tr("status_partial"), f"{int(counts.get('partial', 0)):,}")
 cols[3].metric(tr("status_invalid"), f"{int(counts.get('invalid', 0)):,}")
 cols[4].metric(tr("status_incomplete"), f"{len(incomplete):,}")
@@ -38,7 +50,7 @@ else:
     show_chart(charts.quarantine_codes(codes, lang()), "quarantine_codes")
     language = lang()
     code = choice("code", codes["code"].tolist(), "dq_code", name=lambda c: error_name(c, language))
-    rows = run(queries.quarantine_rows, code=code)
+    rows = run(quarantine_rows, code=code)
     show_table(
         rows.assign(code=[error_name(c, lang()) for c in rows["code"]]),
         "quarantine",
@@ -46,7 +58,7 @@ else:
     )
 
 st.subheader(tr("problem_matches"))
-problems = run(queries.problem_matches)
+problems = run(problem_matches)
 show_table(
     problems.assign(
         status=[tr(f"status_{s}") if f"status_{s}" in LABELS else s for s in problems["status"]],
@@ -59,7 +71,7 @@ show_table(
 )
 
 st.subheader(tr("duplicate_matches"))
-duplicates = run(queries.duplicate_matches)
+duplicates = run(duplicate_matches)
 if duplicates.empty:
     st.success(tr("no_duplicates"), icon=":material/check_circle:")
 else:
@@ -89,7 +101,7 @@ else:
     )
 
 st.subheader(tr("file_problems"))
-files = run(queries.file_problems)
+files = run(file_problems)
 if files.empty:
     st.success(tr("no_file_problems"), icon=":material/check_circle:")
 else:
@@ -110,7 +122,7 @@ else:
     )
 
 st.subheader(tr("superseded"), help=tr("superseded_help"))
-superseded = run(queries.superseded_revisions)
+superseded = run(superseded_revisions)
 if superseded.empty:
     st.success(tr("no_superseded"), icon=":material/check_circle:")
 else:
@@ -124,6 +136,28 @@ else:
             "source_files": tr("source_files"),
             "ingested_at": tr("ingested_at"),
             "events": tr("rows"),
+        },
+    )
+
+st.subheader(tr("audit_submissions"), help=tr("audit_submissions_help"))
+entered = run(submissions)
+if entered.empty:
+    st.caption(tr("audit_none"))
+else:
+    show_table(
+        entered,
+        "submissions",
+        column_config={
+            "entered_at": st.column_config.DatetimeColumn(tr("audit_entered_at"), timezone="UTC"),
+            "event_id": tr("event"),
+            "round": tr("round"),
+            "table": tr("table"),
+            "match_id": tr("choose_match"),
+            "revision": tr("revision"),
+            "entered_by": tr("audit_entered_by_column"),
+            "entered_via": tr("audit_entered_via"),
+            "replaces_revision": tr("audit_replaces_column"),
+            "source_file": tr("source_file"),
         },
     )
 

@@ -4,11 +4,11 @@ order of the deal's level, wilds marked, jokers as 小王/大王), who won each 
 coach looks for: passes that could have beaten, partner overtakes, bombs, 接风.
 
 Steps move with buttons that also answer the keyboard (← →, Home, T next trick, F next flagged,
-M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``, issue 16)
+M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``)
 are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
-the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.annotations``),
+the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
 never an edit of the logs or of an earlier note.
 """
 
@@ -19,9 +19,18 @@ from collections.abc import Iterable
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
 from dashboards.i18n import LABELS, t
 from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
+from dashboards.queries.players import players
+from dashboards.queries.replayer import (
+    deal_hands,
+    deal_plays,
+    deal_reviews,
+    deal_tributes,
+    find_matches,
+    match_deals,
+    match_entry,
+)
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
 from dashboards.table_html import MARK_ICONS, card_text, cards_html, table_html
 from dashboards.ui import (
@@ -39,7 +48,7 @@ from dashboards.ui import (
     url_param,
     url_text,
 )
-from pipelines.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
 
 # Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
 # (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).
@@ -77,11 +86,11 @@ def team_name(team: object) -> str:
 st.title(tr("page_replayer"))
 
 search = url_text(tr("search_match"), key="rp_search", param="q", icon=":material/search:")
-matches = run(queries.find_matches, search=search)
+matches = run(find_matches, search=search)
 linked_match = url_param("match") if "rp_match" not in st.session_state else None
 if linked_match is not None and linked_match not in set(matches["match_id"]):
     # a link opens its match even when it is not among the first matches listed
-    matches = pd.concat([run(queries.find_matches, search=linked_match), matches], ignore_index=True)
+    matches = pd.concat([run(find_matches, search=linked_match), matches], ignore_index=True)
     matches = matches.drop_duplicates("match_id")
 if matches.empty:
     st.info(tr("no_match_matches").format(q=search) if search else tr("no_data"), icon=":material/search:")
@@ -96,7 +105,7 @@ with c1:
 if match is None:
     no_data()
     st.stop()
-deals = run(queries.match_deals, match=match)
+deals = run(match_deals, match=match)
 if deals.empty:
     no_data("no_data_table")
     st.stop()
@@ -117,11 +126,19 @@ st.caption(
     f"{tr('level')}: {shown(info['level'])} · {tr('declarers')}: {team_name(info['declarers'])} · "
     f"{tr('tribute_kind')}: {tribute_kind_name(info['tribute_kind'], lang())} · {tr('position')}: {finish}"
 )
+for entered in run(match_entry, match=match).itertuples():  # the audit of a browser entry
+    at = pd.Timestamp(entered.entered_at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
+    replaces = entered.replaces_revision
+    st.caption(
+        tr("audit_entered_by").format(by=entered.entered_by, at=at)
+        + (f" · {tr('audit_replaces').format(r=int(replaces))}" if pd.notna(replaces) else ""),
+        help=f"{entered.entered_via}",
+    )
 
-hands = run(queries.deal_hands, match=match, deal=deal)
-tributes = run(queries.deal_tributes, match=match, deal=deal)
-plays = run(queries.deal_plays, match=match, deal=deal)
-name_of = player_label(run(queries.players))
+hands = run(deal_hands, match=match, deal=deal)
+tributes = run(deal_tributes, match=match, deal=deal)
+plays = run(deal_plays, match=match, deal=deal)
+name_of = player_label(run(players))
 names = {
     row.seat: name_of(row.player_id) if isinstance(row.player_id, str) else None for row in hands.itertuples()
 }
@@ -129,7 +146,7 @@ dealt = {
     row.seat: list(row.hand) if pd.api.types.is_list_like(row.hand) else None for row in hands.itertuples()
 }
 steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records"))
-reviews = run(queries.deal_reviews, match=match, deal=deal)
+reviews = run(deal_reviews, match=match, deal=deal)
 # Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
 # Steps whose reviewed decision lost levels.

@@ -7,10 +7,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, entry_name, stage_name
+from dashboards.queries.players import players
+from dashboards.queries.tournament import (
+    duplicate_results,
+    duplicate_standings,
+    event_rounds,
+    events,
+    round_results,
+    standings,
+)
 from dashboards.ui import (
+    NAMED_LINK,
     decided_label,
     from_url,
     lang,
@@ -25,27 +35,27 @@ from dashboards.ui import (
     tr,
     url_choice,
 )
-from pipelines.printout_documents import round_document, standings_document
+from pipelines.reads.printout_documents import round_document, standings_document
 
 st.title(tr("page_tournament"))
 
-events = run(queries.events)
-if events.empty:
+stored_events = run(events)
+if stored_events.empty:
     no_data()
     st.stop()
 
-names = dict(zip(events["event_id"], events["event_name"], strict=True))
+names = dict(zip(stored_events["event_id"], stored_events["event_name"], strict=True))
 left, right = st.columns(2)
 with left:
     event = url_choice(
         st.selectbox,
         tr("event"),
-        events["event_id"].tolist(),
+        stored_events["event_id"].tolist(),
         key="tn_event",
         param="event",
         format_func=lambda e: f"{names[e]} ({e})" if names.get(e) else e,
     )
-rounds = [int(r) for r in run(queries.event_rounds, event=event)["round"].dropna()]
+rounds = [int(r) for r in run(event_rounds, event=event)["round"].dropna()]
 round_options: list[int | None] = [None, *rounds]
 last_round = rounds[-1] if rounds else None
 from_url("tn_round", "round", round_options, parse=lambda r: None if r == "all" else int(r))
@@ -62,7 +72,9 @@ to_url("tn_round", "round", "all" if round_no is None else round_no, default=las
 
 shown_round = round_no if round_no is not None else max(rounds, default="")
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
-table = run(queries.standings, event=event, round_no=round_no)
+table = run(standings, event=event, round_no=round_no)
+roster = run(players)
+player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
 key = table["primary_key"].dropna()
 points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
 if table.empty:
@@ -74,21 +86,27 @@ else:
         decided_by=[decided_label(d) for d in table["decided_by"]],
         primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
         team=[
-            " / ".join(p for p in pair if isinstance(p, str))
+            " / ".join(player_names.get(p, p) for p in pair if isinstance(p, str))
             for pair in zip(table["player_1"], table["player_2"], strict=True)
         ],
     )
     show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
     show_table(
         table.assign(
-            player_1=[player_link(p) if isinstance(p, str) else None for p in table["player_1"]],
-            player_2=[player_link(p) if isinstance(p, str) else None for p in table["player_2"]],
+            player_1=[
+                player_link(p, player_names.get(p, p)) if isinstance(p, str) else None
+                for p in table["player_1"]
+            ],
+            player_2=[
+                player_link(p, player_names.get(p, p)) if isinstance(p, str) else None
+                for p in table["player_2"]
+            ],
         ),
         "standings",
         column_config={
             "rank": "#",
             **{
-                c: st.column_config.LinkColumn(tr(c), display_text=r"player=([^&]*)")
+                c: st.column_config.LinkColumn(tr(c), display_text=NAMED_LINK)
                 for c in ("player_1", "player_2")
             },
             "team_id": tr("team"),
@@ -117,7 +135,7 @@ if rounds:
     )
 
 st.subheader(tr("round_results"))
-results = run(queries.round_results, event=event, round_no=round_no)
+results = run(round_results, event=event, round_no=round_no)
 sides = {"EW": tr("team_EW"), "NS": tr("team_NS"), "bye": tr("bye")}
 show_table(
     results.assign(
@@ -141,10 +159,10 @@ show_table(
     },
 )
 
-if bool(events.set_index("event_id")["duplicate"].get(event, False)):
+if bool(stored_events.set_index("event_id")["duplicate"].get(event, False)):
     st.subheader(tr("duplicate_standings"))
     st.caption(tr("duplicate_intro"))
-    duplicate = run(queries.duplicate_standings, event=event)
+    duplicate = run(duplicate_standings, event=event)
     if not duplicate.empty:
         duplicate = duplicate.assign(
             pair=[
@@ -185,7 +203,7 @@ if bool(events.set_index("event_id")["duplicate"].get(event, False)):
         },
     )
     st.subheader(tr("duplicate_boards"))
-    boards = run(queries.duplicate_results, event=event)
+    boards = run(duplicate_results, event=event)
     if not boards.empty:
         boards = boards.assign(
             pair=[

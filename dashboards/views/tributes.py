@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, queries
+from dashboards import charts
 from dashboards.filters import filter_bar, low
+from dashboards.queries.players import players
+from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
 from dashboards.ui import lang, no_data, player_picker, run, show_chart, show_figure, show_table, tr
 
 st.title(tr("page_tributes"))
 
-roster = run(queries.players)
+roster = run(players)
 if roster.empty:
     no_data()
     st.stop()
 player = player_picker(roster, key="tr_player", all_option=True)
 filters, minimum = filter_bar("tr", player, roster)
-kinds = run(queries.coach_tribute_kinds, player=player, filters=filters)
+kinds = run(coach_tribute_kinds, player=player, filters=filters)
 if kinds.empty:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()
@@ -45,10 +47,10 @@ left, right = st.columns(2)
 with left:
     show_chart(charts.tribute_kinds(kinds, lang()), "tribute_kinds")
 with right:
-    cards = run(queries.coach_tribute_cards, player=player, filters=filters)
+    cards = run(coach_tribute_cards, player=player, filters=filters)
     show_figure(cards, charts.tribute_cards, "tribute_cards")
 
-gain = run(queries.coach_level_gain, player=player, filters=filters)
+gain = run(coach_level_gain, player=player, filters=filters)
 show_figure(gain, charts.level_gain, "level_gain")
 sides = gain.groupby("side")["n"].sum() if not gain.empty else None
 if sides is not None and any(low(int(n), minimum) for n in sides):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from dash_store import build_store
 from streamlit.testing.v1 import AppTest
 
@@ -39,9 +39,17 @@ def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, str], AppTest]:
 
     def _open(store: Path, page: str) -> AppTest:
         monkeypatch.setenv("GDAN_STORE", str(store))
-        at = AppTest.from_file(str(APP), default_timeout=60).run()
+        at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S).run()
         if page != "overview":
             at.switch_page(f"views/{page}.py").run()
         return at
 
     return _open
+
+
+@pytest.fixture(autouse=True)
+def anonymous_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages' tests run as `gdan dashboard` on loopback without accounts does: results entry
+    needs no login (``GDAN_ANONYMOUS_WRITES=1``, also for the Streamlit servers they start). The
+    access tests (``test_access_*``) turn it off to test logins, tokens and refusals."""
+    monkeypatch.setenv("GDAN_ANONYMOUS_WRITES", "1")

@@ -15,11 +15,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.backfill import backfill
-from pipelines.player_patterns import write_player_patterns
-from pipelines.reviews import write_player_reviews
-from pipelines.roster import write_roster
-from pipelines.store import Store
+from pipelines.steps.backfill import backfill
+from pipelines.steps.player_patterns import write_player_patterns
+from pipelines.steps.reviews import write_player_reviews
+from pipelines.steps.roster import write_roster
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
@@ -150,7 +150,7 @@ def _plays(match: str, deal: int, seats: dict[str, str], hands: dict[str, list[s
 
 
 def build_store(root: Path) -> Path:
-    """Write the small store under ``root`` through ``pipelines.store`` and publish it; return ``root``."""
+    """Write the small store under ``root`` through the ``Store`` and publish it; return ``root``."""
     store = Store(root)
     matches, deals, deal_hands, plays, tributes, player_matches = [], [], [], [], [], []
     specs = [

@@ -4,8 +4,8 @@
 markdown, captions, alerts, metric labels, values and deltas, widget labels and their (formatted)
 options, button and link labels, expander labels, every table's column headers and text cells,
 and each Plotly chart's titles, axis titles, trace names, category labels and hover templates.
-Help tooltips and URLs are not text on the page. :func:`english_words` is the check of issue 18
-"every label translated in 中文": ASCII words of three letters or more that are not in an
+Help tooltips and URLs are not text on the page. :func:`english_words` is the check
+that every label is translated in 中文: ASCII words of three letters or more that are not in an
 allow-list of proper names, ids, units and file types.
 """
 

@@ -1,4 +1,4 @@
-"""Coaches' notes and tags on deals (pipelines/annotations.py): appended as new files of
+"""Coaches' notes and tags on deals (pipelines/reads/annotations.py): appended as new files of
 ``<store>/annotations/``, never editing the logs or an earlier note, read back per deal."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.annotations import Note, append_note, clean_tags, read_notes
-from pipelines.store import Store
+from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.storage.store import Store
 
 
 def test_notes_are_appended_and_read_back_per_deal(tmp_path: Path) -> None:

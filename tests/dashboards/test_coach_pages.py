@@ -1,4 +1,4 @@
-"""The coach's pages through ``AppTest`` (issue 18): Player, Tributes, Bombs, Head-to-head and
+"""The coach's pages through ``AppTest``: Player, Tributes, Bombs, Head-to-head and
 the hand replayer on an empty store, on the hand-made store, with filters that leave nothing, and
 reopened from their address."""
 
@@ -10,15 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 from test_coach_seats_speed import _OLD_PLAY_RATES
 
-from dashboards import queries
 from dashboards.patterns import rates_table
+from dashboards.queries.play_patterns import jie_feng_received, play_stats
+from dashboards.queries.seats import SeatFilters, seats_cte
 from dashboards.table_html import MARK_ICONS
-from pipelines.annotations import read_notes
-from pipelines.warehouse import connect
+from pipelines.reads.annotations import read_notes
+from pipelines.storage.warehouse import connect
 
 Open = Callable[[Path, str], AppTest]
 COACH_PAGES = ["player", "tributes", "bombs", "head_to_head", "replayer"]
@@ -31,7 +32,7 @@ def _no_exception(at: AppTest) -> None:
 def _open_link(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, **params: str) -> AppTest:
     """The app opened at ``views/<page>.py`` with ``params`` in the address (a copied link)."""
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     at.switch_page(f"views/{page}.py").run()
@@ -99,15 +100,15 @@ def test_filtered_play_patterns_show_the_counts_of_the_plays_scan(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path, filters: dict[str, str]
 ) -> None:
     """The Player page's filtered play patterns (from ``seat_patterns``) show the numbers the
-    ``plays`` scan they replaced gives (``_OLD_PLAY_RATES``; issue 18 "Speed")."""
+    ``plays`` scan they replaced gives (``_OLD_PLAY_RATES``)."""
     at = _open_link(monkeypatch, mini_store, "player", player="p2", min_n="1", **filters)
     _no_exception(at)
     shown = next(df.value for df in at.dataframe if "population_n" in df.value.columns)
     con = connect(mini_store)
     try:
-        seats, params = queries._seats("p2", queries.SeatFilters(**filters))
+        seats, params = seats_cte("p2", SeatFilters(**filters))
         old = con.execute(_OLD_PLAY_RATES.format(seats=seats), params).df()
-        population = queries.play_stats(con, player=None), queries.jie_feng_received(con, player=None)
+        population = play_stats(con, player=None), jie_feng_received(con, player=None)
         expected = rates_table(old, *population)
     finally:
         con.close()
@@ -147,7 +148,7 @@ def test_match_list_rows_open_the_replayer_at_the_deal(
 def test_finishing_position_chart_counts_every_deal(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path
 ) -> None:
-    """issue 18: the chart's n is the player's deals, 双下 included."""
+    """The chart's n is the player's deals, 双下 included."""
     at = _open_link(monkeypatch, mini_store, "player", player="p1")
     chart = next(s for s in _charts(at) if s["layout"]["title"]["text"] == "Finishing positions")
     assert "(n=4)" in chart["data"][0]["name"]
@@ -157,7 +158,7 @@ def test_finishing_position_chart_counts_every_deal(
 def test_tributes_level_gain_compares_payer_and_receiver(
     monkeypatch: pytest.MonkeyPatch, mini_store: Path
 ) -> None:
-    """issue 18: the chart was titled "Level gain of the paying team" but compares both teams."""
+    """The chart compares both teams, and its title says so (not "Level gain of the paying team")."""
     at = _open_link(monkeypatch, mini_store, "tributes")
     _no_exception(at)
     chart = next(s for s in _charts(at) if "after tribute" in s["layout"]["title"]["text"])

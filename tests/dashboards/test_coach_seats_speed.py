@@ -1,5 +1,5 @@
-"""The coach's queries over the slimmer ``seats`` CTE (``dashboards.queries._seats``: only the
-filters that are set, ``matches`` joined only when needed; issue 18 "Speed") give exactly the
+"""The coach's queries over the slimmer ``seats`` CTE (``dashboards.queries.seats.seats_cte``: only the
+filters that are set, ``matches`` joined only when needed) give exactly the
 results of the CTE they replaced, which tested every filter on every seat-deal and always joined
 the match; and ``coach_play_rates`` over the pipeline's ``seat_patterns`` gives exactly the counts
 of the ``plays`` scan it replaced. The filters are those of the Player, Tributes and Bombs pages
@@ -7,6 +7,7 @@ of the ``plays`` scan it replaced. The filters are those of the Player, Tributes
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from datetime import date
@@ -17,23 +18,30 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dashboards import queries
-from dashboards.queries import SeatFilters
-from pipelines.warehouse import connect
+from dashboards.queries.bombs import coach_bombs, coach_bombs_per_deal, coach_win_by_bombs
+from dashboards.queries.coach import (
+    coach_deal_record,
+    coach_finish_positions,
+    coach_match_list,
+    coach_play_rates,
+)
+from dashboards.queries.seats import PARTNER_PLAYER, SEAT_DAY, SeatFilters, seats_cte
+from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
+from pipelines.storage.warehouse import connect
 from schemas.vocabulary import sql_partner
 
 _OLD_SEATS = f"""
     seats AS (
         SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
                h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
-               d.rules, m.event_id, m.started_at, {queries._PARTNER_PLAYER} AS partner_id
+               d.rules, m.event_id, m.started_at, {PARTNER_PLAYER} AS partner_id
         FROM deal_hands h JOIN deals d USING (match_id, deal_no) JOIN matches m USING (match_id)
         WHERE ($player IS NULL OR h.player_id = $player)
-            AND (CAST($start AS DATE) IS NULL OR {queries._SEAT_DAY} >= CAST($start AS DATE))
-            AND (CAST($end AS DATE) IS NULL OR {queries._SEAT_DAY} <= CAST($end AS DATE))
+            AND (CAST($start AS DATE) IS NULL OR {SEAT_DAY} >= CAST($start AS DATE))
+            AND (CAST($end AS DATE) IS NULL OR {SEAT_DAY} <= CAST($end AS DATE))
             AND (CAST($event AS VARCHAR) IS NULL OR m.event_id = $event)
             AND (CAST($rules AS VARCHAR) IS NULL OR d.rules = $rules)
-            AND (CAST($partner AS VARCHAR) IS NULL OR {queries._PARTNER_PLAYER} = $partner)
+            AND (CAST($partner AS VARCHAR) IS NULL OR {PARTNER_PLAYER} = $partner)
             AND (CAST($seat AS VARCHAR) IS NULL OR h.seat = $seat)
             AND (CAST($level AS VARCHAR) IS NULL OR d.level = $level)
     )
@@ -41,16 +49,16 @@ _OLD_SEATS = f"""
 """The ``seats`` CTE before the change (main at 0c3ae93), every filter bound."""
 
 _QUERIES: list[Callable[..., pd.DataFrame]] = [
-    queries.coach_match_list,
-    queries.coach_deal_record,
-    queries.coach_finish_positions,
-    queries.coach_play_rates,
-    queries.coach_tribute_kinds,
-    queries.coach_tribute_cards,
-    queries.coach_level_gain,
-    queries.coach_bombs,
-    queries.coach_win_by_bombs,
-    queries.coach_bombs_per_deal,
+    coach_match_list,
+    coach_deal_record,
+    coach_finish_positions,
+    coach_play_rates,
+    coach_tribute_kinds,
+    coach_tribute_cards,
+    coach_level_gain,
+    coach_bombs,
+    coach_win_by_bombs,
+    coach_bombs_per_deal,
 ]
 
 
@@ -139,11 +147,11 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
 def test_coach_query_equals_the_full_filter_cte(
     query: Callable[..., pd.DataFrame], con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    player_needed = query is queries.coach_match_list or query is queries.coach_finish_positions
+    player_needed = query is coach_match_list or query is coach_finish_positions
     cases = _cases(con)
     default_player = cases[-1]["player"] if player_needed else None
     new = [query(con.cursor(), **_arguments(case, default_player)) for case in cases]
-    monkeypatch.setattr(queries, "_seats", _old_seats)
+    monkeypatch.setattr(sys.modules[query.__module__], "seats_cte", _old_seats)
     for case, got in zip(cases, new, strict=True):
         old = query(con.cursor(), **_arguments(case, default_player))
         pd.testing.assert_frame_equal(_sorted(got), _sorted(old), obj=str(case))
@@ -161,9 +169,9 @@ def test_play_rates_from_seat_patterns_equal_the_plays_scan(con: duckdb.DuckDBPy
     results = []
     for case in _cases(con):
         arguments = _arguments(case, None)
-        seats, params = queries._seats(arguments["player"], arguments["filters"])
+        seats, params = seats_cte(arguments["player"], arguments["filters"])
         old = con.execute(_OLD_PLAY_RATES.format(seats=seats), params).df()
-        got = queries.coach_play_rates(con.cursor(), **arguments)
+        got = coach_play_rates(con.cursor(), **arguments)
         pd.testing.assert_frame_equal(got, old, obj=str(case))
         results.append(tuple(got.iloc[0]))
     assert len(set(results)) > 3 and any(r[-1] and r[0] and r[-2] for r in results)  # counts, not zeros
@@ -171,8 +179,8 @@ def test_play_rates_from_seat_patterns_equal_the_plays_scan(con: duckdb.DuckDBPy
 
 def test_unset_filters_are_left_out_of_the_sql() -> None:
     """No condition and no ``matches`` join for filters that are not set; their values are bound."""
-    cte, bound = queries._seats(None, SeatFilters(rules="bcta", seat="E"))
+    cte, bound = seats_cte(None, SeatFilters(rules="bcta", seat="E"))
     assert bound == {"rules": "bcta", "seat": "E"}
     assert "matches" not in cte and "$rules" in cte and "$seat" in cte and "$event" not in cte
-    cte, bound = queries._seats(None, SeatFilters(), partner_column=True)
+    cte, bound = seats_cte(None, SeatFilters(), partner_column=True)
     assert bound == {} and "JOIN matches" in cte and "partner_id" in cte and "WHERE TRUE" in cte

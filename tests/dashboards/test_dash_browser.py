@@ -1,4 +1,4 @@
-"""The real app in headless Chromium (issue 7 "Tests"): ``streamlit run`` serves the dashboards on
+"""The real app in headless Chromium: ``streamlit run`` serves the dashboards on
 a store, every page loads without a Streamlit error box, and a screenshot of each page is saved.
 It runs from ``make screenshots`` (``GDAN_SCREENSHOTS=docs/screenshots`` and ``GDAN_SCREENSHOT_STORE``
 a demo store) to refresh the README's pictures; ``GDAN_SCREENSHOTS`` alone names another folder and

@@ -1,4 +1,4 @@
-"""The dashboards' figures drawn the fast way (issue 18 "Speed") look exactly as before: the luck
+"""The dashboards' figures drawn the fast way look exactly as before: the luck
 chart's colours as codes on a colour scale instead of one colour string per player, and the
 ``plotly_white`` look as Plotly's default template instead of set on every figure."""
 

@@ -1,4 +1,4 @@
-"""Every character the dashboards print has a glyph in an installed font (issue 18: emoji on the
+"""Every character the dashboards print has a glyph in an installed font (emoji on the
 replayer's buttons drew as empty boxes in the headless Chromium of a server with no emoji font).
 
 The strings are those of the dashboards' code and labels (string literals that are not

@@ -1,4 +1,4 @@
-"""Every dashboard page through ``streamlit.testing.v1.AppTest`` (issue 7 "Tests").
+"""Every dashboard page through ``streamlit.testing.v1.AppTest``.
 
 On an empty store each page shows the "no data yet" state; on the hand-made store (and on the
 pipeline's simulated store once it exists) each page runs without exception and shows its
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import PAGES
+from dash_app import PAGES, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
@@ -143,7 +143,7 @@ def test_player_page_reads_the_query_parameter(monkeypatch: pytest.MonkeyPatch, 
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["player"] = "p6"
     at.run()
     at.switch_page("views/player.py").run()
@@ -240,7 +240,7 @@ def test_lang_query_parameter_opens_in_chinese(monkeypatch: pytest.MonkeyPatch, 
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = "zh"
     at.run()
     assert "概览" in at.title[0].value
@@ -279,7 +279,7 @@ def test_dan_rules_state_the_same_dan_rule_in_one_sentence(
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = lang
     at.run().switch_page("views/dan.py").run()
     _no_exception(at)
@@ -361,7 +361,7 @@ def test_quality_lists_duplicates_file_problems_and_ages(open_app: Open, mini_st
 def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     open_app: Open, tmp_path: Path, mini_store: Path
 ) -> None:
-    from pipelines.store import Store
+    from pipelines.storage.store import Store
 
     source, clean = Store(mini_store), Store(tmp_path / "clean")
     for name in ("matches", "raw_events", "players"):
@@ -374,7 +374,7 @@ def test_quality_on_a_clean_store_says_nothing_is_quarantined(
     assert any("read to its end" in s.value for s in at.success)
 
 
-# --- issue 18: labels that say what the numbers are -------------------------------------------
+# --- labels that say what the numbers are ----------------------------------------------------
 
 
 def _headers(at: AppTest, index: int) -> dict[str, str]:
@@ -440,7 +440,7 @@ def test_percentages_show_as_percentages(open_app: Open, mini_store: Path) -> No
 
 
 def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open, mini_store: Path) -> None:
-    """issue 16: the dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
+    """The dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
     −1, −2, best, best): steps 13–17 of the play-by-play slider (dealt, after tribute, then seq 10 …)."""
     at = open_app(mini_store, "replayer")
     at.selectbox(key="rp_deal").set_value(2).run()
@@ -467,7 +467,7 @@ def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_sto
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update({"match": "m1", "deal": "2", "seq": "23"})
     at.run()
     at.switch_page("views/replayer.py").run()
@@ -493,7 +493,7 @@ def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, m
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = "zh"
     at.run().switch_page("views/quality.py").run()
     _no_exception(at)

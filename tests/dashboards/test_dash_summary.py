@@ -3,7 +3,7 @@
 population, on the simulated and the hand-made store.
 
 The reference below is the SQL the page ran over ``plays`` before the summaries existed (the
-definitions of ``pipelines/player_patterns.py``; partners per rules.md §1, 接风 §5.6, 还贡 §6).
+definitions of ``pipelines/steps/player_patterns.py``; partners per rules.md §1, 接风 §5.6, 还贡 §6).
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dashboards import queries
 from dashboards.patterns import pattern_table
-from pipelines.warehouse import connect
+from dashboards.queries.play_patterns import jie_feng_received, lead_types, play_stats
+from dashboards.queries.players import players
+from pipelines.storage.warehouse import connect
 
 _PARTNER = "CASE {s} WHEN 'E' THEN 'W' WHEN 'W' THEN 'E' WHEN 'N' THEN 'S' WHEN 'S' THEN 'N' END"
 _RANK = ("CASE WHEN return_card = 'SB' THEN 'B' WHEN return_card = 'HR' THEN 'R' "
@@ -104,26 +105,26 @@ def store_con(request: pytest.FixtureRequest) -> duckdb.DuckDBPyConnection:
 
 
 def test_play_stats_equal_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
-    players = queries.players(store_con)["player_id"].tolist()
-    assert players
-    for player in [None, *players]:
-        _same(queries.play_stats(store_con, player=player), _ref(store_con, REFERENCE_PLAY_STATS, player))
+    ids = players(store_con)["player_id"].tolist()
+    assert ids
+    for player in [None, *ids]:
+        _same(play_stats(store_con, player=player), _ref(store_con, REFERENCE_PLAY_STATS, player))
 
 
 def test_jie_feng_equals_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
-    players = queries.players(store_con)["player_id"].tolist()
-    assert players
+    ids = players(store_con)["player_id"].tolist()
+    assert ids
     received = 0
-    for player in players:
+    for player in ids:
         reference = _ref(store_con, REFERENCE_JIE_FENG, player)
-        _same(queries.jie_feng_received(store_con, player=player), reference)
+        _same(jie_feng_received(store_con, player=player), reference)
         received += int(reference["jie_feng"].iloc[0])
     assert received > 0  # some player received 接风: not only 0 == 0
 
 
 def test_lead_types_equal_the_per_play_computation(store_con: duckdb.DuckDBPyConnection) -> None:
-    for player in queries.players(store_con)["player_id"].tolist()[:12]:
-        got = queries.lead_types(store_con, player=player).sort_values("combo_type", ignore_index=True)
+    for player in players(store_con)["player_id"].tolist()[:12]:
+        got = lead_types(store_con, player=player).sort_values("combo_type", ignore_index=True)
         want = _ref(store_con, REFERENCE_LEADS, player).sort_values("combo_type", ignore_index=True)
         assert got["combo_type"].tolist() == want["combo_type"].tolist()
         assert got["player_n"].astype(int).tolist() == want["player_n"].astype(int).tolist()
@@ -152,10 +153,10 @@ def test_pattern_table_is_unchanged(sim_store: Path) -> None:
     """``dashboards.patterns`` over the summaries gives the rates and sample sizes of the per-play
     computation, for the player and for the population (接风 included)."""
     con = connect(sim_store)
-    player = queries.players(con)["player_id"].iloc[0]
-    got = pattern_table(queries.play_stats(con, player=player), queries.play_stats(con, player=None),
-                        queries.jie_feng_received(con, player=player),
-                        queries.jie_feng_received(con, player=None))
+    player = players(con)["player_id"].iloc[0]
+    got = pattern_table(play_stats(con, player=player), play_stats(con, player=None),
+                        jie_feng_received(con, player=player),
+                        jie_feng_received(con, player=None))
     mine, everyone = (_ref(con, REFERENCE_PLAY_STATS, p).iloc[0] for p in (player, None))
     jf_mine = _ref(con, REFERENCE_JIE_FENG, player).iloc[0]
     jf_everyone = con.execute(REFERENCE_JIE_FENG_POPULATION).df().iloc[0]

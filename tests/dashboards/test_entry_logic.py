@@ -4,6 +4,7 @@ levels and round result from the replay, refusals with the replay's code, atomic
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -23,12 +24,18 @@ from dashboards.entry import (
     table_spec,
 )
 from dashboards.entry_inbox import AlreadySubmitted, submission_path, submit
-from pipelines.pairing_sheet import PairingRefused
-from pipelines.tournament_data import LookupFailed
+from pipelines.reads.pairing_sheet import PairingRefused
+from pipelines.reads.tournament_data import LookupFailed
 from replay import BUILTIN, replay_match
 from replay.rulesets import parse_round_format
+from service.accounts import Role, add_account, get_account
+from service.audit import entry_record
+from service.principals import for_account
 
 SEATS = {"E": "p1", "N": "p2", "W": "p3", "S": "p4"}
+
+
+NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 
 
 def entry(orders: list[list[str]], rules: str = "national", fmt: str | None = None) -> TableEntry:
@@ -165,12 +172,16 @@ def test_parse_pairs_reports_bad_lines() -> None:
 
 def test_submit_writes_one_whole_file_once(tmp_path: Path) -> None:
     events = derive(entry([["E", "W"]] * 5)).events
-    path = submit(tmp_path, events)
+    add_account(tmp_path, "boss", "long enough", Role.ADMIN)
+    boss = for_account(get_account(tmp_path, "boss"), NOW)  # type: ignore[arg-type]
+    path = submit(tmp_path, events, principal=boss, now=NOW)
     assert path == tmp_path / "inbox" / "entry" / "ev-r1-t1.jsonl"
-    assert [orjson.loads(line) for line in path.read_bytes().splitlines()] == events
+    written = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    assert written[1:] == events[1:]
+    assert written[0] == {**events[0], "entry": entry_record(boss, NOW, None, None)}
     assert sorted(p.name for p in path.parent.iterdir()) == ["ev-r1-t1.jsonl"]  # no temp file left
     with pytest.raises(AlreadySubmitted):
-        submit(tmp_path, events)
+        submit(tmp_path, events, principal=boss, now=NOW)
     assert submission_path(tmp_path, "ev-r1-t1", 2).name == "ev-r1-t1.rev2.jsonl"
     with pytest.raises(ValueError, match="path separator"):
         submission_path(tmp_path, "../x")

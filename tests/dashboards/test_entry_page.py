@@ -10,50 +10,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from dash_app import APP
+from entry_app import LEAGUE, SWISS
+from entry_app import match_of as _match_of
+from entry_app import new_event as _new_event
+from entry_app import ok as _ok
+from entry_app import open_entry as _link
+from entry_app import tap as _tap
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
-PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
-
-
-SWISS, LEAGUE = "national-swiss-s11", "bcta-league-s12"  # the sim store's (tests/conftest.py)
-
-
-def _link(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
-    """The entry page opened at ``/entry?params``, as a copied link would."""
-    monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("views/entry.py")
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.message for e in at.exception]
-
-
-def _new_event(at: AppTest, rules: str) -> AppTest:
-    at.text_input(key="en_new_id").input("cup")
-    at.selectbox(key="en_new_rules").select(rules)
-    at.text_area(key="en_new_pairs").input(PAIRS)
-    return at.run()
-
-
-def _match_of(at: AppTest, table: int) -> str:
-    seats = [w for w in at.segmented_control if w.key and w.key.endswith("_first")]
-    return seats[table - 1].key.removeprefix("en_").removesuffix("_first")
-
-
-def _tap(at: AppTest, match: str, first: str, kind: str) -> AppTest:
-    next(w for w in at.segmented_control if w.key == f"en_{match}_first").set_value(first)
-    next(w for w in at.segmented_control if w.key == f"en_{match}_kind").set_value(kind)
-    at.button(key=f"en_{match}_add").click()
-    return at.run()
 
 
 def test_new_event_is_paired_entered_and_submitted(open_app: Open, tmp_path: Path) -> None:
@@ -99,7 +64,7 @@ def test_refused_entry_shows_the_rule(open_app: Open, tmp_path: Path) -> None:
 
 def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_path: Path) -> None:
     from dashboards.ui import reload_data
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     at = _new_event(open_app(tmp_path, "entry"), "bcta")
     for table in range(1, 5):
@@ -140,7 +105,7 @@ def test_existing_event_pairs_the_next_round_and_corrects(open_app: Open, tmp_pa
     start = orjson.loads(path.read_bytes().splitlines()[0])
     assert (start["match"], start["revision"]) == ("cup-r1-t1", 2)
     run_pipeline(tmp_path, workers=1)
-    from pipelines.warehouse import connect
+    from pipelines.storage.warehouse import connect
 
     con = connect(tmp_path)
     row = con.execute("SELECT revision, winner FROM matches WHERE match_id = 'cup-r1-t1'").fetchone()
@@ -180,8 +145,16 @@ def test_round_follows_the_event_and_the_address(sim_store: Path, monkeypatch: p
     assert len(linked.dataframe[0].value) == 4  # round 2's matches, from the store
     stale = _link(sim_store, monkeypatch, event="gone", round="x")
     _ok(stale)
-    assert stale.selectbox(key="en_event").value.startswith(LEAGUE)  # the first event, its next round
-    assert stale.number_input(key="en_round").value == 3
+    (refused,) = stale.error  # an unknown event is refused, never replaced by another one
+    assert "gone" in refused.value and not stale.selectbox and not stale.segmented_control
+
+
+def test_the_default_event_can_be_entered(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an address the page opens on a pair event, not on the league whose pairing is
+    refused (partners rotate)."""
+    at = _link(sim_store, monkeypatch)
+    _ok(at)
+    assert at.selectbox(key="en_event").value.startswith(SWISS) and not at.error
 
 
 def test_individual_event_is_refused_without_tables(sim_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""Times in the event's local time (issue 18): matches logged in Beijing late in the evening and
+"""Times in the event's local time: matches logged in Beijing late in the evening and
 after midnight, and one logged in UTC−05:00, run through the real pipeline. Each is shown at its
 own clock with its offset (``2026-06-18 23:30 (UTC+08:00)``), counted on its local day, found by a
 date filter on its local day, and printed in its local time (schemas/times.py, events.md ``t``)."""
@@ -20,15 +20,20 @@ import pytest
 from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 
-from dashboards import queries
-from pipelines.printout_documents import player_document
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from dashboards.queries.coach import coach_deal_record, coach_match_list
+from dashboards.queries.overview import matches_per_day, overview_totals
+from dashboards.queries.quality import incomplete_matches
+from dashboards.queries.replayer import find_matches, match_deals
+from dashboards.queries.seats import SeatFilters, coach_options
+from dashboards.queries.tournament import round_results
+from pipelines.reads.printout_documents import player_document
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from printouts import to_csv, to_xlsx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from replay_builder import Log
 
 MATCHES: dict[str, str] = {
@@ -105,7 +110,7 @@ def test_matches_keep_the_offset_of_match_start(con: duckdb.DuckDBPyConnection) 
 
 
 def test_the_match_list_shows_each_match_at_its_own_clock(con: duckdb.DuckDBPyConnection) -> None:
-    games = queries.coach_match_list(con, player=PLAYER).set_index("match_id")
+    games = coach_match_list(con, player=PLAYER).set_index("match_id")
     assert games["started"].to_dict() == SHOWN
 
 
@@ -116,41 +121,41 @@ def test_a_date_filter_on_the_local_day_finds_the_match(
     """Both ends of the range are local days, included; the UTC day of the match, when it is
     another day, does not find it."""
     day = LOCAL_DAY[match_id]
-    that_day = queries.SeatFilters(start=day, end=day)
-    found = set(queries.coach_match_list(con, player=PLAYER, filters=that_day)["match_id"])
+    that_day = SeatFilters(start=day, end=day)
+    found = set(coach_match_list(con, player=PLAYER, filters=that_day)["match_id"])
     assert match_id in found
     assert found == {m for m, d in LOCAL_DAY.items() if d == day}
     utc_day = datetime.fromisoformat(MATCHES[match_id]).astimezone(UTC).date()
     if utc_day != day:
-        found = queries.coach_match_list(
-            con, player=PLAYER, filters=queries.SeatFilters(start=utc_day, end=utc_day)
+        found = coach_match_list(
+            con, player=PLAYER, filters=SeatFilters(start=utc_day, end=utc_day)
         )["match_id"]
         assert match_id not in set(found)
-    record = queries.coach_deal_record(con, player=PLAYER, filters=that_day).iloc[0]
+    record = coach_deal_record(con, player=PLAYER, filters=that_day).iloc[0]
     assert record["deals"] == sum(d == day for d in LOCAL_DAY.values())  # one deal a match
 
 
 def test_days_and_ranges_are_local(con: duckdb.DuckDBPyConnection) -> None:
-    per_day = queries.matches_per_day(con)
+    per_day = matches_per_day(con)
     counts = {pd.Timestamp(d).date(): int(n) for d, n in zip(per_day["day"], per_day["n"], strict=True)}
     assert counts == {date(2026, 6, 18): 2, date(2026, 6, 19): 1}
-    for row in (queries.coach_options(con).iloc[0], queries.overview_totals(con).iloc[0]):
+    for row in (coach_options(con).iloc[0], overview_totals(con).iloc[0]):
         days = (pd.Timestamp(row["first_day"]).date(), pd.Timestamp(row["last_day"]).date())
         assert days == (date(2026, 6, 18), date(2026, 6, 19))
 
 
 def test_round_results_and_replayer_header_times(con: duckdb.DuckDBPyConnection) -> None:
-    results = queries.round_results(con, event="ev-local").set_index("match_id")
+    results = round_results(con, event="ev-local").set_index("match_id")
     assert results["started"].to_dict() == SHOWN
-    found = queries.find_matches(con, search="").set_index("match_id")
+    found = find_matches(con, search="").set_index("match_id")
     assert found["started"].to_dict() == SHOWN
-    deals = queries.match_deals(con, match="midnight")
+    deals = match_deals(con, match="midnight")
     assert deals["started"].tolist() == ["2026-06-19 00:30 (UTC+08:00)"]  # deal_start is seq 1: 00:30:01
 
 
 def test_an_incomplete_match_is_shown_in_its_local_time(con: duckdb.DuckDBPyConnection) -> None:
     """Data quality: the match's start and its rows' arrival in the offset of its match_start."""
-    (row,) = queries.incomplete_matches(con).to_dict("records")
+    (row,) = incomplete_matches(con).to_dict("records")
     assert row["match_id"] == "unfinished"
     assert row["started"] == "2026-06-18 23:50 (UTC+08:00)"
     assert row["last_ingested_at"].endswith("(UTC+08:00)")
@@ -173,7 +178,7 @@ def test_the_player_printout_shows_local_times(con: duckdb.DuckDBPyConnection) -
 
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, **params: str) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     if page != "overview":

@@ -1,4 +1,4 @@
-"""Every page in every state through ``AppTest`` (issue 18 "Tests"): the small store as opened and
+"""Every page in every state through ``AppTest``: the small store as opened and
 in a chosen state (a player, a match and deal, an event), and filters that leave nothing; in
 English and in 中文 (the empty store: ``test_dash_pages``).
 
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dash_app import APP, PAGES
+from dash_app import APP, PAGES, SCRIPT_TIMEOUT_S
 from page_text import english_words, shown_text
 from streamlit.testing.v1 import AppTest
 
 from dashboards.i18n import t
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 CHOSEN = {"player": "p1", "match": "m1", "deal": "2", "step": "5", "event": "ev1"}
 """A state with data on every page of the small store: p1, deal 2 of m1 at step 5, event ev1."""
@@ -51,7 +51,7 @@ The page is run once more then; any other exception still fails the test."""
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, params: dict[str, str]) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
     monkeypatch.setenv("GDAN_WARM_UP", "0")
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     at.switch_page(f"views/{page}.py").run()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.store import Store
+from pipelines.storage.store import Store
 
 import math
 from pathlib import Path
@@ -166,7 +166,7 @@ def test_open_store_reads_gdan_store(tiny_store: Path, monkeypatch: pytest.Monke
 
 
 def test_player_name_comes_from_the_roster_table(tmp_path: Path) -> None:
-    """``players`` (pipelines.roster) is the one place a name is read from; unknown ids have none."""
+    """``players`` (pipelines.steps.roster) is the one place a name is read from; unknown ids have none."""
     roster = [{"player_id": "p1", "name": "Ann", "declared_in": "m2", "matches": 2},
               {"player_id": "p2", "name": None, "declared_in": "m1", "matches": 1}]
     store = Store(tmp_path)

@@ -20,7 +20,7 @@ from nb_runner import NAMES, run_notebook
 from nbclient.exceptions import CellExecutionError
 from tiny_store import FOCUS_PLAYER, team_of
 
-from pipelines.store import Store
+from pipelines.storage.store import Store
 from schemas.times import local_time, time_label
 
 PLOTLY = "application/vnd.plotly.v1+json"

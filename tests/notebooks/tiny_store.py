@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.store import Store
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 SEATS = ("E", "N", "W", "S")
@@ -298,7 +298,7 @@ class _Builder:
 
 
 def build_tiny_store(root: Path, n_matches: int = 5, n_deals: int = 6, seed: int = 7) -> Path:
-    """Write the tiny store under ``root`` through ``pipelines.store``, publish it, return ``root``."""
+    """Write the tiny store under ``root`` through ``pipelines.storage.store``, publish it, return ``root``."""
     builder = _Builder(seed)
     for index in range(n_matches):
         builder.match(index, n_deals)

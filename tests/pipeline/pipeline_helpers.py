@@ -15,10 +15,10 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from pipelines.chunk_summaries import summarise
-from pipelines.player_patterns import player_leads, player_patterns
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.steps.chunk_summaries import summarise
+from pipelines.steps.player_patterns import player_leads, player_patterns
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from replay.errors import ErrorCode
 from schemas.catalog import ALL_TABLES
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES, QUARANTINE

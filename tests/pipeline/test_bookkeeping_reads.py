@@ -1,9 +1,9 @@
-"""The pipeline's bookkeeping reads grow with new data, not with the store (issue 17, deliverable 2).
+"""The pipeline's bookkeeping reads grow with new data, not with the store.
 
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the
 per-match catalogue is read only by a step that looks at a match, and then once per process
-(later versions add files, only those are read). ``pipelines.store.READS`` counts the rows
+(later versions add files, only those are read). ``pipelines.storage.delta.READS`` counts the rows
 each process reads from the commit log and the memory tables.
 """
 
@@ -15,11 +15,13 @@ import pytest
 from deltalake import DeltaTable
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 
-from pipelines import replaying
-from pipelines import store as store_module
-from pipelines.runner import run_pipeline
-from pipelines.state import load_state, summary_counts
-from pipelines.store import COMMITS, READS, Store
+from pipelines.run.runner import run_pipeline
+from pipelines.steps import replaying
+from pipelines.steps.state import load_state, summary_counts
+from pipelines.storage import commit_log, delta, memory
+from pipelines.storage.commit_log import COMMITS
+from pipelines.storage.delta import READS
+from pipelines.storage.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -29,9 +31,9 @@ def stand_in_replayer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget what this process read, as a new ``gdan run`` process starts with nothing cached."""
-    monkeypatch.setattr(store_module, "_commit_files", {})
-    monkeypatch.setattr(store_module, "_logs", {})
-    monkeypatch.setattr(store_module, "_memory", {})
+    monkeypatch.setattr(commit_log, "_commit_files", {})
+    monkeypatch.setattr(delta, "_logs", {})
+    monkeypatch.setattr(memory, "_memory", {})
     READS.clear()
 
 

@@ -1,7 +1,7 @@
-"""The per-match catalogue (``pipelines.state.Catalogue``) builds only the matches a step touches.
+"""The per-match catalogue (``pipelines.steps.state.Catalogue``) builds only the matches a step touches.
 
 A run adding a few matches to a large store used to build every match's ``MatchInfo`` and
-compare every row when saving, several times per run (issue 17: bookkeeping O(new data)). The
+compare every row when saving, several times per run (bookkeeping O(new data)). The
 catalogue now answers ``where``, ``counts`` and ``batches`` for the untouched matches from the
 columns; these properties check that it gives exactly what a plain mapping of every match
 gives, after any mix of reads, changes and additions, and that saving appends only the rows
@@ -17,7 +17,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.state import (
+from pipelines.steps.state import (
     HELD,
     INCOMPLETE,
     INFO_FIELDS,
@@ -121,7 +121,7 @@ def test_a_memory_table_reads_as_each_keys_latest_row_in_first_seen_order(
         rows: list[tuple[str, int, int]]) -> None:
     """A memory table's current value per key is its row of the highest ``commit`` (of two in one
     commit, the later), the keys in the order they first appear (module docstring)."""
-    from pipelines.state import _latest_frame
+    from pipelines.steps.state import _latest_frame
 
     schema = pa.schema([("key", pa.string()), ("commit", pa.int64()), ("value", pa.int64())])
     table = pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)

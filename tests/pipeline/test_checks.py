@@ -1,4 +1,4 @@
-"""The asset checks' SQL (issue 5 "Asset checks") on hand-made tables, and their memo."""
+"""The asset checks' SQL on hand-made tables, and their memo."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pyarrow as pa
 import pytest
 from pipeline_helpers import committed, fake_replay, hands, match_events, write_jsonl
 
-from pipelines import checks
-from pipelines.incomplete import incomplete_table
-from pipelines.state import MatchInfo, StoreState, load_state
-from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store
+from pipelines.run import checks
+from pipelines.steps.incomplete import incomplete_table
+from pipelines.steps.state import MatchInfo, StoreState, load_state
+from pipelines.steps.transactions import ingest_step, replay_step
+from pipelines.storage.store import Store
 from schemas.tables import DEAL_HANDS, DEALS, MATCHES
 
 

@@ -1,4 +1,4 @@
-"""The chunk summary tables (issue 17: incremental cost proportional to the new data).
+"""The chunk summary tables (incremental cost proportional to the new data).
 
 ``seat_patterns``, ``deal_fingerprints``, ``player_match_patterns`` and ``player_match_leads``
 are computed per replayed chunk and appended; ``duplicate_matches``, ``player_patterns`` and
@@ -22,12 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pipeline_helpers import pattern_tables
 
-from pipelines.duplicates import duplicate_matches, ingest_order
-from pipelines.fingerprints import deal_fingerprints
-from pipelines.runner import run_pipeline
-from pipelines.state import load_state
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.duplicates import duplicate_matches, ingest_order
+from pipelines.steps.fingerprints import deal_fingerprints
+from pipelines.steps.state import load_state
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from schemas.tables import DEAL_HANDS, PLAYS
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
@@ -206,7 +206,8 @@ def test_a_corrected_copy_leaves_them(runs: list[list[tuple[Any, ...]]]) -> None
 def _store_of_the_layout_before(root: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
     """m1 and m2 replayed as before the chunk summaries: none appended, and ``seat_patterns``
     rewritten whole by the patterns step."""
-    from pipelines import plan, replay_task
+    from pipelines.run import plan
+    from pipelines.steps import replay_task
 
     _write(root, "day1.jsonl", _two_deals("m1") + _one_deal("m2", ["N", "E", "S"], seed=5))
     with monkeypatch.context() as before:
@@ -226,7 +227,7 @@ def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """One whole-store pass (here in slices of a few matches), then incremental: the old
     ``seat_patterns`` is replaced, not appended to, and nothing lacks afterwards."""
-    from pipelines import backfill
+    from pipelines.steps import backfill
 
     root = tmp_path / "store"
     store = _store_of_the_layout_before(root, monkeypatch)
@@ -248,7 +249,7 @@ def test_the_first_run_after_the_upgrade_fills_them_once(tmp_path: Path,
 def test_a_backfill_killed_before_its_commit_is_redone(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Readers keep the published run meanwhile; the next run commits the same tables."""
-    from pipelines import backfill
+    from pipelines.steps import backfill
 
     root = tmp_path / "store"
     store = _store_of_the_layout_before(root, monkeypatch)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from gdan import app
-from pipelines.ingest import file_sha256
+from pipelines.steps.ingest import file_sha256
 
 
 def test_ingest_copies_once_and_never_overwrites(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app
 from gdan.render import OutputFormat, Rows, emit
-from pipelines.runner import run_pipeline
+from pipelines.run.runner import run_pipeline
 from simulator import simulate_to_dir
 
 runner = CliRunner()

@@ -21,7 +21,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app
 from gdan.rankings import _suggest, _tie_break_columns
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 from schemas.times import local_time, time_label
 
 runner = CliRunner()

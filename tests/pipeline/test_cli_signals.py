@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from rich.progress import Progress
 
-from pipelines.progress import show_with, track
-from pipelines.runner import run_pipeline
+from pipelines.exec.progress import show_with, track
+from pipelines.run.runner import run_pipeline
 from simulator import simulate_to_dir
 
 BIN = Path(sys.executable).parent
@@ -109,7 +109,7 @@ def test_a_second_writer_says_which_process_it_waits_for(
         [
             sys.executable,
             "-c",
-            "import sys; from pipelines.store import Store; "
+            "import sys; from pipelines.storage.store import Store; "
             "lock = Store(sys.argv[1]).writer_lock(); lock.__enter__(); print('locked', flush=True); "
             "sys.stdin.read()",
             str(store),

@@ -4,6 +4,7 @@ and reading files outside the store are refused with a clear message (exit 1).""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -12,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from gdan import app
 from gdan.sandbox import RefusedQueryError, check_query
-from pipelines.store import Store
+from pipelines.storage.store import Store
 
 runner = CliRunner()
 
@@ -96,3 +97,26 @@ def test_the_check_looks_at_every_statement() -> None:
     check_query("SELECT 1; SELECT 2")
     with pytest.raises(RefusedQueryError, match="a DROP statement"):
         check_query("SELECT 1; DROP VIEW x")
+
+
+def test_duckdbs_spill_folder_does_not_open_the_working_directory(
+    sim_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB lets a query read its spill folder, by default ``.tmp`` in the working directory:
+    a file there is outside the store like any other. The private spill folder ``gdan sql`` uses
+    instead is removed when the query is done."""
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "secret.txt").write_text("424242\n")
+    temp_root = tmp_path / "temp_root"
+    temp_root.mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp_root))
+    for query in (
+        "SELECT * FROM read_text('.tmp/secret.txt')",
+        f"SELECT * FROM read_text('{tmp_path}/.tmp/*')",
+    ):
+        result = _sql(sim_store, query)
+        assert result.exit_code == 1, query
+        assert "query failed" in _said(result) and "424242" not in result.stdout
+    assert _sql(sim_store, "SELECT count(*) AS n FROM matches").exit_code == 0
+    assert list(temp_root.iterdir()) == []

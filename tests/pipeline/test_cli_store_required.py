@@ -10,8 +10,8 @@ from pipeline_helpers import fake_replay, match_events, write_jsonl
 from typer.testing import CliRunner, Result
 
 from gdan import app, pipeline
-from pipelines import replaying
-from pipelines.store import Store
+from pipelines.steps import replaying
+from pipelines.storage.store import Store
 
 runner = CliRunner()
 

@@ -1,4 +1,4 @@
-"""Corrections, event-sourced (issue 14 item 4; docs/event-extensions.md "Corrections").
+"""Corrections, event-sourced (docs/event-extensions.md "Corrections").
 
 A two-round Swiss event (scoring.md §S8) of four pairs is entered from a score sheet of
 results-only deals (docs/scoresheet.md) under ``bcta``, one deal per round. A referee then
@@ -26,10 +26,10 @@ from typer.testing import CliRunner
 
 from gdan import app
 from importers.scoresheet import convert_rows, read_sheet
-from pipelines.runner import run_pipeline
-from pipelines.state import StoreState, save_state
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.state import StoreState, save_state
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from schemas.tables import QUARANTINE
 
 HEADER = "event,stage,round,table,EW,NS,deal,order,format,time"

@@ -1,9 +1,9 @@
-"""``pipelines.duplicates.duplicate_matches`` against the module docs' rule, stated directly.
+"""``pipelines.steps.duplicates.duplicate_matches`` against the module docs' rule, stated directly.
 
 The step drops the store's matches without a repeated fingerprint before its sorts and joins
-(issue 17); this property checks the rows it gives against a plain reading of the rule on any
-table of fingerprints: each fingerprint's original is its first match by ingest order (then
-match id); a later match is listed under the earlier match it shares most deals with (then the
+(its cost follows the new data); this property checks the rows it gives against a plain reading
+of the rule on any table of fingerprints: each fingerprint's original is its first match by ingest
+order (then match id); a later match is listed under the earlier match it shares most deals with (then the
 earliest, then the lowest id), excluded when every deal of it is such a copy.
 """
 
@@ -16,7 +16,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.duplicates import duplicate_matches
+from pipelines.steps.duplicates import duplicate_matches
 from schemas.tables import DEAL_FINGERPRINTS
 
 Row = tuple[str, int, str]

@@ -1,4 +1,4 @@
-"""End to end with the real simulator and replayer (issue 5 "Tests"): simulate -> ingest -> run -> query."""
+"""End to end with the real simulator and replayer: simulate -> ingest -> run -> query."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pipelines import checks
-from pipelines.runner import run_pipeline
-from pipelines.state import load_state
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run import checks
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.state import load_state
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from simulator import SimulationSummary, simulate_to_dir
 
 

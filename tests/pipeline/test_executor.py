@@ -1,4 +1,4 @@
-"""The replay on a Dask cluster (issue 17 item 5): every table equals the local pool's run.
+"""The replay on a Dask cluster: every table equals the local pool's run.
 
 The same simulated inbox (clean and corrupted matches, so the quarantine paths run too) goes
 through the pipeline three times: on the local process pool, on a Dask cluster the test starts
@@ -25,9 +25,10 @@ from test_cli_signals import BIN, _alive_in_group, _background, _wait_for, clean
 from typer.testing import CliRunner
 
 from gdan import app
-from pipelines import pool, replaying
-from pipelines.pool import Executor, ExecutorKind
-from pipelines.runner import run_pipeline
+from pipelines.exec import pool
+from pipelines.exec.executor import Executor, ExecutorKind
+from pipelines.run.runner import run_pipeline
+from pipelines.steps import replaying
 from simulator import simulate_to_dir
 
 __all__ = ["cleanup"]  # the fixture of test_cli_signals, used here too

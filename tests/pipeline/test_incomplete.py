@@ -1,5 +1,5 @@
-"""``incomplete_matches`` (issue 5: every ingested match is exactly one of valid / partial / invalid /
-incomplete; issue 7 §9): a match in pieces is listed until its ``match_end`` arrives (events.md
+"""``incomplete_matches`` (every ingested match is exactly one of valid / partial / invalid /
+incomplete): a match in pieces is listed until its ``match_end`` arrives (events.md
 "Validation"), through the whole pipeline with the stand-in replayer."""
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from pipeline_helpers import committed, fake_replay, match_events, write_jsonl
 
-from pipelines import checks, replaying
-from pipelines.incomplete import incomplete_table, write_incomplete
-from pipelines.runner import run_pipeline
-from pipelines.state import MatchInfo, load_state
-from pipelines.steps import ingest_step
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run import checks
+from pipelines.run.runner import run_pipeline
+from pipelines.steps import replaying
+from pipelines.steps.incomplete import incomplete_table, write_incomplete
+from pipelines.steps.state import MatchInfo, load_state
+from pipelines.steps.transactions import ingest_step
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""The checks after an append look only at what was appended since their memo (issue 17,
-"Speed and scale"), with the same outcome and metadata as a check of the whole store.
+"""The checks after an append look only at what was appended since their memo, with the same
+outcome and metadata as a check of the whole store.
 
 Card conservation: over several additions, a bad deal arriving in a later batch, and a
 correction (whose retraction deletes rows, so the check is computed whole again). match_statuses
@@ -17,10 +17,11 @@ import pyarrow as pa
 import pytest
 from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 
-from pipelines import checks, replaying, store_checks
-from pipelines.state import load_state
-from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store
+from pipelines.run import checks, store_checks
+from pipelines.steps import replaying
+from pipelines.steps.state import load_state
+from pipelines.steps.transactions import ingest_step, replay_step
+from pipelines.storage.store import Store
 
 
 @pytest.fixture(autouse=True)

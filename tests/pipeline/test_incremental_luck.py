@@ -1,4 +1,4 @@
-"""The luck step's cost follows the new data (issue 17): per-match sums in ``luck_statistics``,
+"""The luck step's cost follows the new data: per-match sums in ``luck_statistics``,
 their totals in ``luck_totals``.
 
 The store of ``test_incremental_scoring`` over three runs (new matches, a copy of a match that is
@@ -19,11 +19,11 @@ import pytest
 from deltalake import DeltaTable
 from test_incremental_scoring import DAYS, _write, run_days
 
-from pipelines import scoring_steps
-from pipelines.runner import run_pipeline
-from pipelines.scoring_steps import _scored, luck_step
-from pipelines.step_reports import RunReport
-from pipelines.store import Store
+from pipelines.run.runner import run_pipeline
+from pipelines.steps import scoring_steps
+from pipelines.steps.scoring_steps import _scored, luck_step
+from pipelines.steps.step_reports import RunReport
+from pipelines.storage.store import Store
 from scoring.luck import HAND_FEATURES, luck_tables
 
 LUCK_TABLES = ("luck_model", "player_luck", "luck_statistics", "luck_totals")

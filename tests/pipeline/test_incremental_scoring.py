@@ -1,5 +1,6 @@
-"""Scoring steps whose cost follows the new data (issue 17): the roster from parsed declarations
-(``pipelines.roster``), ``match_scores`` and ``standings`` by partition (``pipelines.scoring_parts``).
+"""Scoring steps whose cost follows the new data: the roster from parsed declarations
+(``pipelines.steps.roster``), ``match_scores`` and ``standings`` by partition
+(``pipelines.steps.scoring_parts``).
 
 A store over several runs — new events, new rounds of an event, matches without an event, a
 copy of a match (excluded), a correction (a new revision), an incomplete match completed later,
@@ -22,11 +23,11 @@ import polars as pl
 import pytest
 from pipeline_helpers import committed
 
-from pipelines.roster import compute
-from pipelines.runner import run_pipeline
-from pipelines.scoring_steps import _scored, match_scores_step, standings_step
-from pipelines.step_reports import RunReport
-from pipelines.store import Store
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.roster import compute
+from pipelines.steps.scoring_steps import _scored, match_scores_step, standings_step
+from pipelines.steps.step_reports import RunReport
+from pipelines.storage.store import Store
 from scoring.deductions import deductions
 from scoring.round_scores import score_matches
 from scoring.standings import standings

@@ -1,4 +1,4 @@
-"""Ingest: every line kept as received, malformed lines flagged, each file read once (issue 5 §1)."""
+"""Ingest: every line kept as received, malformed lines flagged, each file read once."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pipeline_helpers import match_events, write_jsonl
 
-from pipelines import ingest
-from pipelines.parsing import MALFORMED_BUCKET, bucket_of, canonical_hash, parse_line
-from pipelines.staged_parts import PartWriter
-from pipelines.state import load_state
-from pipelines.steps import ingest_step
-from pipelines.store import Store
+from pipelines.steps import ingest
+from pipelines.steps.parsing import MALFORMED_BUCKET, bucket_of, canonical_hash, parse_line
+from pipelines.steps.state import load_state
+from pipelines.steps.transactions import ingest_step
+from pipelines.storage.staged_parts import PartWriter
+from pipelines.storage.store import Store
 
 # events.md "Framing": a line must be a JSON object with a string `match` (else malformed_line);
 # seq and type are passed on as found (the replay judges them: malformed_field, unknown_type).
@@ -143,7 +143,7 @@ def test_state_tracks_match_completeness(tmp_path: Path) -> None:
 
 def test_parallel_parsing_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunked parsing in worker processes keeps every line with its own line number."""
-    from pipelines import ingest
+    from pipelines.steps import ingest
 
     monkeypatch.setattr(ingest, "CHUNK_LINES", 4)
     monkeypatch.setattr(ingest, "POOL_MIN_BYTES", 0)
@@ -167,7 +167,7 @@ def test_ingest_reports_progress_per_file(tmp_path: Path) -> None:
     from rich.console import Console
     from rich.progress import Progress
 
-    from pipelines.progress import show_with
+    from pipelines.exec.progress import show_with
 
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("m1"))
@@ -223,7 +223,7 @@ def test_chunks_hold_exactly_chunk_lines_whatever_the_reads(tmp_path: Path,
     tasks still get ``CHUNK_LINES`` consecutive lines each, numbered from the file's first."""
     from datetime import UTC, datetime
 
-    from pipelines import ingest, lines
+    from pipelines.steps import ingest, lines
 
     monkeypatch.setattr(lines, "READ_BYTES", 50)
     monkeypatch.setattr(ingest, "CHUNK_LINES", 7)
@@ -247,7 +247,7 @@ def test_declared_revisions_are_found_in_order_in_a_run_of_lines() -> None:
     """docs/event-extensions.md "Corrections — match_start.revision" (the extension of events.md
     "Event types"): a ``match_start`` with ``revision`` > 1 declares the match's revision; the
     later declaration wins, and ``revision`` elsewhere in a line declares nothing."""
-    from pipelines.ingest import _declare_revisions
+    from pipelines.steps.ingest import _declare_revisions
 
     def start(match: str, revision: int) -> bytes:
         event = {"v": 1, "match": match, "seq": 0, "type": "match_start", "revision": revision}

@@ -1,4 +1,4 @@
-"""Issue 13 "Robustness": input that real tools write, damaged input, and input that changes.
+"""Robustness: input that real tools write, damaged input, and input that changes.
 
 - damaged ``.jsonl.gz`` files: the readable lines are kept, the damage quarantined with file and
   position, the other files go on, and the run says so (item 2);
@@ -24,10 +24,10 @@ from typer.testing import CliRunner
 
 from gdan import app
 from gdan.pipeline import EXIT_QUARANTINED
-from pipelines import replaying
-from pipelines.state import load_state
-from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store
+from pipelines.steps import replaying
+from pipelines.steps.state import load_state
+from pipelines.steps.transactions import ingest_step, replay_step
+from pipelines.storage.store import Store
 
 runner = CliRunner()
 
@@ -204,7 +204,7 @@ def _simulated(inbox: Path) -> list[dict[str, object]]:
 
 
 def test_a_match_copied_under_another_id_is_listed_and_scored_once(tmp_path: Path) -> None:
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     store = Store(tmp_path)
     events = _simulated(store.inbox)
@@ -270,8 +270,8 @@ def _deal_tables(deals: dict[str, list[list[str]]]) -> tuple[object, object]:
 def test_duplicates_need_the_same_hands_and_the_same_plays() -> None:
     """Same hands but other plays (a duplicate board's other room) is no copy; a match sharing
     only some deals is listed but still scored; the earlier match in ingest order is the original."""
-    from pipelines.duplicates import duplicate_matches
-    from pipelines.fingerprints import deal_fingerprints
+    from pipelines.steps.duplicates import duplicate_matches
+    from pipelines.steps.fingerprints import deal_fingerprints
 
     deal_hands, plays = _deal_tables(
         {
@@ -337,7 +337,7 @@ def test_gdan_run_warns_about_an_empty_file(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_a_growing_file_is_read_on_where_the_last_run_stopped(tmp_path: Path) -> None:
-    """The repro of issue 13 item 12: a live log cut mid-line, then completed, under one name."""
+    """A live log cut mid-line, then completed, under one name."""
     store = Store(tmp_path)
     store.inbox.mkdir(parents=True)
     live = store.inbox / "live.jsonl"
@@ -367,7 +367,7 @@ def test_a_growing_file_is_read_on_where_the_last_run_stopped(tmp_path: Path) ->
 def test_a_simulated_live_log_replays_valid_when_written_in_two_runs(tmp_path: Path) -> None:
     """The same repro with the real replayer (``head -N``, run, append the rest, run): every match
     valid, as when the halves arrive as two files."""
-    from pipelines.runner import run_pipeline
+    from pipelines.run.runner import run_pipeline
 
     source = Store(tmp_path / "source")
     events = _simulated(source.inbox)

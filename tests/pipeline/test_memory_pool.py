@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pipeline_helpers import match_events, write_jsonl
 
-from pipelines import plan
-from pipelines.store import Store
+from pipelines.run import plan
+from pipelines.storage.store import Store
 
 CHILD = """
 import multiprocessing

@@ -1,4 +1,4 @@
-"""A run without reviews (``run_pipeline(reviews=False)``, ``gdan run --no-reviews``, issue 17):
+"""A run without reviews (``run_pipeline(reviews=False)``, ``gdan run --no-reviews``):
 its matches get no ``play_reviews`` rows while every other table is the same as a run with them,
 and a later run with reviews reviews only the matches it replays."""
 
@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from gdan import app
-from pipelines import cpu
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.exec import cpu
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from simulator import simulate_to_dir
 
 COMPARED = ("matches", "deals", "plays", "deal_hands", "quarantine", "seat_patterns", "player_patterns")
@@ -77,7 +77,7 @@ def test_gdan_run_no_reviews(tmp_path: Path) -> None:
 
 
 def test_the_workers_cpu_is_counted_per_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pipelines.cpu.CPU_S`` splits a run's worker CPU (bench_pipeline.py reports it)."""
+    """``pipelines.exec.cpu.CPU_S`` splits a run's worker CPU (bench_pipeline.py reports it)."""
     monkeypatch.setattr(cpu, "CPU_S", {})
     _simulated(tmp_path, seed=11)
     assert run_pipeline(tmp_path, workers=1, reviews=False).success

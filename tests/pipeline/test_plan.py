@@ -1,4 +1,4 @@
-"""The run plan (issue 17 item 6, option b): ``gdan run`` calls the steps directly, without Dagster,
+"""The run plan: ``gdan run`` calls the steps directly, without Dagster,
 and its report says which steps ran, which were skipped, and every check's outcome."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 
-from pipelines import plan, replaying
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.store_checks import REPLAY_CHECKS
+from pipelines.run import plan
+from pipelines.run.runner import run_pipeline
+from pipelines.run.store_checks import REPLAY_CHECKS
+from pipelines.steps import replaying
+from pipelines.storage.store import Store
 
 DOWNSTREAM_NAMES = [step.name for step in plan.DOWNSTREAM_STEPS]
 
@@ -24,7 +25,7 @@ def stand_in_replayer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_runner_does_not_import_dagster() -> None:
-    code = "import sys, pipelines.runner, gdan.pipeline; print('dagster' in sys.modules)"
+    code = "import sys, pipelines.run.runner, gdan.pipeline; print('dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -68,7 +69,7 @@ def test_a_warehouse_built_by_other_view_code_is_rebuilt_unless_its_statements_a
     statements are these is still current; one whose statements differ is rebuilt."""
     import orjson
 
-    from pipelines import warehouse
+    from pipelines.storage import warehouse
 
     write_jsonl(Store(tmp_path).inbox / "a.jsonl", match_events("m1"))
     run_pipeline(tmp_path, workers=1)

@@ -1,4 +1,4 @@
-"""``pipelines.player_patterns``: the per-seat-deal and per-player counts equal a plain-Python
+"""``pipelines.steps.player_patterns``: the per-seat-deal and per-player counts equal a plain-Python
 count of the same definitions on random plays (property), ``player_patterns`` is the sum of
 ``seat_patterns``, and unknown players keep the population sums whole."""
 
@@ -60,7 +60,7 @@ def _con(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
 
 def _per_seat_deal(plays: list[dict[str, Any]],
                    hands: set[tuple[int, str]]) -> dict[tuple[int, str], Counter[str]]:
-    """The play-pattern definitions of ``pipelines.player_patterns``, one play at a time, per
+    """The play-pattern definitions of ``pipelines.steps.player_patterns``, one play at a time, per
     seat-deal (deal_no, seat) with at least one action."""
     out: dict[tuple[int, str], Counter[str]] = {}
     last_play: dict[int, dict[str, Any]] = {}
@@ -88,7 +88,7 @@ def _per_seat_deal(plays: list[dict[str, Any]],
 
 def _expected(plays: list[dict[str, Any]], hands: set[tuple[int, str]],
               tributes: list[tuple[str, str, str]]) -> dict[str | None, Counter[str]]:
-    """The definitions of ``pipelines.player_patterns``, counted one row at a time, per player."""
+    """The definitions of ``pipelines.steps.player_patterns``, counted one row at a time, per player."""
     out: dict[str | None, Counter[str]] = {}
     for _, seat in hands:
         out.setdefault(PLAYER_OF[seat], Counter())["deals"] += 1

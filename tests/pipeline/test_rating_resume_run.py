@@ -1,4 +1,4 @@
-"""A run with new rounds rates only those (``pipelines.scoring_steps.ratings_step``), and the store
+"""A run with new rounds rates only those (``pipelines.steps.scoring_steps.ratings_step``), and the store
 ends as if every round had arrived at once (the real replayer, a simulated Swiss tournament)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pipeline_helpers import store_tables
 
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
 from simulator import simulate_to_dir
 
 

@@ -1,4 +1,4 @@
-"""What readers of the store see (issue 13, items 14–17), through the whole pipeline with the
+"""What readers of the store see, through the whole pipeline with the
 stand-in replayer: only committed, whole runs; only files the store wrote; a warehouse file that
 holds exactly its views; any store path."""
 
@@ -14,11 +14,12 @@ import duckdb
 import pytest
 from pipeline_helpers import fake_replay, match_events, write_jsonl
 
-from pipelines import incomplete, replaying
-from pipelines.runner import PipelineFailedError, run_pipeline
-from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store, StorePathError
-from pipelines.warehouse import connect
+from pipelines.run.runner import PipelineFailedError, run_pipeline
+from pipelines.steps import incomplete, replaying
+from pipelines.steps.transactions import ingest_step, replay_step
+from pipelines.storage.delta import StorePathError
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,7 @@ def test_a_batch_published_but_not_committed_is_not_read(
     def crash(*args: object) -> None:
         raise OSError("power cut at the commit point")
 
-    monkeypatch.setattr("pipelines.steps.save_state", crash)
+    monkeypatch.setattr("pipelines.steps.transactions.save_state", crash)
     with pytest.raises(OSError, match="power cut"):
         replay_step(store, replay_fn=fake_replay, workers=1)
     assert _counts(connect(tmp_path)) == ONE_MATCH
@@ -234,8 +235,9 @@ def test_a_store_path_with_brackets_is_refused_clearly(tmp_path: Path) -> None:
 CRASH_IN_WAREHOUSE = """
 import os, sys
 from pipeline_helpers import fake_replay
-from pipelines import replaying, warehouse
-from pipelines.runner import run_pipeline
+from pipelines.steps import replaying
+from pipelines.storage import warehouse
+from pipelines.run.runner import run_pipeline
 
 replaying.default_replay_fn = lambda: fake_replay
 real_replace = os.replace
@@ -266,8 +268,9 @@ def test_a_warehouse_file_left_by_a_crashed_run_is_removed(tmp_path: Path) -> No
 KILL_AT_WRITE = """
 import os, sys
 from pipeline_helpers import fake_replay
-from pipelines import replaying, store
-from pipelines.runner import run_pipeline
+from pipelines.steps import replaying
+from pipelines.run.runner import run_pipeline
+from pipelines.storage import delta, staging, table_writes
 
 replaying.default_replay_fn = lambda: fake_replay
 calls = []
@@ -280,8 +283,9 @@ def killing(real):
         real(*args, **kwargs)
     return write
 
-store.write_deltalake = killing(store.write_deltalake)
-store._commit_adds = killing(store._commit_adds)
+delta.write_deltalake = killing(delta.write_deltalake)
+table_writes.write_deltalake = killing(table_writes.write_deltalake)
+staging._commit_adds = killing(staging._commit_adds)
 run_pipeline(sys.argv[1], workers=1)
 """
 
@@ -306,7 +310,7 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
     uninterrupted run makes; killed at a commit of add actions, the batch's files are in the
     table's folder, uncommitted): readers still see a whole run, and the next run ends with
     exactly the tables of a run that was never interrupted and leaves no foreign file."""
-    from pipelines import store as store_module
+    from pipelines.storage import delta, staging, table_writes
 
     expected_root = tmp_path / "uninterrupted"
     for root in (expected_root, tmp_path / "killed"):
@@ -322,8 +326,9 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
         return counted
 
     with monkeypatch.context() as patched:
-        patched.setattr(store_module, "write_deltalake", counting(store_module.write_deltalake))
-        patched.setattr(store_module, "_commit_adds", counting(store_module._commit_adds))
+        patched.setattr(delta, "write_deltalake", counting(delta.write_deltalake))
+        patched.setattr(table_writes, "write_deltalake", counting(table_writes.write_deltalake))
+        patched.setattr(staging, "_commit_adds", counting(staging._commit_adds))
         run_pipeline(expected_root, workers=1)
     root = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}

@@ -1,5 +1,5 @@
 """Replay step bookkeeping with a stand-in replayer: completeness, dedup, quarantine, idempotence,
-crash recovery (issue 5 §2 and "Writes are atomic")."""
+crash recovery (writes are atomic)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pipeline_helpers import committed, fake_replay, match_events, write_jsonl
 
-from pipelines import checks, replaying, state
-from pipelines.state import load_state
-from pipelines.steps import ingest_step, replay_step
-from pipelines.store import Store
+from pipelines.run import checks
+from pipelines.steps import replaying, state
+from pipelines.steps.state import load_state
+from pipelines.steps.transactions import ingest_step, replay_step
+from pipelines.storage.store import Store
 
 
 def _run(store: Store, workers: int = 1) -> replaying.ReplayReport:
@@ -199,11 +200,11 @@ def test_crash_before_commit_point_is_undone(tmp_path: Path, monkeypatch: pytest
     def failing_save(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("pipelines.steps.save_state", failing_save)
+    monkeypatch.setattr("pipelines.steps.transactions.save_state", failing_save)
     with pytest.raises(OSError, match="disk full"):
         replay_step(store, replay_fn=fake_replay, workers=1)
     assert _statuses(store) == {}
-    monkeypatch.setattr("pipelines.steps.save_state", real_save)
+    monkeypatch.setattr("pipelines.steps.transactions.save_state", real_save)
     replay_step(store, replay_fn=fake_replay, workers=1)
     assert _statuses(store) == {"m1": "valid"}
     assert store.read_table("matches").num_rows == 1
@@ -225,7 +226,7 @@ def test_process_pool_gives_the_same_tables(tmp_path: Path, monkeypatch: pytest.
 
 def test_slices_of_a_bucket_give_the_same_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bucket read in slices of whole matches (bounded memory) yields the same rows."""
-    from pipelines import parsing
+    from pipelines.steps import parsing
 
     monkeypatch.setattr(parsing, "N_BUCKETS", 1)
     results = []
@@ -248,7 +249,7 @@ def test_a_slice_across_buckets_gives_the_same_rows_in_the_same_order(
     """The matches of several buckets read as one slice (a run adding a few matches to many
     buckets) give the rows that slices of one match each give, in the same (bucket, match id)
     order; duplicates are dropped alike."""
-    from pipelines import parsing
+    from pipelines.steps import parsing
 
     monkeypatch.setattr(parsing, "N_BUCKETS", 3)
     ids = [f"m{i}" for i in range(8)]
@@ -273,7 +274,7 @@ def test_a_slice_across_buckets_gives_the_same_rows_in_the_same_order(
 def test_any_delivery_in_pieces_gives_the_same_matches(data: st.DataObject) -> None:
     """Events of several matches, shuffled across files, some re-delivered, ingested over several
     runs, each match_end last: every match is held as incomplete until its match_end arrives,
-    then replayed exactly once from exactly its own events (issue 5 step 2)."""
+    then replayed exactly once from exactly its own events."""
     matches = {f"m{i}": match_events(f"m{i}", deals=1 + i % 2) for i in range(3)}
     body = [e for evs in matches.values() for e in evs[:-1]]
     ends = [evs[-1] for evs in matches.values()]

@@ -1,4 +1,4 @@
-"""``play_reviews`` and ``player_reviews`` (issue 16) after a real pipeline run on simulated matches:
+"""``play_reviews`` and ``player_reviews`` after a real pipeline run on simulated matches:
 the rows are exactly ``review_deal`` on the same logs in the default window, every row is a sound
 verdict (loss ≥ 0, 0 for a best move, values −3 … +3), and the summary counts the rows."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pipelines.reviews import BUDGET, MAX_CARDS_LEFT, action_text
-from pipelines.warehouse import connect
+from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT, action_text
+from pipelines.storage.warehouse import connect
 from replay.review import review_deal
 
 Reviewed = tuple[Path, list[list[dict[str, Any]]]]
@@ -22,8 +22,8 @@ Reviewed = tuple[Path, list[list[dict[str, Any]]]]
 @pytest.fixture(scope="module")
 def reviewed_store(tmp_path_factory: pytest.TempPathFactory) -> Reviewed:
     """A store of 2 simulated matches after ``run_pipeline``, and the matches' events."""
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     root = tmp_path_factory.mktemp("reviewed_store")

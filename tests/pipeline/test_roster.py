@@ -1,4 +1,4 @@
-"""The ``players`` roster (``pipelines.roster``): one rule for which declaration of
+"""The ``players`` roster (``pipelines.steps.roster``): one rule for which declaration of
 ``match_start.players`` (events.md) wins, checked against a plain-Python reading of it, and the
 same name for a renamed player in the dashboards and in ``gdan`` after a real pipeline run."""
 
@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dashboards import queries
+from dashboards.queries import players as player_queries
 from dashboards.roster import with_names
 from gdan import app
-from pipelines.roster import compute
-from pipelines.warehouse import connect
+from pipelines.steps.roster import compute
+from pipelines.storage.warehouse import connect
 from schemas.tables import MATCHES, RAW_EVENTS
 
 T0 = datetime(2026, 6, 18, 8, 0, tzinfo=UTC)
@@ -152,8 +152,8 @@ def renamed_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 
     Returns the store, the player id and the name of the player's earlier declarations.
     """
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     root = tmp_path_factory.mktemp("renamed_store")
@@ -179,9 +179,9 @@ def renamed_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 def test_dashboards_and_cli_show_the_latest_name(renamed_store: tuple[Path, str, str]) -> None:
     root, player, before = renamed_store
     con = connect(root)
-    roster = queries.players(con)
+    roster = player_queries.players(con)
     assert roster.set_index("player_id").loc[player, "name"] == RENAMED
-    board = with_names(queries.leaderboard(con), roster).set_index("player_id")
+    board = with_names(player_queries.leaderboard(con), roster).set_index("player_id")
     assert board.loc[player, "name"] == RENAMED
     runner = CliRunner()
     ratings = runner.invoke(app, ["ratings", "-f", "csv", "--store", str(root)])

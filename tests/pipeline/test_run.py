@@ -13,10 +13,10 @@ from pipeline_helpers import fake_replay, hands, match_events, write_jsonl
 from typer.testing import CliRunner
 
 from gdan import app
-from pipelines import replaying
-from pipelines.runner import PipelineFailedError, run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import PipelineFailedError, run_pipeline
+from pipelines.steps import replaying
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +45,8 @@ def test_run_materializes_everything_and_rerun_is_a_no_op(tmp_path: Path) -> Non
 
 
 def test_a_rerun_with_nothing_new_imports_neither_pandas_nor_the_arrow_datasets(tmp_path: Path) -> None:
-    """A rerun with nothing new reads no table and builds no view statement (issue 17's ≤ 3 s on
-    a 1M store): importing pandas, as pyarrow does for ``pa.array``, ``pa.table`` or a time
+    """A rerun with nothing new reads no table and builds no view statement (the ≤ 3 s target
+    on a 1M store): importing pandas, as pyarrow does for ``pa.array``, ``pa.table`` or a time
     zone's conversion, or pyarrow.dataset, as DuckDB does for Arrow input, was ≈ 0.3 s of it."""
     import subprocess
     import sys
@@ -54,7 +54,7 @@ def test_a_rerun_with_nothing_new_imports_neither_pandas_nor_the_arrow_datasets(
     store = Store(tmp_path)
     write_jsonl(store.inbox / "a.jsonl", match_events("m1", deals=2))
     assert run_pipeline(tmp_path, workers=1).success
-    probe = ("import sys; from pipelines.runner import run_pipeline; "
+    probe = ("import sys; from pipelines.run.runner import run_pipeline; "
              f"assert run_pipeline({str(tmp_path)!r}, workers=1).materialized == {{'raw_events'}}; "
              "print(sorted(m for m in ('pandas', 'pyarrow.dataset') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -1,4 +1,4 @@
-"""``seat_patterns`` through the real pipeline (issue 18 "Speed"): re-derived from the events on
+"""``seat_patterns`` through the real pipeline: re-derived from the events on
 every run, a corrected match's replaced revision leaves it as it leaves ``plays``
 (docs/event-extensions.md "Corrections"), a match ingested twice under two ids is in it twice,
 as in ``plays`` and ``player_patterns`` (``duplicate_matches`` only leaves it out of scoring), and
@@ -14,9 +14,9 @@ from typing import Any
 import orjson
 import pytest
 
-from pipelines.runner import run_pipeline
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.run.runner import run_pipeline
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
 from replay_builder import Log

@@ -1,5 +1,5 @@
-"""Append batches are committed as Delta add actions of the staged files themselves (issue 17,
-"Speed and scale"): no row is re-encoded, the table reads whole with DuckDB, polars and pyarrow,
+"""Append batches are committed as Delta add actions of the staged files themselves: no row is
+re-encoded, the table reads whole with DuckDB, polars and pyarrow,
 the files carry data-skipping statistics, and a publish that crashed between placing its files
 and committing them leaves nothing that a later run reads or that the store check reports."""
 
@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from pipelines import store as store_module
-from pipelines.store import Store
+from pipelines.storage import staging
+from pipelines.storage.store import Store
 from schemas.tables import DEAL_HANDS, RAW_EVENTS
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -131,7 +131,7 @@ def test_files_of_a_publish_that_crashed_before_its_commit_are_removed_by_recove
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError("power cut between placing the files and committing them")
 
-    monkeypatch.setattr(store_module, "_commit_adds", crash)
+    monkeypatch.setattr(staging, "_commit_adds", crash)
     pq.write_table(_raw(["m1"]), store.stage_file("b1", "raw_events", {"bucket": 1}))
     pq.write_table(_hands(["m1"]), store.stage_file("b1", "deal_hands"))
     with pytest.raises(OSError, match="power cut"):

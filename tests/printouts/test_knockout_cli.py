@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from gdan import app
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 runner = CliRunner()
 EVENT = "national-swiss-s5"
@@ -26,8 +26,8 @@ SIM = {"kind": "tournament", "pairs": 7, "rounds": 2, "seed": 5, "knockout": 6}
 
 @pytest.fixture(scope="module")
 def ko_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipelines.runner import run_pipeline
-    from pipelines.store import Store
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
     from simulator import simulate_to_dir
 
     root = tmp_path_factory.mktemp("ko_store")

@@ -14,7 +14,7 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner, Result
 
 from gdan import app
-from pipelines.warehouse import connect
+from pipelines.storage.warehouse import connect
 
 runner = CliRunner()
 SWISS = "national-swiss-s11"

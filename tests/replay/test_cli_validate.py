@@ -1,4 +1,4 @@
-"""`gdan validate [--json] PATH...` (issue 3): summary, per-match JSON lines, malformed lines with file
+"""`gdan validate [--json] PATH...`: summary, per-match JSON lines, malformed lines with file
 and line, exit status 1 when a match is invalid."""
 
 from __future__ import annotations

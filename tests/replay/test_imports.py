@@ -1,4 +1,4 @@
-"""``import replay`` stays light: the rules engine and the replayer load no pyarrow (issue 19);
+"""``import replay`` stays light: the rules engine and the replayer load no pyarrow;
 only ``replay_batch``, when it runs, does."""
 
 from __future__ import annotations

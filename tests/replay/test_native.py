@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
 
-from pipelines.parsing import parse_chunk
+from pipelines.steps.parsing import parse_chunk
 from replay import native, replay_batch
 from simulator import api as simulator_api
 from simulator.corrupt import corrupt_match
@@ -56,7 +56,7 @@ def test_compiled_engine_is_in_use_when_built() -> None:
 
 
 def test_sources_give_the_same_tables(tmp_path: Path) -> None:
-    """Issue 3: the compiled engine is only faster. Every table of ``replay_batch`` is identical to
+    """The compiled engine is only faster. Every table of ``replay_batch`` is identical to
     the one the Python sources derive (in a subprocess with GDAN_PURE_PYTHON=1)."""
     table = sample_input()
     assert table.num_rows > 5_000

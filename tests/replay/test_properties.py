@@ -55,7 +55,7 @@ RULES = ["national", "huaian", "bcta", "jiangsu", "njupt"]
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=st.sampled_from(RULES), seed=st.integers(0, 10**6))
 def test_simulated_matches_replay_valid(rules: str, seed: int) -> None:
-    """Issue 3 property: every match the simulator writes replays ``valid``; cards are conserved."""
+    """Property: every match the simulator writes replays ``valid``; cards are conserved."""
     events = simulator_api.simulate_match(rules, seed=seed)
     result = replay_match(events)
     assert result.status == "valid", result.error

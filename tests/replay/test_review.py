@@ -1,4 +1,4 @@
-"""Decision review of logged deals (issue 16): positions rebuilt from v1 logs agree with the replay
+"""Decision review of logged deals: positions rebuilt from v1 logs agree with the replay
 (turns, hands, the table, 接风 and the finishing order, rules.md §5), and every reviewed decision's
 loss is ≥ 0, and 0 exactly for the best actions."""
 
@@ -69,7 +69,7 @@ def check_rows(rows: list[DecisionReview]) -> None:
 
 
 def test_review_losses(matches: list[list[dict[str, Any]]]) -> None:
-    """Issue 16: every reviewed decision from 14 cards left has a loss ≥ 0, 0 for the best moves."""
+    """Every reviewed decision from 14 cards left has a loss ≥ 0, 0 for the best moves."""
     reviewed = 0
     for events in matches:
         for deal in sorted({e["deal"] for e in events if e["type"] == "deal_start"})[:4]:

@@ -1,4 +1,4 @@
-"""The endgame solver (issue 16): properties on random endgames, hand-made positions with known
+"""The endgame solver: properties on random endgames, hand-made positions with known
 answers (cited by rules.md §), budgets and the checks on a position."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def actions(p: Position) -> list[Action]:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32))
 def test_best_moves_keep_the_value_and_nothing_does_better(seed: int) -> None:
-    """Issue 16: a reported best action leads to a position of the same value (for the same team);
+    """A reported best action leads to a position of the same value (for the same team);
     no legal action does better; the best actions are exactly those that reach the value."""
     p = random_endgame(random.Random(seed), 3, 10)
     s = solve(p, Budget(nodes=None))

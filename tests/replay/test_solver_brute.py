@@ -1,4 +1,4 @@
-"""Random small endgames and an exhaustive minimax written apart from ``replay.solver`` (issue 16).
+"""Random small endgames and an exhaustive minimax written apart from ``replay.solver``.
 
 The minimax plays every legal move and every pass, without pruning, tables or canonical keys,
 straight from rules.md §5 (turn order, passes, end of trick, 接风 §5.6, going out §5.5, the end of
@@ -188,7 +188,7 @@ def _check_against_minimax(seed: int, count: int, max_total: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_value_equals_exhaustive_minimax(seed: int) -> None:
-    """Issue 16: on 2,000 random endgames (≤ 3 cards a seat, ≤ 8 in all; every ruleset and level,
+    """On 2,000 random endgames (≤ 3 cards a seat, ≤ 8 in all; every ruleset and level,
     wilds and bombs) the solver's value equals full minimax over rules.md §5.3–§5.8."""
     _check_against_minimax(seed, 500, 8)
 
@@ -231,7 +231,7 @@ def _rotate(p: Position) -> Position:
 
 
 def test_canonical_key_merges_only_equal_values() -> None:
-    """Issue 16: canonicalisation never changes a value. Positions whose suits differ or whose seats
+    """Canonicalisation never changes a value. Positions whose suits differ or whose seats
     are rotated share a transposition key only when full minimax gives them the same value (suits
     matter only for straight flushes, rules.md §3; seats only by turn order and partners, §1)."""
     rng = random.Random(7)

@@ -1,4 +1,4 @@
-"""The replay engine type-checks under ``mypy --strict`` (issue 19): the compiled modules are built by
+"""The replay engine type-checks under ``mypy --strict``: the compiled modules are built by
 mypyc from the same annotations, so a wrong annotation is a wrong program, not a style matter."""
 
 from __future__ import annotations

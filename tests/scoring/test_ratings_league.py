@@ -1,4 +1,4 @@
-"""Issue 6 acceptance: on a simulated league the ratings rank players like their true skill.
+"""Acceptance: on a simulated league the ratings rank players like their true skill.
 
 A scale test (simulates and replays ~650 matches, about two minutes): run with ``-m slow``.
 The league is 32 players over 100 sessions (~80 rated rounds each); ``benchmarks/bench_ratings.py``

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from scoring_builders import deal, deals, match, matches
 
-from pipelines.scoring_steps import SCORING_STEPS, SCORING_TABLES
-from pipelines.store import Store
-from pipelines.warehouse import connect
+from pipelines.steps.scoring_steps import SCORING_STEPS, SCORING_TABLES
+from pipelines.storage.store import Store
+from pipelines.storage.warehouse import connect
 from schemas.scoring import SCORING
 
 

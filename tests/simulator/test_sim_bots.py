@@ -1,6 +1,6 @@
-"""Bot decisions (issue 4 "Bots"): lead small, follow cheaply, bomb when it matters, leave a
+"""Bot decisions: lead small, follow cheaply, bomb when it matters, leave a
 winning partner alone, go out when possible, forced tribute and sensible return (rules.md §5, §6);
-skilled play: feed a partner close to going out, plan to go out (issue 4 follow-up)."""
+skilled play: feed a partner close to going out, plan to go out."""
 
 from __future__ import annotations
 

@@ -121,5 +121,5 @@ def test_decompose_examples(hand: list[str], level: str, expected: list[tuple[st
     ],
 )
 def test_careless_plan(hand: list[str], level: str, expected: list[tuple[str, str, int]]) -> None:
-    """A weak player's plan groups by rank only (issue 4 follow-up: skill), still true readings (§3)."""
+    """A weak player's plan (low skill) groups by rank only, still true readings (§3)."""
     assert [(g.kind, g.rank, len(g.cards)) for g in decompose(hand, level, careless=True)] == expected

@@ -1,4 +1,4 @@
-"""Bot quality (issue 4 follow-up): straight flushes are played, bombs are kept for when they matter,
+"""Bot quality: straight flushes are played, bombs are kept for when they matter,
 by style; the play statistics (`simulator.quality`) read events correctly (rules.md §3–§4)."""
 
 from __future__ import annotations

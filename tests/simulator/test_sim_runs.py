@@ -127,7 +127,7 @@ def test_bad_arguments_are_named(tmp_path: Path, kwargs: dict[str, Any], message
 def test_league_skill_wins(tmp_path: Path) -> None:
     """In a league (bcta's 60-minute / 11-deal rounds), higher true skill wins clearly more rounds:
     Spearman > 0.3 (p < 0.01) and the more skilled half wins ≥ 59 % (halves ≥ 18 points apart; the
-    first bots managed 55–60 % on such leagues, the issue 4 follow-up aims at 60–65 %)."""
+    first bots managed 55–60 % on such leagues; the aim is 60–65 %)."""
     simulate_to_dir(tmp_path, "league", players=48, rounds=12, seed=3)
     skill = {p["id"]: p["skill"] for p in orjson.loads((tmp_path / "players.json").read_bytes())}
     wins: Counter[str] = Counter()
