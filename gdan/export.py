@@ -217,19 +217,31 @@ def export_slips(
             max=20,
         ),
     ] = None,
+    tokens: Annotated[
+        bool,
+        typer.Option(
+            "--tokens/--no-tokens",
+            help="Print a new table token per table (QR code of its link, and its PIN; the round's "
+            "earlier tokens of those tables are revoked); --no-tokens: the plain entry link, for "
+            "a referee's login.",
+        ),
+    ] = True,
+    valid_hours: Annotated[float, typer.Option(help="Tokens: hours until they expire.", min=0.1)] = 6.0,
+    issued_by: Annotated[str, typer.Option("--by", help="Tokens: who issues them (recorded).")] = "cli",
     out: OutOption = None,
     lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Table slips (PDF, one A4 page per table): event, round, table number, both pairs with names
-    and seats, blank deal lines, and a QR code of the table's results-entry link
-    (BASE/entry?event=…&stage=…&round=…&table=…).
+    and seats, blank deal lines, and a QR code of the table's results-entry link: a new table
+    token's link (BASE/entry?token=…) with its PIN printed, or with --no-tokens the plain
+    BASE/entry?event=…&stage=…&round=…&table=… (entering then needs a referee's login).
 
     The tables are the round's draw in the event registry (the results-entry page's events),
     else its stored matches when it has results, else its pairing (`gdan pair`, from the
     standings after the round before).
     """
-    from printouts.pdf import FontMissing
+    from printouts.pdf import FontMissing, find_cjk_font
     from printouts.slips import TableSlip, entry_link, to_slips_pdf
 
     if not base_url.startswith(("http://", "https://")):
@@ -238,6 +250,18 @@ def export_slips(
         )
     drawn = _drawn_seats(store, event, round_no)
     title, stage_name, tables, planned = drawn or (*_run(_round_seats, store, event, stage, round_no), None)
+    try:
+        font = find_cjk_font()  # before any token is issued (and the round's earlier ones revoked)
+    except FontMissing as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    access = (
+        _token_access(
+            store, event, stage_name, round_no, [t for t, _ in tables], base_url, issued_by, valid_hours
+        )
+        if tokens
+        else {t: (entry_link(base_url, event, stage_name, round_no, t), None) for t, _ in tables}
+    )
     slips = [
         TableSlip(
             event=title,
@@ -245,22 +269,46 @@ def export_slips(
             round_no=round_no,
             table=table,
             seats=seats,
-            link=entry_link(base_url, event, stage_name, round_no, table),
+            link=access[table][0],
+            pin=access[table][1],
             deals=deals or planned or 12,
         )
         for table, seats in tables
     ]
-    try:
-        data = to_slips_pdf(slips, lang)
-    except FontMissing as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(1) from None
+    data = to_slips_pdf(slips, lang, font)
     target = out or Path(f"{_safe(f'slips-{event}-r{round_no}')}.pdf")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     console.print(
         f"wrote {target} ({len(data):,} bytes, {len(slips)} table(s))", markup=False, highlight=False
     )
+
+
+def _token_access(
+    store: Path,
+    event: str,
+    stage: str | None,
+    round_no: int,
+    tables: list[str],
+    base_url: str,
+    issued_by: str,
+    valid_hours: float,
+) -> dict[str, tuple[str, str | None]]:
+    """A new table token per table (:mod:`service.tokens`): its entry link and PIN, by table."""
+    from datetime import timedelta
+
+    from service.tokens import entry_link, issue_round_tokens
+
+    named = [t for t in tables if not t.isdigit() or int(t) < 1]
+    if named:
+        raise typer.BadParameter(
+            f"tables {', '.join(named)} are not numbered: table tokens need table numbers 1, 2, …",
+            param_hint="--no-tokens",
+        )
+    issued = issue_round_tokens(
+        store, event, stage or "", round_no, [int(t) for t in tables], issued_by, timedelta(hours=valid_hours)
+    )
+    return {str(t.table): (entry_link(base_url, t), t.pin) for t in issued}
 
 
 def _drawn_seats(

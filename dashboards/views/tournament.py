@@ -91,17 +91,19 @@ else:
         ],
     )
     show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
+    linked = table.assign(
+        player_1=[
+            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_1"]
+        ],
+        player_2=[
+            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_2"]
+        ],
+    )
+    # the pair by its names where the id was; the id stays in the download and the player links
+    order = [c for c in linked.columns if c != "team"]
+    order.insert(order.index("team_id"), "team")
     show_table(
-        table.assign(
-            player_1=[
-                player_link(p, player_names.get(p, p)) if isinstance(p, str) else None
-                for p in table["player_1"]
-            ],
-            player_2=[
-                player_link(p, player_names.get(p, p)) if isinstance(p, str) else None
-                for p in table["player_2"]
-            ],
-        ),
+        linked[order],
         "standings",
         column_config={
             "rank": "#",
@@ -109,7 +111,8 @@ else:
                 c: st.column_config.LinkColumn(tr(c), display_text=NAMED_LINK)
                 for c in ("player_1", "player_2")
             },
-            "team_id": tr("team"),
+            "team_id": None,
+            "team": tr("team"),
             "match_points": tr("match_points"),
             "level_points": tr("level_points"),
             "wins": tr("wins"),

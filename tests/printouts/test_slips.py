@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from typer.testing import CliRunner
@@ -114,7 +115,7 @@ def test_cli_slips_of_a_played_round_and_of_the_next_one(
         app,
         [
             *("export", "slips", "--event", SWISS, "--round", str(round_no), "--base-url", BASE),
-            *("--lang", "zh", "--out", str(pdf), "--store", str(sim_store)),
+            *("--lang", "zh", "--no-tokens", "--out", str(pdf), "--store", str(sim_store)),
         ],
     )
     assert result.exit_code == 0, result.output
@@ -168,10 +169,15 @@ def test_cli_slips_refuses_a_base_url_without_scheme(sim_store: Path) -> None:
     assert "http://" in result.output
 
 
-def test_cli_slips_of_a_round_drawn_in_the_event_registry(tmp_path: Path) -> None:
+def test_cli_slips_of_a_round_drawn_in_the_event_registry_with_table_tokens(tmp_path: Path) -> None:
     """Before anything is played the store has no tables: the registry's draw and registered
-    names are printed, with as many deal lines as the registered round format has deals."""
+    names are printed, with as many deal lines as the registered round format has deals; each
+    slip carries a new table token (service/tokens.py): its link in the QR code, its PIN printed,
+    and both let in only that table of that round."""
+    from datetime import UTC, datetime
+
     from service import registry
+    from service import tokens as table_tokens
     from service.registry import Event, Player, Stamp
 
     store = tmp_path / "store"
@@ -217,3 +223,12 @@ def test_cli_slips_of_a_round_drawn_in_the_event_registry(tmp_path: Path) -> Non
         assert all(names[p] in page for p in tables[table].values())
         deal_lines = page.split("levelsafter(E–W:N–S)")[1].split("signatures")[0]
         assert deal_lines == "123"  # the numbered blank lines, one per deal of the format
+    pins = [page.split("PIN:")[1][:6] for page in pages]
+    grants = [table_tokens.redeem(store, pin, now=datetime.now(UTC)) for pin in pins]
+    assert [(g.event_id, g.round_no, g.table) for g in grants if g] == [("ux-cup", 1, 1), ("ux-cup", 1, 2)]
+    _needs("pdftoppm", "zbarimg")
+    links = _qr_links(pdf, tmp_path)
+    assert all(link.startswith(f"{BASE}/entry?token=") for link in links)
+    tokens = [unquote(link.split("token=", 1)[1]) for link in links]
+    by_link = [table_tokens.redeem(store, token, now=datetime.now(UTC)) for token in tokens]
+    assert [g.table for g in by_link if g] == [1, 2]
