@@ -119,7 +119,8 @@ def scale(base: Path, out: Path, deals: int) -> int:
     The copies are one append batch of ``out``, committed and published through the store.
     """
     from pipelines.steps.state import StoreState, save_state
-    from pipelines.storage.store import Store, new_id
+    from pipelines.storage.delta import new_id
+    from pipelines.storage.store import Store
 
     base_store = Store(base)
     snapshot = base_store.snapshot()

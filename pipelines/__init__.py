@@ -5,7 +5,7 @@ pyarrow is not loaded yet) and in every process it starts, the replay workers in
 ``ARROW_DEFAULT_MEMORY_POOL`` already names one. pyarrow's default, mimalloc, keeps what a
 process frees for later, so a run's peak was the sum of the parent's and every worker's high-water
 marks: 1.86 GiB at 100k deals against 1.59 GiB with the system allocator, for the same CPU
-(issue 17, docs/performance.md "Session 8").
+(docs/performance.md).
 """
 
 import os
@@ -19,7 +19,7 @@ def release_freed_memory() -> None:
 
     With the C library's allocator freed memory stays in the heap until trimmed: on a first run
     of 1M deals the run's process held ~2 GiB of freed memory from one step into the next, and
-    its peak was 3.3 GiB (docs/performance.md "Session 15")."""
+    its peak was 3.3 GiB (docs/performance.md)."""
     import pyarrow as pa  # here, not above: the allocator is chosen before pyarrow loads
 
     pa.default_memory_pool().release_unused()

@@ -63,17 +63,33 @@ from service.confirmation import CONFIRMING_SIDE, ENTERING_SIDE
 NEW = "\0new"
 TABLET_CSS = """
 <style>
-[class*="st-key-en_"] [data-testid="stButtonGroup"] { flex-wrap: wrap; }
-[class*="st-key-en_"] [data-testid="stButtonGroup"] button { flex: 1 1 5.5rem; min-width: 0; }
-[class*="st-key-en_"] [data-testid="stButtonGroup"] button p { white-space: normal; }
+[class*="st-key-en_"][class*="_first"], [class*="st-key-en_"][class*="_kind"] { width: 100% !important; }
+[class*="st-key-en_"][class*="_first"] [data-testid="stButtonGroup"],
+[class*="st-key-en_"][class*="_kind"] [data-testid="stButtonGroup"] { width: 100%; }
+[class*="st-key-en_"][class*="_first"] [role="radiogroup"],
+[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
+  display: grid; gap: 0.25rem; width: 100%; grid-template-columns: repeat(2, minmax(0, 1fr));
+}
+[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
+  grid-template-columns: repeat(3, minmax(0, 1fr));
+}
+[class*="st-key-en_"][class*="_first"] button, [class*="st-key-en_"][class*="_kind"] button {
+  width: 100%; min-width: 0; height: auto; min-height: 3rem; margin: 0; border-radius: 0.5rem;
+}
+[class*="st-key-en_"][class*="_first"] button p, [class*="st-key-en_"][class*="_kind"] button p {
+  white-space: normal; overflow-wrap: anywhere;
+}
 </style>
 """
 """Tablets (768–834 px portrait): the seat and result buttons wrap inside the table's box."""
 
 st.title(tr("page_entry"))
 who = access.require_writer()  # a referee of the event, an admin, or a table's token; nobody else
-ACTOR = who.name
-"""Who acts on this page in what the service records: the account, or the table token's id."""
+actor = who.name
+"""Who acts on this page in what the service records: the account, or the table token's public id."""
+manages = who.account is not None or who.anonymous
+"""Whether the principal runs the event (an admin, an assigned referee): registrations, check-in,
+pairing, the referee's queue; a table token enters its own table's result only."""
 st.caption(tr("entry_intro"))
 st.html(TABLET_CSS)
 store = Path(current_store())
@@ -132,6 +148,15 @@ def _is_registered(key: str) -> bool:
 
 # The registered events (the newest first), then the store's pair events, then its individual
 # events (which cannot be paired): the first is the default.
+def _may_open(key: str) -> bool:
+    """Whether the principal may enter results of the event ``key`` names (a table token: its own)."""
+    event = event_rows[key]["event_id"]
+    if who.grant is not None:
+        return bool(event == who.grant.event_id)
+    return who.anonymous or (who.account is not None and who.account.may_write(event))
+
+
+event_rows = {k: v for k, v in event_rows.items() if _may_open(k)}
 keys = sorted(
     filter(_is_registered, event_rows),
     key=lambda k: registered[event_rows[k]["event_id"]].created.at,
@@ -200,7 +225,7 @@ def _register(
         event_name,
         rules_id,
         fmt_payload,
-        registry.Stamp(ACTOR, registry.now()),
+        registry.Stamp(actor, registry.now()),
         confirmation=confirm,
         pairs=tuple(registry.Pair((_registered(a, known), _registered(b, known))) for a, b in pairs),
     )
@@ -216,12 +241,13 @@ def _register(
 if "en_pick" in st.session_state:
     st.session_state["en_event"] = st.session_state.pop("en_pick")
 from_url("en_event", "event", keys, parse=_from_address)
-manager = who.anonymous or who.may_manage()  # registering an event is an admin's
-if not keys and not manager:
-    st.info(tr("access_no_events"))
+choice = st.selectbox(
+    tr("event"), [*keys, NEW] if who.may_manage() or who.anonymous else keys, key="en_event",
+    format_func=_event_label,
+)
+if choice is None:  # a referee with no event assigned, or a table token whose event is not drawn yet
+    st.info(tr("entry_no_event_yours"))
     st.stop()
-choices = [*keys, NEW] if manager else keys
-choice = st.selectbox(tr("event"), choices, key="en_event", format_func=_event_label)
 seats_by_table: dict[str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0
@@ -295,7 +321,7 @@ from_url("en_round", "round", parse=_positive)
 round_no = int(st.number_input(tr("round"), min_value=1, step=1, key="en_round"))
 to_url("en_round", "round", round_no, default=last + 1)
 
-if reg is not None:
+if reg is not None and manages:
     with st.expander(f"{tr('entry_registered_pairs')} ({len(reg.pairs)})"):
         for number, pair in enumerate(reg.pairs):
             shown = " / ".join(f"{p.name or p.id}" + (f" · {p.club}" if p.club else "") for p in pair.players)
@@ -306,7 +332,7 @@ if reg is not None:
                 help=f"{tr('entry_checked_in')}: {' / '.join(pair.ids)}",
             )
             if ticked != (pair.checked_in is not None):
-                registry.check_in(store, event_id, number, ACTOR, ticked)
+                registry.check_in(store, event_id, number, actor, ticked)
 
 stored = run(queries.entry_round_tables, event=event_id, stage=stage, round_no=round_no)
 stored_tables = {str(t) for t in stored["table"]}
@@ -334,7 +360,7 @@ def _pairing(round_to_pair: int, override: bool) -> PairingSheet:
     )
     if sheet.missing is not None:
         registry.record_override(
-            store, event_id, round_to_pair, ACTOR, sheet.missing.tables, sheet.missing.teams
+            store, event_id, round_to_pair, actor, sheet.missing.tables, sheet.missing.teams
         )
     return sheet
 
@@ -353,7 +379,7 @@ elif reg is not None or stored.empty:
     except LookupFailed as exc:
         refused = getattr(exc, "reason", None)
         st.error(f"{tr('entry_pairing_failed')}: {pairing_failure(exc, lang())}")
-        if refused == "missing_results":
+        if refused == "missing_results" and manages:
             st.button(
                 tr("entry_pair_anyway"), key=f"{override_key}_btn", on_click=_override, args=(override_key,)
             )
@@ -509,10 +535,10 @@ def _table(
             try:
                 if referee is not None:
                     confirmation.resolve(
-                        store, referee.match, referee.revision, ACTOR, _deliver(revision), derived.events
+                        store, referee.match, referee.revision, actor, _deliver(revision), derived.events
                     )
                 elif reg is not None and reg.confirmation:
-                    confirmation.hold(store, derived.events, revision, f"{ACTOR} ({ENTERING_SIDE})")
+                    confirmation.hold(store, derived.events, revision, f"{actor} ({ENTERING_SIDE})")
                 else:
                     submit(store, derived.events, revision, principal=access.principal())
             except (AlreadySubmitted, confirmation.AlreadyPending) as exc:
@@ -562,7 +588,7 @@ if stored.empty and not seats_by_table and refused is None:
 if bye:
     st.caption(f"{tr('bye')}: {bye}")
 
-queue = confirmation.waiting(store, event_id, disputed=True)
+queue = confirmation.waiting(store, event_id, disputed=True) if manages else []
 if queue:
     st.subheader(tr("entry_referee_queue"))
     for held in queue:
@@ -575,14 +601,14 @@ if queue:
             + tr("entry_disputed").format(by=held.disputed.by, reason=held.reason or "–")
         )
         if st.button(tr("entry_accept"), key=f"en_accept_{held.match}.{held.revision}"):
-            confirmation.resolve(store, held.match, held.revision, ACTOR, _deliver(held.revision))
+            confirmation.resolve(store, held.match, held.revision, actor, _deliver(held.revision))
             st.rerun()
         fixing = f"{held.match}{f'.rev{held.revision}' if held.revision > 1 else ''}.ref"
         if fixing not in orders:
             orders[fixing] = deal_orders(held.events)
         _table(str(info.get("table")), seats, held.match, held.revision, referee=held)
 
-if st.button(tr("entry_pair_next"), key="en_pair_next"):
+if manages and st.button(tr("entry_pair_next"), key="en_pair_next"):
     after = last + 1
     try:
         sheet = _pairing(after, bool(st.session_state.get(f"en_override_{event_id}_{after}")))

@@ -1,7 +1,7 @@
 """Dagster events of a step's report: one ``MaterializeResult`` per table, one ``AssetCheckResult`` per check.
 
-The Dagster adapter (``pipelines.defs.assets``, ``pipelines.defs.scoring_assets``) yields these from each
-asset body, so the UI shows the metadata ``gdan run`` reports.
+The Dagster assets (``pipelines.defs.assets``) yield these from each asset body, so the UI shows
+the metadata ``gdan run`` reports.
 """
 
 from __future__ import annotations

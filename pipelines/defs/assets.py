@@ -1,53 +1,63 @@
-"""The pipeline's Dagster assets and asset checks for ``dagster dev``: a thin adapter over the run plan.
+"""The pipeline's Dagster assets for ``dagster dev``: the run plan's steps, made by one factory.
 
 Each asset body is one call into a step of ``pipelines.run.plan`` (which ``gdan run`` calls
 directly), its report turned into Dagster events (``pipelines.defs.asset_events``). The steps write
-the store themselves, so no IO manager is involved. Asset keys of the replayed tables are the
-table names, which the downstream assets depend on. When the replay step reports no outputs
-(nothing new since the last complete run, ``plan.up_to_date``), the replay asset materializes
-nothing and Dagster skips the downstream assets. (No ``from __future__ import annotations``:
-Dagster checks the ``context`` annotation at runtime.)
+the store themselves, so no IO manager is involved. Asset keys are the table names; every step
+after the replay becomes a multi-asset by :func:`step_asset`, its dependencies the tables the
+step declares it reads (``pipelines.steps.step_reports.Step``), so the graph is written once.
+When the replay step reports no outputs (nothing new since the last complete run,
+``plan.up_to_date``), the replay asset materializes nothing and Dagster skips the downstream
+assets. (No ``from __future__ import annotations``:
+Dagster reads the ``context`` and ``config`` annotations at runtime.)
 """
 
+import inspect
 from collections.abc import Iterator
 
 from dagster import (
     AssetCheckResult,
-    AssetChecksDefinition,
+    AssetCheckSpec,
     AssetExecutionContext,
-    AssetKey,
     AssetsDefinition,
     AssetSpec,
+    Config,
     MaterializeResult,
     asset,
-    asset_check,
     multi_asset,
 )
+from pydantic import Field
 
-from pipelines.defs.asset_events import check_result, step_events
+from pipelines.defs.asset_events import step_events
 from pipelines.defs.resources import ExecutorResource, StoreResource
-from pipelines.defs.scoring_assets import ASSETS as SCORING_ASSETS
 from pipelines.run import plan
-from pipelines.run.store_checks import INGEST_CHECKS, REPLAY_CHECKS, StoreCheck
 from pipelines.steps.replaying import WRITTEN
+from pipelines.steps.scoring_steps import Overrides
+from pipelines.steps.step_reports import Step
 from pipelines.storage.store import Store
+from schemas.catalog import ALL_TABLES
 from schemas.tables import (
-    CHUNK_SUMMARIES,
-    DERIVED,
     INCOMPLETE_MATCHES,
-    PLAYER_REVIEWS,
-    PLAYERS,
     RAW_EVENTS,
-    REVIEWED,
-    SUMMARIES,
     SUPERSEDED,
 )
+from scoring.params import load_event_overrides
 
 Events = Iterator[MaterializeResult | AssetCheckResult]
 
 
 def _doc(schema_doc: bytes | None, fallback: str) -> str:
     return schema_doc.decode() if schema_doc else fallback
+
+
+class ScoringConfig(Config):
+    """Run configuration of the steps that take per-event scoring parameters."""
+
+    overrides_file: str = Field(default="", description="per-event scoring parameters (.toml/.json), "
+                                "see scoring.params.load_event_overrides; empty: none")
+
+    def overrides(self) -> Overrides | None:
+        """The per-event parameters of ``overrides_file``; None when it is empty."""
+        return load_event_overrides(self.overrides_file) if self.overrides_file else None
 
 
 @asset(
@@ -102,75 +112,44 @@ def replayed_tables(
     yield from step_events(report)
 
 
-@multi_asset(
-    specs=[
+def _takes_overrides(step: Step) -> bool:
+    return "overrides" in inspect.signature(step.run).parameters
+
+
+PRIVATE: frozenset[str] = frozenset(t for step in plan.DOWNSTREAM_STEPS for t in step.keeps)
+"""Tables a step keeps for itself (not assets: no other step reads them)."""
+
+
+def step_asset(step: Step) -> AssetsDefinition:
+    """The multi-asset of a declared step: one asset per table it writes, depending on the tables
+    it reads, with the checks its report carries; its body runs the step on a pinned store."""
+    specs = [
         AssetSpec(
-            name,
-            deps=["player_match_patterns", "player_match_leads"],
-            group_name="replay",
+            table,
+            deps=[t for t in step.reads if t not in step.writes and t not in PRIVATE],
+            group_name=step.group,
             skippable=True,
-            description=_doc((SUMMARIES[name].metadata or {}).get(b"doc"), name),
+            description=_doc((ALL_TABLES[table].metadata or {}).get(b"doc") if table in ALL_TABLES else None,
+                             inspect.getdoc(step.run) or table),
         )
-        for name in plan.PATTERN_TABLES
-    ],
-    can_subset=False,
-)
-def player_pattern_tables(store: StoreResource) -> Events:
-    """``plan.patterns``: per-player play-pattern and lead counts for the Player page."""
-    yield from step_events(plan.patterns(store.store()))
+        for table in step.writes
+    ]
+    checks = [AssetCheckSpec(name, asset=table) for name, table in step.checks]
+    if _takes_overrides(step):
 
+        @multi_asset(name=step.name, specs=specs, check_specs=checks, can_subset=False)
+        def configured(config: ScoringConfig, store: StoreResource) -> Events:
+            yield from step_events(step.run(store.store(), config.overrides()))
 
-@asset(
-    key="player_reviews",
-    deps=["play_reviews"],
-    group_name="replay",
-    description=_doc((PLAYER_REVIEWS.metadata or {}).get(b"doc"), "player_reviews"),
-)
-def player_review_table(store: StoreResource) -> Events:
-    """``plan.player_reviews``: the per-player decision-review summary for the Player page."""
-    yield from step_events(plan.player_reviews(store.store()))
+        return configured
 
+    @multi_asset(name=step.name, specs=specs, check_specs=checks, can_subset=False)
+    def plain(store: StoreResource) -> Events:
+        yield from step_events(step.run(store.store()))
 
-@asset(
-    key="players",
-    deps=["raw_events", "matches"],
-    group_name="replay",
-    description=_doc((PLAYERS.metadata or {}).get(b"doc"), "players"),
-)
-def roster(store: StoreResource) -> Events:
-    """``plan.roster``: the roster (player id → name, club) from ``match_start.players``."""
-    yield from step_events(plan.roster(store.store()))
-
-
-SCORING_KEYS: list[AssetKey] = [
-    key for defn in SCORING_ASSETS if isinstance(defn, AssetsDefinition) for key in defn.keys
-]
-TABLE_KEYS: list[AssetKey] = [
-    AssetKey("raw_events"),
-    *(AssetKey(n) for n in (*DERIVED, *REVIEWED, *CHUNK_SUMMARIES, *SUMMARIES)),
-    AssetKey("superseded"),
-    *SCORING_KEYS,
-]
-
-
-@asset(deps=TABLE_KEYS, group_name="warehouse")
-def warehouse(store: StoreResource) -> Events:
-    """``plan.publish``: the run's snapshot published to readers; DuckDB views over it in warehouse.duckdb."""
-    yield from step_events(plan.publish(store.store()))
-
-
-def _asset_check(check: StoreCheck) -> AssetChecksDefinition:
-    """The Dagster asset check of one of the plan's store checks."""
-
-    @asset_check(asset=check.table, name=check.name, description=check.description)
-    def run_check(store: StoreResource) -> AssetCheckResult:
-        return check_result(check.run(store.store()))
-
-    return run_check
+    return plain
 
 
 PIPELINE_ASSETS: list[AssetsDefinition] = [
-    raw_events, replayed_tables, player_pattern_tables, player_review_table, roster, *SCORING_ASSETS,
-    warehouse,
+    raw_events, replayed_tables, *(step_asset(step) for step in plan.DOWNSTREAM_STEPS),
 ]
-PIPELINE_CHECKS: list[AssetChecksDefinition] = [_asset_check(c) for c in (*INGEST_CHECKS, *REPLAY_CHECKS)]

@@ -34,6 +34,10 @@ class StoreResource(ConfigurableResource):
         """
         return Store(self.root).pinned()
 
+    def plain_store(self) -> Store:
+        """The store over ``root``, not pinned (maintenance, the inbox)."""
+        return Store(self.root)
+
 
 class ExecutorResource(ConfigurableResource):
     """Where the replay's batches of whole matches run: ``gdan run --executor`` as a resource."""

@@ -3,7 +3,7 @@
 Each task measures its own CPU in the worker (``time.process_time``) and returns it with its
 result; the step adds it here as the results come in, so a benchmark running the pipeline in
 one process reads the split of a run (``benchmarks/bench_pipeline.py``) whatever the steps'
-callers return. Like ``pipelines.storage.store.READS``: counters for measuring, never for decisions.
+callers return. Like ``pipelines.storage.delta.READS``: counters for measuring, never for decisions.
 """
 
 from __future__ import annotations

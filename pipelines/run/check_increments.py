@@ -1,4 +1,4 @@
-"""The match_statuses and unique_match_ids checks brought up to date from their memos (issue 17:
+"""The match_statuses and unique_match_ids checks brought up to date from their memos (so
 a run's checks cost O(new data)); ``checks.memoized`` calls them when the tables only gained files.
 
 Both are exact: the result equals the whole check's (``checks.match_statuses``,
@@ -34,7 +34,8 @@ import pyarrow.compute as pc
 
 from pipelines.run import checks
 from pipelines.steps.state import INCOMPLETE, StoreState, load_state
-from pipelines.storage.store import BATCH, Store, of_matches
+from pipelines.storage.delta import BATCH, of_matches
+from pipelines.storage.store import Store
 from schemas.tables import MATCHES, RAW_EVENTS
 
 _ADDED = ("neither", "both", "replayed_not_raw", "incomplete_not_raw", "rows_replayed", "rows_incomplete")

@@ -1,4 +1,4 @@
-"""The pipeline's data checks (issue 5 "Asset checks"), as SQL over the store's views.
+"""The pipeline's data checks, as SQL over the store's views.
 
 Each check returns ``(passed, metadata)``; the run plan's checks (``pipelines.run.store_checks``)
 and the tests call the same functions. :func:`memoized` skips a check whose tables have not
@@ -22,7 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.state import HELD, INCOMPLETE, StoreState, select
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 from replay.cards import CARDS
 
 CheckResult = tuple[bool, dict[str, int | str]]

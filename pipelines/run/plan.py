@@ -1,6 +1,9 @@
-"""The run plan: the pipeline's steps in order, as plain functions, and the rule that skips them.
+"""The run plan: the pipeline's steps as plain functions, their order, and the rule that skips them.
 
 ingest → replay → (patterns, player reviews, roster, scoring) → warehouse publish → checks.
+The steps after the replay declare the tables they read and write (:class:`Step`); their order
+(:data:`DOWNSTREAM_STEPS`) is derived from that declaration, as are the Dagster assets'
+dependencies (``pipelines.defs``), so the graph is written once.
 
 Each step opens the store pinned to the step commit that is the last when it starts
 (``Store.pinned``), writes its tables and returns a :class:`~pipelines.steps.step_reports.StepReport`.
@@ -13,6 +16,8 @@ a rerun with nothing new recomputes nothing (unless ``refresh``). ``gdan run`` r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from graphlib import TopologicalSorter
 from pathlib import Path
 
 from pipelines import release_freed_memory
@@ -122,14 +127,55 @@ def publish(store: Store) -> StepReport:
     return StepReport("warehouse", {"warehouse": metadata})
 
 
-DOWNSTREAM_STEPS: tuple[Step, ...] = (
-    Step("patterns", patterns, PATTERN_TABLES),
-    Step("player_reviews", player_reviews, ("player_reviews",)),
-    Step("roster", roster, ("players",)),
-    *SCORING_STEPS,
-    Step("warehouse", publish, ("warehouse",)),
+INGESTED: tuple[str, ...] = ("raw_events", "ingested_files")
+"""The tables the ingest step writes."""
+
+REPLAYED: tuple[str, ...] = (*WRITTEN, "incomplete_matches", "superseded")
+"""The tables the replay step writes (from ``raw_events``)."""
+
+
+def in_dependency_order(steps: Iterable[Step]) -> tuple[Step, ...]:
+    """``steps`` ordered so that each runs after every step writing a table it reads, otherwise in
+    the order given (the first step whose inputs are all written goes next). Raises
+    ``graphlib.CycleError`` on a cycle and ``ValueError`` when two steps write one table."""
+    steps = tuple(steps)
+    writer: dict[str, Step] = {}
+    for step in steps:
+        for table in step.writes:
+            if table in writer:
+                raise ValueError(f"table {table!r} is written by both {writer[table].name} and {step.name}")
+            writer[table] = step
+    needs = {step.name: {writer[t].name for t in step.reads if t in writer} - {step.name} for step in steps}
+    TopologicalSorter(needs).prepare()  # raises CycleError on a cycle
+    out: list[Step] = []
+    placed: set[str] = set()
+    while len(out) < len(steps):
+        step = next(s for s in steps if s.name not in placed and needs[s.name] <= placed)
+        out.append(step)
+        placed.add(step.name)
+    return tuple(out)
+
+
+SUMMARY_STEPS: tuple[Step, ...] = (
+    Step("patterns", patterns, PATTERN_TABLES, reads=("player_match_patterns", "player_match_leads"),
+         group="replay"),
+    Step("player_reviews", player_reviews, ("player_reviews",), reads=("play_reviews",), group="replay"),
+    Step("roster", roster, ("players",), reads=("raw_events", "matches"), group="replay"),
 )
-"""The steps after the replay, in order; the warehouse publish last."""
+"""The per-player summaries of the replayed tables and the roster."""
+
+PUBLISHED: tuple[str, ...] = (
+    *INGESTED, *REPLAYED,
+    *dict.fromkeys(t for step in (*SUMMARY_STEPS, *SCORING_STEPS) for t in (*step.writes, *step.keeps)),
+)
+"""Every table a run writes: what the warehouse publish reads."""
+
+DOWNSTREAM_STEPS: tuple[Step, ...] = in_dependency_order((
+    *SUMMARY_STEPS,
+    *SCORING_STEPS,
+    Step("warehouse", publish, ("warehouse",), reads=PUBLISHED, group="warehouse"),
+))
+"""The steps after the replay, in dependency order; the warehouse publish last (it reads every table)."""
 
 
 def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,

@@ -1,4 +1,4 @@
-"""Fill the chunk summary tables of a store whose matches were replayed before they existed (issue 17).
+"""Fill the chunk summary tables of a store whose matches were replayed before they existed.
 
 The replay step appends each replayed chunk's summaries (``pipelines.steps.chunk_summaries``:
 ``seat_patterns``, ``deal_fingerprints``, ``player_match_patterns``, ``player_match_leads``)
@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.chunk_summaries import COLUMNS, SOURCES, summarise
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 SLICE_PLAYS = 1_500_000

@@ -1,4 +1,4 @@
-"""The summary tables of a chunk of replayed matches (``schemas.tables.CHUNK_SUMMARIES``), issue 17.
+"""The summary tables of a chunk of replayed matches (``schemas.tables.CHUNK_SUMMARIES``).
 
 ``seat_patterns``, ``deal_fingerprints``, ``player_match_patterns`` and ``player_match_leads``
 hold per-deal or per-match rows, so the rows of a chunk of whole matches depend on that chunk

@@ -22,7 +22,8 @@ import polars as pl
 import pyarrow as pa
 
 from pipelines.steps.state import CORRECTED, MatchInfo, StoreState, load_state, select
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.delta import of_matches
+from pipelines.storage.store import Store
 from schemas.tables import SUPERSEDED
 
 _COLUMNS = ["match_id", "revision", "source_file", "ingested_at"]

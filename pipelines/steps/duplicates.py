@@ -16,7 +16,7 @@ listed, for a person to judge, and still scored. Both stay in ``raw_events`` and
 
 The fingerprints are computed once per deal, when its match is replayed
 (``pipelines.steps.fingerprints``, the ``deal_fingerprints`` table), so this step reads that small
-table and the ingest order, not the store's plays (issue 17).
+table and the ingest order, not the store's plays.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def duplicate_matches(fingerprints: pa.Table, order: pl.DataFrame) -> pa.Table:
         return DUPLICATE_MATCHES.empty_table()
     # Only a match holding a fingerprint that occurs twice can be a copy or an original; all of
     # such a match's deals are kept (its count of deals), the store's other deals dropped before
-    # the sorts and joins below (1M deals: ≈ 1 s of a run adding 1,000, issue 17).
+    # the sorts and joins below (1M deals: ≈ 1 s of a run adding 1,000).
     deals = deals.filter(pl.col("match_id").is_in(involved.implode()))
     ranks = order.select("match_id", pl.col("order").cast(pl.Int64).alias("_order"))
     last = ranks.select(pl.col("_order").max().fill_null(-1) + 1).item()

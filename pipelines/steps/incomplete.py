@@ -1,4 +1,4 @@
-"""The ``incomplete_matches`` table: matches whose ``match_end`` has not arrived (issue 5, issue 7 §9).
+"""The ``incomplete_matches`` table: matches whose ``match_end`` has not arrived.
 
 Until its ``match_end`` arrives a match is held back from replay and lives only in the ingest
 state; this table makes those matches queryable (Data quality page, asset checks, SQL). It is
@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps.state import HELD, MatchInfo, StoreState, load_state, select
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.delta import of_matches
+from pipelines.storage.store import Store
 from replay.events import parse_time
 from schemas.tables import INCOMPLETE_MATCHES
 from schemas.times import offset_minutes

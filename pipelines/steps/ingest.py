@@ -1,4 +1,4 @@
-"""Ingest: read new inbox files once and keep every line as a ``raw_events`` row (issue 5, step 1).
+"""Ingest: read new inbox files once and keep every line as a ``raw_events`` row.
 
 A file is new when its content hash (sha256) has not been read before, so renaming or
 re-copying a file does not ingest it twice. Each line becomes one row exactly as received
@@ -7,8 +7,8 @@ re-copying a file does not ingest it twice. Each line becomes one row exactly as
 Duplicate events are kept in ``raw_events`` and dropped when matches are assembled for
 replay (``pipelines.steps.replaying``), which is where (match, seq, content) is compared.
 
-Files are read as real tools write them, and as they are being written (``pipelines.steps.lines``,
-issue 13): whole lines only, a leading BOM dropped, CRLF accepted, a damaged ``.jsonl.gz`` read
+Files are read as real tools write them, and as they are being written (``pipelines.steps.lines``):
+whole lines only, a leading BOM dropped, CRLF accepted, a damaged ``.jsonl.gz`` read
 as far as it is readable with its damage kept as one malformed row; a file that grew since its
 last read is read on from there. Every read is recorded in the state (``FileRecord``) and as a
 row of ``ingested_files``, which also flags empty files, damaged files and unfinished lines.
@@ -180,7 +180,7 @@ class _BucketWriter:
     """Buffers parsed tables per bucket and appends them as row groups to each bucket's parts.
 
     Every flush writes one row group per bucket (small: a few thousand rows at 64 buckets), so a
-    later read of a few matches (``pipelines.storage.store.of_matches``) decodes little besides them.
+    later read of a few matches (``pipelines.storage.delta.of_matches``) decodes little besides them.
     """
 
     def __init__(self, store: Store, batch_id: str) -> None:

@@ -1,5 +1,5 @@
 """The luck step's sums kept per match (``luck_statistics``) and their totals (``luck_totals``),
-so a run's cost follows the new data (issue 17).
+so a run's cost follows the new data.
 
 ``scoring.luck`` computes ``luck_model`` and ``player_luck`` from exact integer sums per match and
 per match and player (``scoring.luck.statistics``), added up per player and hold-out
@@ -32,7 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.steps import partitions
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.delta import of_matches
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 from scoring.frames import typed_table
 
@@ -97,7 +98,7 @@ def update(store: Store, plan: Plan, fresh: Iterable[pl.DataFrame]) -> pl.DataFr
 
     Computing every match, each chunk is added to the totals and kept as Arrow as it comes, so
     the chunks' frames and their totals are never all in memory at once (the 1M store's first
-    luck step peaked 1.4 GiB above its start, docs/performance.md "Session 17")."""
+    luck step peaked 1.4 GiB above its start, docs/performance.md)."""
     from scoring.luck import statistics_totals
 
     before = None if plan.whole else _stored_totals(store)

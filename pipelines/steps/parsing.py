@@ -3,7 +3,7 @@
 Its own module because a worker has the module of the function it runs imported (the pool's
 forkserver preloads it, ``pipelines.exec.pool.PRELOAD``; a Dask worker imports it): this one needs
 only pyarrow, orjson and the replayer, not the store, the state and polars that
-``pipelines.steps.ingest`` imports (about 140 MiB less per worker; issue 17's peak memory). The work
+``pipelines.steps.ingest`` imports (about 140 MiB less per worker). The work
 per line is ``replay.lines`` (compiled with the rules engine); this module makes its columns
 Arrow tables. See ``pipelines.steps.ingest`` for what a row is and why rows are bucketed by match.
 """
@@ -102,7 +102,7 @@ def parse_chunk(
     be parsed in worker processes (the chunk's ``cpu_s`` is the one measurement it adds). The
     garbage collector is paused meanwhile: the rows make no reference cycles, and collections
     triggered by the growing row lists scanned all of them again and again (a sixth of the
-    parse's CPU, docs/performance.md "Session 10").
+    parse's CPU, docs/performance.md).
     """
     start = time.process_time()
     with paused_gc():

@@ -1,5 +1,5 @@
 """Per-partition digests of a scoring table's inputs: a run recomputes only the partitions whose
-inputs changed and keeps the other partitions' rows (issue 17, cost proportional to new data).
+inputs changed and keeps the other partitions' rows (cost proportional to new data).
 
 A partitioned table (``match_scores``, ``standings``) is a concatenation of independent parts:
 each partition's rows depend only on that partition's input rows (the pure functions in

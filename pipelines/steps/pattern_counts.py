@@ -1,5 +1,5 @@
 """Play-pattern counts of replayed matches in Arrow: ``seat_patterns`` and the per-match rows that
-``player_patterns`` and ``player_leads`` sum (issue 17: computed once per replayed chunk).
+``player_patterns`` and ``player_leads`` sum (computed once per replayed chunk).
 
 Every count is a sum over one match's rows, so a chunk of whole matches gives its matches' rows
 exactly, and the store's tables are the chunks' rows appended (``pipelines.steps.chunk_summaries``).

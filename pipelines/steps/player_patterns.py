@@ -1,4 +1,4 @@
-"""The ``seat_patterns``, ``player_patterns`` and ``player_leads`` tables: play-pattern counts (issue 7, 18).
+"""The ``seat_patterns``, ``player_patterns`` and ``player_leads`` tables: play-pattern counts.
 
 The Player page compares a player's play patterns with the population's (``dashboards.patterns``).
 Computing them from ``plays`` means scanning every play on each cold page load; these tables hold
@@ -7,7 +7,7 @@ the same counts:
 - ``seat_patterns``: one row per seat per deal with at least one action, each appended part sorted by
   match and deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
   filtered seat-deals instead of scanning ``plays``, whose row groups mix many matches, so a
-  player's few matches still read most of them (issue 18 "Speed");
+  player's few matches still read most of them;
 - ``player_patterns``: the ``seat_patterns`` sums per player, with deals and tribute returns,
   so every definition below is written once. Grouping keeps the rows of unknown players (null
   ``player_id``), so the column sums are exactly the population's counts;

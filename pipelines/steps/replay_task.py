@@ -3,7 +3,7 @@
 Its own small module because a worker has the module of the function it runs imported (the
 pool's forkserver preloads it, ``pipelines.exec.pool.PRELOAD``; a Dask worker imports it): this one
 needs only pyarrow and the replayer, not the store, polars or DuckDB that
-``pipelines.steps.replaying`` imports (about 140 MiB less per worker; issue 17's peak memory).
+``pipelines.steps.replaying`` imports (about 140 MiB less per worker).
 """
 
 from __future__ import annotations

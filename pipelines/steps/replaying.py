@@ -1,4 +1,4 @@
-"""Replay step: complete matches -> derived tables, in parallel processes (issue 5, step 2).
+"""Replay step: complete matches -> derived tables, in parallel processes.
 
 A match is replayed once, when its ``match_end`` has arrived (until then it is held as
 ``incomplete``). Its events are gathered from every raw batch that holds some of them, and an
@@ -44,8 +44,9 @@ from pipelines.steps.corrections import retract_matches
 from pipelines.steps.parsing import MALFORMED_BUCKET, canonical_hash
 from pipelines.steps.replay_task import ReplayFn, ReviewFn, replay_task
 from pipelines.steps.state import LATE, READY, RETRACTING, MatchInfo, StoreState, select
+from pipelines.storage.delta import of_matches
 from pipelines.storage.staged_parts import PartWriter
-from pipelines.storage.store import Store, of_matches
+from pipelines.storage.store import Store
 from replay.errors import ErrorCode
 from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 
@@ -319,7 +320,7 @@ def _slices(
     ``SLICE_EVENTS`` rows. A slice may span buckets: a run adding a few matches to each of many
     buckets reads them as one slice, not one a bucket (each slice has a fixed cost: a file
     listing and a scan per batch, the polars work on its keys; 63 slices took 2.1 s of a run
-    adding 1,000 deals, issue 17)."""
+    adding 1,000 deals)."""
     matches = [(m, i, False) for m, i in ready.items()] + [(m, i, True) for m, i in late.items()]
     b_ready: dict[str, MatchInfo] = {}
     b_late: dict[str, MatchInfo] = {}
@@ -349,7 +350,7 @@ def _read_slice(
     and its ``_arrival`` (its index in the table).
 
     Only the keys go to polars: the payloads (most of the bytes) stay in Arrow until the chunks
-    take their rows, instead of being copied into polars and back (issue 17).
+    take their rows, instead of being copied into polars and back.
     """
     parts: list[pa.Table] = []
     keys: list[pl.DataFrame] = []

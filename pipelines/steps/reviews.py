@@ -1,5 +1,4 @@
-"""The ``play_reviews`` and ``player_reviews`` tables: decisions scored by the exact endgame solver
-(issue 16).
+"""The ``play_reviews`` and ``player_reviews`` tables: decisions scored by the exact endgame solver.
 
 ``review_chunk`` runs in the replay step's worker tasks, on the same chunk of whole matches that
 ``replay.replay_batch`` just replayed (``pipelines.steps.replaying``): the events are already in the
@@ -12,7 +11,7 @@ position): the rows are the longest tail of the deal the budget solves.
 ``write_player_reviews`` then sums the rows per player with DuckDB (like ``pipelines.steps.player_patterns``):
 decisions reviewed, and mistakes by loss of 1, 2 and ≥ 3 levels. It imports DuckDB and the store
 when called: every replay worker imports this module for ``review_chunk``, and those imports
-would add about 70 MiB to each worker (issue 17's peak memory).
+would add about 70 MiB to each worker.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ one rule:
   with no start time (so it counts as earliest and adds to ``matches`` but not to
   ``first_seen``/``last_seen``), as does a match whose replay gave it no ``t``.
 
-Cost follows the new data (issue 17): the ``match_start`` lines are parsed once, when their
+Cost follows the new data: the ``match_start`` lines are parsed once, when their
 ``raw_events`` file is new, into the memory table ``state/roster_declarations`` (one row per
 line, the file it came from, its ordering keys and its parsed declaration); the roster is then
 computed from those rows (a few per match) and ``matches.started_at``, never from every event.
@@ -45,7 +45,7 @@ from schemas.tables import PLAYERS
 MEMORY = "512MB"
 """DuckDB memory cap while computing (a whole-store parse of ``raw_events`` spills beyond it).
 Parsing every ``match_start`` line of the 1M-deal store: peak 1.9 GiB at 1 GB, 1.4 GiB at 512 MB,
-in the same time (docs/performance.md "Session 16")."""
+in the same time (docs/performance.md)."""
 DECLARATIONS = "roster_declarations"
 """The memory table of parsed ``match_start`` lines (``state/roster_declarations``)."""
 

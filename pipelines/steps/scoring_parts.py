@@ -1,4 +1,4 @@
-"""``match_scores``, ``standings`` and ``duplicate_results`` recomputed partition by partition (issue 17).
+"""``match_scores``, ``standings`` and ``duplicate_results`` recomputed partition by partition.
 
 ``scoring.round_scores.score_matches`` scores each match from its own row, deals and rulings and
 its event's parameters; the bye rows it infers (``bye_rows``) depend on the matches of one

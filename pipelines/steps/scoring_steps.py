@@ -16,8 +16,8 @@ Scoring reads the replayed tables without the matches that ``duplicate_matches``
 ``excluded`` (a match ingested again under another id, ``pipelines.steps.duplicates``), so a copy is
 not counted twice in scores, dan points and ratings; the copy stays in ``matches``.
 
-``gdan run`` calls them through ``pipelines.run.plan``; the Dagster assets of
-``pipelines.defs.scoring_assets`` call each one from its body.
+``gdan run`` calls them through ``pipelines.run.plan``; the Dagster assets made from their
+declarations (:data:`SCORING_STEPS`, ``pipelines.defs.assets.step_asset``) call each one.
 """
 
 from __future__ import annotations
@@ -334,9 +334,9 @@ def luck_step(store: Store) -> StepReport:
 
 LUCK_CHUNK_MATCHES = 5_000
 """Matches whose luck sums are computed together: bounds the step's memory when every match is
-computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md "Session 12"; a
+computed (1M deals at once took the run's peak to 2.9 GiB, docs/performance.md; a
 chunk of 10,000 matches peaked ≈ 500 MiB above the step's start, one of 5,000 ≈ 360 MiB, in the
-same time, "Session 18")."""
+same time)."""
 
 
 def _luck_sums(store: Store, match_ids: list[str], *,
@@ -355,7 +355,7 @@ def _luck_sums(store: Store, match_ids: list[str], *,
 
 def _chunk_luck_sums(store: Store, match_ids: list[str], *, whole: bool) -> pl.DataFrame:
     from pipelines.steps.scoring_parts import rows_of
-    from pipelines.storage.store import of_matches
+    from pipelines.storage.delta import of_matches
     from scoring.luck import HAND_FEATURES, statistics, team_deals
 
     columns = {"deal_hands": ["match_id", "deal_no", "team", "player_id", *HAND_FEATURES],
@@ -379,18 +379,29 @@ def dan_forecast_step(store: Store) -> StepReport:
 
 
 SCORING_STEPS: tuple[Step, ...] = (
-    Step("duplicate_matches", duplicate_matches_step, ("duplicate_matches",)),
-    Step("match_scores", match_scores_step, ("match_scores",)),
-    Step("standings", standings_step, ("standings",)),
-    Step("dan", dan_step, ("dan_ledger", "dan_current")),
-    Step("pro_dan", pro_dan_step, ("pro_dan",)),
-    Step("ratings", ratings_step, RATING_TABLES),
-    Step("partners", partners_step, ("partners",)),
-    Step("duplicate_events", duplicate_events_step, ("duplicate_results", "duplicate_standings")),
-    Step("luck", luck_step, ("luck_model", "player_luck")),
-    Step("dan_forecast", dan_forecast_step, ("dan_forecast",)),
+    Step("duplicate_matches", duplicate_matches_step, ("duplicate_matches",),
+         reads=("matches", "deal_fingerprints"), group="quality"),
+    Step("match_scores", match_scores_step, ("match_scores",),
+         reads=("matches", "deals", "duplicate_matches", "rulings"), keeps=("scoring_partitions",),
+         checks=(("two_rows_per_match", "match_scores"),)),
+    Step("standings", standings_step, ("standings",), reads=("matches", "match_scores"),
+         keeps=("scoring_partitions",),
+         checks=(("one_row_per_team_and_round", "standings"),)),
+    Step("dan", dan_step, ("dan_ledger", "dan_current"), reads=("match_scores",),
+         keeps=("scoring_partitions",),
+         checks=(("running_totals_consistent", "dan_ledger"), ("one_row_per_player", "dan_current"))),
+    Step("pro_dan", pro_dan_step, ("pro_dan",), reads=("match_scores",)),
+    Step("ratings", ratings_step, RATING_TABLES, reads=("match_scores", "deals", "duplicate_matches"),
+         checks=(("one_row_per_player", "ratings"),)),
+    Step("partners", partners_step, ("partners",), reads=("match_scores", "rating_history")),
+    Step("duplicate_events", duplicate_events_step, ("duplicate_results", "duplicate_standings"),
+         reads=("matches", "deals", "duplicate_matches"), keeps=("scoring_partitions",)),
+    Step("luck", luck_step, ("luck_model", "player_luck"),
+         reads=("matches", "deal_hands", "deals", "tributes", "duplicate_matches"),
+         keeps=("luck_statistics", "luck_totals")),
+    Step("dan_forecast", dan_forecast_step, ("dan_forecast",), reads=("dan_ledger", "rating_history")),
 )
-"""Every scoring step in an order that respects their inputs (``duplicate_matches`` first)."""
+"""Every scoring step with the tables it reads and writes (the run order is derived from them)."""
 
-SCORING_TABLES: tuple[str, ...] = tuple(t for step in SCORING_STEPS for t in step.tables)
+SCORING_TABLES: tuple[str, ...] = tuple(t for step in SCORING_STEPS for t in step.writes)
 """The tables the scoring steps write."""

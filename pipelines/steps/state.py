@@ -32,7 +32,8 @@ import polars as pl
 import pyarrow as pa
 
 from pipelines.steps.lines import Resume
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 
 INCOMPLETE = "incomplete"
 """Status of a match whose match_end has not arrived; a replayed match has its ``matches.status``."""

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pipelines.storage.store import Store
 
 MetaValue = int | str | bool
 Meta = dict[str, MetaValue]
@@ -48,11 +44,24 @@ class StepReport:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """A step after the replay: its name, its function of a pinned store, the tables it writes."""
+    """A step after the replay, declared once: its function of a pinned store, the tables it
+    reads and writes. The run order (``pipelines.run.plan``) and the Dagster assets' dependencies
+    (``pipelines.defs``) are derived from ``reads`` and ``writes``; a test records what each step
+    really reads and fails on a table not declared.
+
+    ``keeps``: tables only this step reads and writes, its own memory of earlier runs (partition
+    digests, kept sums), not inputs of another step. ``checks``: (check name, table) of the
+    checks its report carries. ``group``: where Dagster shows its assets.
+    """
 
     name: str
-    run: Callable[[Store], StepReport]
-    tables: tuple[str, ...]
+    run: Callable[..., StepReport]
+    """Of a pinned store (and, for the steps that take them, per-event scoring ``overrides``)."""
+    writes: tuple[str, ...]
+    reads: tuple[str, ...] = ()
+    keeps: tuple[str, ...] = ()
+    checks: tuple[tuple[str, str], ...] = ()
+    group: str = "scoring"
 
 
 @dataclass(slots=True)

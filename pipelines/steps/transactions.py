@@ -19,7 +19,8 @@ from pipelines.steps.incomplete import write_incomplete
 from pipelines.steps.ingest import IngestReport, ingest_inbox
 from pipelines.steps.replaying import ReplayFn, ReplayReport, replay_ready
 from pipelines.steps.state import StoreState, load_state, pending, save_state
-from pipelines.storage.store import Store, new_id
+from pipelines.storage.delta import new_id
+from pipelines.storage.store import Store
 
 
 def _commit(store: Store, state: StoreState, batch_id: str) -> None:

@@ -1,4 +1,4 @@
-"""Staged Parquet files written row group by row group, in parts of bounded size (issue 17).
+"""Staged Parquet files written row group by row group, in parts of bounded size.
 
 A ``ParquetWriter`` keeps the metadata of every row group it wrote until it closes (about 1 KB
 a column each), and the footer it then writes holds them all: a 1M-deal first run wrote some

@@ -25,7 +25,8 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from pipelines.storage.store import EMPTY, Snapshot, Store
+from pipelines.storage.commit_log import EMPTY, Snapshot
+from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
 DEFAULT_STORE = Path("data")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from entry_app import new_event
 from streamlit.testing.v1 import AppTest
 
@@ -23,6 +23,7 @@ from service.tokens import issue_round_tokens
 PASSWORD = "long enough"
 REFUSED = "Results entry needs a referee of the event"
 NOT_YOURS = "You may not enter this table's result."
+NO_EVENT = "No event here is yours to enter"
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +34,7 @@ def logins_required(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _app(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
@@ -62,18 +63,11 @@ def _entry_listed(at: AppTest) -> bool:
 
 
 def _register_cup(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The event ``cup`` (8 pairs, round 1 drawn), registered on the entry page by an admin."""
+    """An admin registers the event "cup" with 8 pairs on the entry page (its round 1 is drawn)."""
     add_account(store, "boss", PASSWORD, Role.ADMIN)
     at = new_event(_entry(_log_in(_app(store, monkeypatch), "boss", PASSWORD)), "national")
     assert not at.exception
-
-
-def _cup(at: AppTest) -> AppTest:
-    """The entry page at the address of cup's round 1."""
-    at.switch_page("views/entry.py")
-    at.query_params["event"] = "cup"
-    at.query_params["round"] = "1"
-    return at.run()
+    assert _tables_open(at) == ["cup-r1-t1", "cup-r1-t2", "cup-r1-t3", "cup-r1-t4"]
 
 
 def _tables_open(at: AppTest) -> list[str]:
@@ -100,13 +94,13 @@ def test_a_referee_of_another_event_cannot_write(tmp_path: Path, monkeypatch: py
     _register_cup(tmp_path, monkeypatch)
     add_account(tmp_path, "ref", PASSWORD, Role.REFEREE)
     assign(tmp_path, "ref", ["league"])
-    at = _cup(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
+    at = _entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
     assert not at.exception
     assert _tables_open(at) == []
-    assert NOT_YOURS in _texts(at)
-    assert "\0new" not in at.selectbox(key="en_event").options  # registering events is an admin's
+    assert NO_EVENT in _texts(at)
+    assert next(w for w in at.selectbox if w.key == "en_event").options == []  # not even listed
     assign(tmp_path, "ref", ["cup"])  # rights are read from the store on every run
-    at = _cup(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
+    at = _entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
     assert _tables_open(at) == ["cup-r1-t1", "cup-r1-t2", "cup-r1-t3", "cup-r1-t4"]
 
 
@@ -125,9 +119,10 @@ def test_a_table_token_opens_its_own_table_only(
         at.button(key="access_pin_submit").click()
         at = at.run()
     assert f"Signed in: **{token.token_id}** (table token) · cup · Round 1 · Table 2" in _texts(at)
-    at = _cup(at)
+    at = _entry(at)
     assert not at.exception
     assert _tables_open(at) == ["cup-r1-t2"]
+    assert NOT_YOURS in _texts(at)  # the other tables are listed, not enterable
     assert other_round.token_id not in _texts(at)
 
 

@@ -3,7 +3,7 @@
 "What is committed" is answered from the commit log's Delta statistics and one commit row
 (``Store.last_commit``), whether the replay step has work from that row's counts, and the
 per-match catalogue is read only by a step that looks at a match, and then once per process
-(later versions add files, only those are read). ``pipelines.storage.store.READS`` counts the rows
+(later versions add files, only those are read). ``pipelines.storage.delta.READS`` counts the rows
 each process reads from the commit log and the memory tables.
 """
 
@@ -18,8 +18,10 @@ from pipeline_helpers import fake_replay, match_events, write_jsonl
 from pipelines.run.runner import run_pipeline
 from pipelines.steps import replaying
 from pipelines.steps.state import load_state, summary_counts
-from pipelines.storage import store as store_module
-from pipelines.storage.store import COMMITS, READS, Store
+from pipelines.storage import commit_log, delta, memory
+from pipelines.storage.commit_log import COMMITS
+from pipelines.storage.delta import READS
+from pipelines.storage.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -29,9 +31,9 @@ def stand_in_replayer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forget what this process read, as a new ``gdan run`` process starts with nothing cached."""
-    monkeypatch.setattr(store_module, "_commit_files", {})
-    monkeypatch.setattr(store_module, "_logs", {})
-    monkeypatch.setattr(store_module, "_memory", {})
+    monkeypatch.setattr(commit_log, "_commit_files", {})
+    monkeypatch.setattr(delta, "_logs", {})
+    monkeypatch.setattr(memory, "_memory", {})
     READS.clear()
 
 

@@ -1,6 +1,6 @@
-"""The Dagster code location loads and wires the pipeline, and its assets, a thin
-adapter over the run plan, materialize with its resources (the store
-and the replay executor) into the same tables as ``gdan run``."""
+"""The Dagster code location loads, its graph is the run plan's declaration, its sensor and schedule
+are deployed, and its assets materialize with its resources (the store and the replay executor)
+into the same tables as ``gdan run``."""
 
 from __future__ import annotations
 
@@ -8,16 +8,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, DagsterInstance, Definitions, materialize
+from dagster import AssetKey, DagsterInstance, Definitions, ScheduleDefinition, materialize
 from pipeline_helpers import store_tables
 from pydantic import ValidationError
 
 from pipelines.definitions import defs
+from pipelines.defs.assets import PRIVATE
 from pipelines.defs.resources import ExecutorResource, StoreResource
 from pipelines.exec.executor import Executor, ExecutorKind
+from pipelines.run import plan
 from pipelines.run.runner import run_pipeline
 from schemas.scoring import SCORING
-from schemas.tables import DERIVED, SUMMARIES
+from schemas.tables import DERIVED
 from simulator import simulate_to_dir
 
 
@@ -25,27 +27,23 @@ def test_definitions_are_loadable() -> None:
     Definitions.validate_loadable(defs)
 
 
-def test_asset_keys_are_the_table_names_and_the_warehouse_comes_last() -> None:
+def test_every_asset_depends_on_what_its_step_declares_it_reads() -> None:
+    """The graph is the plan's declaration (``Step.reads``/``writes``), not a second copy."""
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert {"raw_events", "warehouse", *DERIVED} <= keys
-    for name in DERIVED:
-        assert AssetKey("raw_events") in graph.get(AssetKey(name)).parent_keys
-    warehouse_parents = graph.get(AssetKey("warehouse")).parent_keys
-    assert warehouse_parents >= {AssetKey("raw_events"), *(AssetKey(n) for n in (*DERIVED, *SUMMARIES))}
+    for name in (*DERIVED, "incomplete_matches", "superseded"):
+        assert graph.get(AssetKey(name)).parent_keys == {AssetKey("raw_events")}, name
+    for step in plan.DOWNSTREAM_STEPS:
+        declared = {AssetKey(t) for t in step.reads if t not in step.writes and t not in PRIVATE}
+        for table in step.writes:
+            assert graph.get(AssetKey(table)).parent_keys == declared, table
 
 
-def test_summary_tables_follow_their_inputs() -> None:
-    """incomplete_matches and seat_patterns come with the replay; the Player page's per-player
-    summaries after the per-match counts the replay appends; the roster after the raw
-    match_start events and the matches' start times."""
-    graph = defs.resolve_asset_graph()
-    for name in ("incomplete_matches", "seat_patterns", "player_match_patterns", "player_match_leads"):
-        assert AssetKey("raw_events") in graph.get(AssetKey(name)).parent_keys, name
-    inputs = {AssetKey(n) for n in ("player_match_patterns", "player_match_leads")}
-    for name in ("player_patterns", "player_leads"):
-        assert graph.get(AssetKey(name)).parent_keys == inputs
-    assert graph.get(AssetKey("players")).parent_keys == {AssetKey("raw_events"), AssetKey("matches")}
+def test_the_sensor_and_the_maintenance_schedule_are_deployed() -> None:
+    assert [s.name for s in defs.sensors or []] == ["inbox_sensor"]
+    schedules = [s for s in defs.schedules or [] if isinstance(s, ScheduleDefinition)]
+    assert [(s.name, s.job_name) for s in schedules] == [("nightly_maintain", "maintain_job")]
 
 
 def test_asset_checks_cover_statuses_uniqueness_and_cards() -> None:
@@ -95,3 +93,19 @@ def test_the_code_location_materializes_the_same_tables_as_run_pipeline(tmp_path
     tables = store_tables(by_dagster)
     assert tables["matches"] and tables["match_scores"] and tables["standings"]
     assert tables == store_tables(by_runner)
+
+
+def test_the_maintain_job_maintains_the_store(tmp_path: Path) -> None:
+    """What the nightly schedule runs is ``gdan maintain``: the store compacted, its tables unchanged."""
+    from pipelines.defs.jobs import maintain_job
+
+    root = tmp_path / "store"
+    simulate_to_dir(root / "inbox", kind="tournament", pairs=4, rounds=1, format="deals:1", seed=4)
+    run_pipeline(root, workers=1)
+    before = store_tables(root)
+    result = maintain_job.execute_in_process(
+        resources={"store": StoreResource(root=str(root))},
+        run_config={"ops": {"maintain_store": {"config": {"retention_days": 0}}}},
+    )
+    assert result.success
+    assert store_tables(root) == before

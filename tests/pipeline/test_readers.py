@@ -17,7 +17,8 @@ from pipeline_helpers import fake_replay, match_events, write_jsonl
 from pipelines.run.runner import PipelineFailedError, run_pipeline
 from pipelines.steps import incomplete, replaying
 from pipelines.steps.transactions import ingest_step, replay_step
-from pipelines.storage.store import Store, StorePathError
+from pipelines.storage.delta import StorePathError
+from pipelines.storage.store import Store
 from pipelines.storage.warehouse import connect
 
 
@@ -268,8 +269,8 @@ KILL_AT_WRITE = """
 import os, sys
 from pipeline_helpers import fake_replay
 from pipelines.steps import replaying
-from pipelines.storage import store
 from pipelines.run.runner import run_pipeline
+from pipelines.storage import delta, staging, table_writes
 
 replaying.default_replay_fn = lambda: fake_replay
 calls = []
@@ -282,8 +283,9 @@ def killing(real):
         real(*args, **kwargs)
     return write
 
-store.write_deltalake = killing(store.write_deltalake)
-store._commit_adds = killing(store._commit_adds)
+delta.write_deltalake = killing(delta.write_deltalake)
+table_writes.write_deltalake = killing(table_writes.write_deltalake)
+staging._commit_adds = killing(staging._commit_adds)
 run_pipeline(sys.argv[1], workers=1)
 """
 
@@ -308,7 +310,7 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
     uninterrupted run makes; killed at a commit of add actions, the batch's files are in the
     table's folder, uncommitted): readers still see a whole run, and the next run ends with
     exactly the tables of a run that was never interrupted and leaves no foreign file."""
-    from pipelines.storage import store as store_module
+    from pipelines.storage import delta, staging, table_writes
 
     expected_root = tmp_path / "uninterrupted"
     for root in (expected_root, tmp_path / "killed"):
@@ -324,8 +326,9 @@ def test_a_run_killed_at_any_delta_write_keeps_the_last_run_and_the_next_run_com
         return counted
 
     with monkeypatch.context() as patched:
-        patched.setattr(store_module, "write_deltalake", counting(store_module.write_deltalake))
-        patched.setattr(store_module, "_commit_adds", counting(store_module._commit_adds))
+        patched.setattr(delta, "write_deltalake", counting(delta.write_deltalake))
+        patched.setattr(table_writes, "write_deltalake", counting(table_writes.write_deltalake))
+        patched.setattr(staging, "_commit_adds", counting(staging._commit_adds))
         run_pipeline(expected_root, workers=1)
     root = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}

@@ -1,5 +1,5 @@
 """Staged part files (``pipelines.storage.staged_parts``) and the match filter that skips row groups
-(``pipelines.storage.store.of_matches``): what keeps a 1M-deal run's writers and reads bounded."""
+(``pipelines.storage.delta.of_matches``): what keeps a 1M-deal run's writers and reads bounded."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.storage import staged_parts
+from pipelines.storage.delta import of_matches
 from pipelines.storage.staged_parts import PartWriter
-from pipelines.storage.store import of_matches
 
 SCHEMA = pa.schema([pa.field("match_id", pa.string()), pa.field("seq", pa.int64())])
 

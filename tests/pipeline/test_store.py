@@ -13,7 +13,9 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pipeline_helpers import committed
 
-from pipelines.storage.store import Snapshot, Store, UnknownTableError, of_matches
+from pipelines.storage.commit_log import Snapshot
+from pipelines.storage.delta import UnknownTableError, of_matches
+from pipelines.storage.store import Store
 from pipelines.storage.warehouse import UnknownRunError, connect
 from schemas.catalog import ALL_TABLES
 from schemas.tables import DEALS, MATCHES, PLAYERS, RAW_EVENTS
@@ -94,14 +96,14 @@ def test_a_whole_read_is_kept_for_the_next_at_the_same_version(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A second whole read of a table's version (same columns) reads no file; a new version, other
     columns or a filter are read from the files."""
-    from pipelines.storage import store as store_module
+    from pipelines.storage import tables
 
     store = Store(tmp_path)
     store.write_table("matches", _matches(["a", "b"]))
     first = store.read_table("matches")
     scans = []
-    real_scan = store_module._scan
-    monkeypatch.setattr(store_module, "_scan", lambda *a: scans.append(a) or real_scan(*a))
+    real_scan = tables.scan
+    monkeypatch.setattr(tables, "scan", lambda *a: scans.append(a) or real_scan(*a))
     assert store.read_table("matches") is first
     assert scans == []
     assert store.read_table("matches", ["match_id"])["match_id"].to_pylist() == ["a", "b"]
@@ -360,7 +362,7 @@ def test_a_table_fingerprint_is_the_hash_of_its_ipc_stream_and_partitioning() ->
     columns, so the same rows in the same batches always give the same fingerprint."""
     import hashlib
 
-    from pipelines.storage.store import _fingerprint
+    from pipelines.storage.table_writes import _fingerprint
 
     chunk = pa.table({"match_id": [f"m{i}" for i in range(5000)], "seq": list(range(5000))})
     table = pa.concat_tables([chunk, chunk.slice(10, 300), chunk])

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from pipelines.storage import store as store_module
+from pipelines.storage import staging
 from pipelines.storage.store import Store
 from schemas.tables import DEAL_HANDS, RAW_EVENTS
 
@@ -131,7 +131,7 @@ def test_files_of_a_publish_that_crashed_before_its_commit_are_removed_by_recove
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError("power cut between placing the files and committing them")
 
-    monkeypatch.setattr(store_module, "_commit_adds", crash)
+    monkeypatch.setattr(staging, "_commit_adds", crash)
     pq.write_table(_raw(["m1"]), store.stage_file("b1", "raw_events", {"bucket": 1}))
     pq.write_table(_hands(["m1"]), store.stage_file("b1", "deal_hands"))
     with pytest.raises(OSError, match="power cut"):

@@ -1,4 +1,4 @@
-"""The store owns its layout: no module but ``pipelines/store.py`` spells it.
+"""The store owns its layout: no module but ``pipelines/storage/layout.py`` spells it.
 
 Partition folders (``batch=``, ``bucket=``), the version folder (``.versions``) and paths built
 as ``tables/<name>`` appear nowhere else in the tree, tests and benchmarks included: hand-made
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OWNER = ROOT / "pipelines" / "storage" / "store.py"
+OWNER = ROOT / "pipelines" / "storage" / "layout.py"
 CHECKER = Path(__file__).resolve()
 """This module: its sample source spells the layout on purpose."""
 SKIP = {".venv", "build", ".git", "node_modules"}
