@@ -738,6 +738,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Event id {event} is taken (registered, or in the store's matches): choose another id.",
         "赛事编号 {event} 已被使用（已登记，或数据仓库中已有该赛事的比赛）：请换一个编号。",
     ),
+    "entry_no_event_yours": (
+        "No event here is yours to enter: an admin assigns referees to events (`gdan users assign`).",
+        "这里没有您可录入的赛事：由管理员为裁判分配赛事（`gdan users assign`）。",
+    ),
     "entry_unknown_event": (
         "The address names event {event}, which neither the registry nor the store knows: nothing "
         "is opened in its place.",
@@ -800,11 +804,11 @@ LABELS: dict[str, tuple[str, str]] = {
         "Too many failed attempts: try again after {until}.",
         "失败次数过多：请在 {until} 之后再试。",
     ),
-    "access_pin": ("Table PIN", "本桌 PIN 码"),
+    "access_pin": ("Table PIN", "本桌验证码"),
     "access_pin_button": ("Enter table result", "录入本桌成绩"),
     "access_token_refused": (
         "This table link or PIN is not valid (wrong, expired, or its result is entered already).",
-        "本桌链接或 PIN 码无效（错误、已过期或本桌成绩已录入）。",
+        "本桌链接或验证码无效（错误、已过期或本桌成绩已录入）。",
     ),
     "access_signed_in": ("Signed in", "已登录"),
     "access_logout": ("Log out", "退出登录"),
@@ -814,6 +818,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
     ),
     "access_table_token": ("table token", "本桌令牌"),
+    "access_no_events": (
+        "No event is registered yet: an admin registers it (New event).",
+        "尚无已登记的赛事：请管理员登记（新赛事）。",
+    ),
     "access_anonymous": (
         "Anyone using this server may enter results (no login needed here).",
         "本服务器的任何使用者都可录入成绩（无需登录）。",
@@ -825,7 +833,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "access_entry_refused": (
         "Results entry needs a referee of the event, an admin, or the table's link or PIN: log in "
         "on the left.",
-        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或 PIN 码：请在左侧登录。",
+        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或验证码：请在左侧登录。",
     ),
     "access_table_refused": (
         "You may not enter this table's result.", "您无权录入本桌成绩。"
