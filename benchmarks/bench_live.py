@@ -1,6 +1,6 @@
 """Benchmark of results that count on submit: a submitted table → the open standings page changes.
 
-A store of about 1,000 matches (a 20-pair Swiss event whose last round is withheld, plus
+A store of about 1,000 matches (a 20-pair Swiss event whose last round is withheld, after
 independent matches; the pipeline run once) is served by ``gdan serve`` on a free loopback port.
 The event's standings (the Tournament page with the event in its address) are opened in headless
 Chromium (Playwright, ``/usr/bin/chromium``); then, one at a time, each withheld match is submitted
@@ -41,6 +41,9 @@ EVENT_ROUNDS = 5
 FORMAT = "deals:4"
 MATCHES = 1_000
 SEED = 43
+HISTORY_START = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+"""The independent matches (two hours apart) end before the event (simulated in June 2026), as a
+club's history precedes the event day: a submission re-rates only the event's rounds."""
 
 STANDINGS_JS = """(() => {
   const heads = Array.from(document.querySelectorAll('[data-testid="stMain"] h3')).map(h => h.innerText);
@@ -66,7 +69,7 @@ def build(out: Path) -> str:
                     seed=SEED, workers=os.cpu_count() or 1)
     event_matches = EVENT_PAIRS // 2 * EVENT_ROUNDS
     simulate_to_dir(inbox / "matches", "matches", matches=MATCHES - event_matches, format=FORMAT,
-                    seed=SEED + 1, players=64, workers=os.cpu_count() or 1)
+                    seed=SEED + 1, players=64, workers=os.cpu_count() or 1, start=HISTORY_START)
     last = sorted((inbox / "event").glob(f"*-r{EVENT_ROUNDS:02d}.jsonl"))
     withheld = out / "withheld"
     withheld.mkdir()
@@ -124,7 +127,7 @@ def serve(store: Path, port: int) -> Iterator[ServerLog]:
     """``gdan serve`` on ``port`` over ``store`` until the block ends (then SIGTERM, as ``kill``)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gdan", "serve", "--store", str(store), "--port", str(port)],
+        [str(Path(sys.executable).with_name("gdan")), "serve", "--store", str(store), "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
     )
     log = ServerLog(proc.stdout)
