@@ -53,6 +53,8 @@ STANDINGS_JS = """(() => {
 })()"""
 """What the open page shows of the standings: its headings ("Standings · Round 5") and the data of
 the standings chart (each pair's points)."""
+IDLE_JS = """!document.querySelector('[data-testid="stStatusWidget"]')"""
+"""Whether the page is not running its script (Streamlit's "running" widget is absent)."""
 
 
 def build(out: Path) -> str:
@@ -175,12 +177,13 @@ def measure(store: Path, event: str, submissions: int, timeout: float) -> list[d
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"http://127.0.0.1:{port}/tournament?event={event}")
         page.wait_for_function(f"{STANDINGS_JS}.includes('{EVENT_ROUNDS - 1}#')", timeout=180_000)
-        time.sleep(3)  # the first run of the watcher (nothing new) and the warm-up settle
+        while log.after(0, r"ingested|run failed") is None:  # the watcher's first look (nothing new)
+            time.sleep(0.5)
         for path in withheld:
-            before = page.evaluate(STANDINGS_JS)
+            before = settled(page)
             started = time.monotonic()
             submit(store, path)
-            while page.evaluate(STANDINGS_JS) == before:
+            while not page.evaluate(IDLE_JS) or page.evaluate(STANDINGS_JS) == before:
                 if time.monotonic() - started > timeout:
                     raise TimeoutError(f"{path.name}: the page did not change in {timeout} s")
                 time.sleep(0.1)
@@ -195,9 +198,19 @@ def measure(store: Path, event: str, submissions: int, timeout: float) -> list[d
                 row["detected_at"] = detected[0] - started
             rows.append(row)
             print(f"{path.name}: page changed after {seen:.2f} s {row}", flush=True)
-            time.sleep(1)
         browser.close()
     return rows
+
+
+def settled(page: Any) -> str:
+    """The page's standings once it has not been running, nor changed, for a second."""
+    shown, since = page.evaluate(STANDINGS_JS), time.monotonic()
+    while time.monotonic() - since < 1.0:
+        time.sleep(0.1)
+        now = page.evaluate(STANDINGS_JS)
+        if now != shown or not page.evaluate(IDLE_JS):
+            shown, since = now, time.monotonic()
+    return str(shown)
 
 
 def percentile(values: list[float], share: float) -> float:
