@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -86,9 +87,13 @@ class PeakMemory:
     PSS_EVERY_S = 2.0
     PSS_ON_GROWTH = 1.1
 
-    def __init__(self, root_pid: int) -> None:
+    def __init__(self, root_pid: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        """Start sampling ``root_pid``'s tree; ``clock`` times the PSS schedule (a test stops it, so
+        that only the RSS's growth triggers PSS reads)."""
         self.root_pid = root_pid
+        self.clock = clock
         self.peak = TreeMemory(0, 0)
+        self.samples = 0  # samples taken so far: a test waits for one taken after what it looks for
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -98,11 +103,12 @@ class PeakMemory:
         pss_rss, pss_at = 0, float("-inf")
         while not self.stop.is_set():
             now = tree_memory(self.root_pid, pss=False)
-            if now.rss > pss_rss * self.PSS_ON_GROWTH or time.monotonic() - pss_at >= self.PSS_EVERY_S:
+            if now.rss > pss_rss * self.PSS_ON_GROWTH or self.clock() - pss_at >= self.PSS_EVERY_S:
                 now = tree_memory(self.root_pid)
-                pss_rss, pss_at = now.rss, time.monotonic()
+                pss_rss, pss_at = now.rss, self.clock()
             with self.lock:
                 self.peak = self.peak.max(now)
+                self.samples += 1
             self.stop.wait(self.RSS_EVERY_S)
 
     def reset(self) -> TreeMemory:

@@ -738,6 +738,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Event id {event} is taken (registered, or in the store's matches): choose another id.",
         "赛事编号 {event} 已被使用（已登记，或数据仓库中已有该赛事的比赛）：请换一个编号。",
     ),
+    "entry_no_event_yours": (
+        "No event here is yours to enter: an admin assigns referees to events (`gdan users assign`).",
+        "这里没有您可录入的赛事：由管理员为裁判分配赛事（`gdan users assign`）。",
+    ),
     "entry_unknown_event": (
         "The address names event {event}, which neither the registry nor the store knows: nothing "
         "is opened in its place.",
@@ -814,6 +818,10 @@ LABELS: dict[str, tuple[str, str]] = {
         "Your account or table link is no longer valid.", "您的账号或本桌链接已失效。"
     ),
     "access_table_token": ("table token", "本桌令牌"),
+    "access_no_events": (
+        "No event is registered yet: an admin registers it (New event).",
+        "尚无已登记的赛事：请管理员登记（新赛事）。",
+    ),
     "access_anonymous": (
         "Anyone using this server may enter results (no login needed here).",
         "本服务器的任何使用者都可录入成绩（无需登录）。",

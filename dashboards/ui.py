@@ -333,15 +333,15 @@ def printout_downloads(
     """pdf, xlsx and csv download buttons ("<label> · PDF", …) of the printout
     ``build(connection, *args, **kwargs)``, saved as ``<name>.<type>``.
 
-    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones `gdan
-    export` writes). The document is built (cached, like a query) and written only when a button
-    is clicked, so the page does not pay for printouts nobody downloads. A lookup that finds
-    nothing (e.g. no standings yet) shows the reason instead of the buttons; without a Chinese
-    font there is no pdf button.
+    ``build`` is a document function of :mod:`pipelines.reads.printout_documents` (the ones
+    `gdan export` writes), printed in the page's language. The document is built (cached, like a
+    query) and written only when a button is clicked, so the page does not pay for printouts
+    nobody downloads. A lookup that finds nothing (e.g. no standings yet) shows the reason
+    instead of the buttons; without a Chinese font there is no pdf button.
     """
     store = current_store()
     try:
-        document: Document = _run(store, build, args, kwargs)
+        document: Document = _run(store, build, args, {**kwargs, "lang": lang()})
     except LookupFailed as exc:
         st.caption(f"{label} · {tr('printout_unavailable')}: {exc}")
         return
@@ -493,9 +493,15 @@ def page_url(page: str, **params: Any) -> str:
     return f"{page}?{urlencode(query)}" if query else page
 
 
-def player_link(player: str) -> str:
-    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``)."""
-    return page_url("player", player=player)
+def player_link(player: str, name: str | None = None) -> str:
+    """The address of the Player page of ``player`` (for a ``st.column_config.LinkColumn``); with
+    a ``name`` the address carries it too, for :data:`NAMED_LINK` to show the name, not the id."""
+    return page_url("player", player=player, name=name)
+
+
+NAMED_LINK = r"[?&]name=([^&]*)"
+"""The ``display_text`` of a link column of :func:`player_link` addresses with names: the name
+shows, the id is in the link (a hover shows it)."""
 
 
 def replayer_link(match: str, deal: int | None = None, step: int | None = None) -> str:

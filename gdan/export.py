@@ -3,7 +3,11 @@
 - ``standings``: an event's standings after a round (names, clubs, every tie-break column);
 - ``round``: a round's results table by table (levels, winner, points; the bye);
 - ``dan-ledger``: per player one page: current amateur dan and the ledger of bcta rounds (§S5);
-- ``player``: per player one page: name, club, dan, rating and every match played.
+- ``player``: per player one page: name, club, dan, rating and every match played;
+- ``slips``: per table of a round one A4 page to put on the table: the pairs and seats, blank
+  deal lines and a QR code of the table's results-entry link.
+
+Every printout is in English or Chinese (``--lang zh``).
 
 The documents are built by :mod:`pipelines.reads.printout_documents` (shared with the dashboards'
 download buttons); the files are written by the pure writers of ``printouts``.
@@ -14,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,10 +30,12 @@ from pipelines.reads.printout_documents import (
     round_document,
     standings_document,
 )
+from printouts.labels import Lang
 
 if TYPE_CHECKING:
     from printouts import Document
 
+T = TypeVar("T")
 console = Console(stderr=True)
 app = typer.Typer(
     name="export",
@@ -58,6 +64,9 @@ BomOption = Annotated[
 ]
 EventOption = Annotated[str, typer.Option("--event", "-e", help="Event id (as in `gdan standings`).")]
 StageOption = Annotated[str | None, typer.Option(help="Stage of the event (needed when it has several).")]
+LangOption = Annotated[
+    Lang, typer.Option("--lang", help="Language of every title, header and label: en or zh (中文).")
+]
 PlayersArgument = Annotated[
     list[str] | None,
     typer.Argument(help="Player ids or names; none: every player (of --event, when given)."),
@@ -93,8 +102,8 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
 
-def _run(build: Any, *args: Any) -> Document:
-    """Open the store, build the document; unknown events/players exit 1 with the message."""
+def _run(build: Callable[..., T], *args: Any) -> T:
+    """Open the store, build the document (or its data); unknown events/players exit 1 with the message."""
     from pipelines.reads.tournament_data import LookupFailed, connect
 
     try:
@@ -121,10 +130,11 @@ def export_standings(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """An event's standings after a round: rank, players' names and clubs, every tie-break column."""
-    document = _run(standings_document, store, event, stage, round_no)
+    document = _run(standings_document, store, event, stage, round_no, lang)
     _write(document, fmt, out, f"standings-{event}", bom)
 
 
@@ -139,10 +149,11 @@ def export_round(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """A round's results table by table: both pairs with clubs, final levels, winner, points, the bye."""
-    document = _run(round_document, store, event, stage, round_no)
+    document = _run(round_document, store, event, stage, round_no, lang)
     _write(document, fmt, out, f"round-{event}-r{round_no}", bom)
 
 
@@ -156,11 +167,12 @@ def export_dan(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Dan certificates: per player one page (pdf) or sheet (xlsx) with the current amateur dan,
     progress to the next one and every bcta round of the ledger (§S5). csv: the ledgers in one table."""
-    document = _run(dan_document, store, players, event)
+    document = _run(dan_document, store, players, event, lang)
     _write(document, fmt, out, f"dan-ledger-{_only(players) or event or 'all'}", bom)
 
 
@@ -173,12 +185,187 @@ def export_player(
     fmt: FormatOption = FileFormat.pdf,
     out: OutOption = None,
     bom: BomOption = False,
+    lang: LangOption = "en",
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Player sheets: per player one page (pdf) or sheet (xlsx): name, club, dan, rating and every match."""
-    document = _run(player_document, store, players, event)
+    document = _run(player_document, store, players, event, lang)
     one = _only(players)
     _write(document, fmt, out, f"player-{one}" if one else f"players-{event or 'all'}", bom)
+
+
+# --- table slips ------------------------------------------------------------------------------------------
+
+
+@app.command("slips")
+def export_slips(
+    event: EventOption,
+    round_no: Annotated[int, typer.Option("--round", "-r", help="The round to seat.", min=1)],
+    base_url: Annotated[
+        str,
+        typer.Option(
+            "--base-url",
+            help="Address of the dashboards as the tables' tablets reach it, e.g. http://10.0.0.5:8501.",
+        ),
+    ],
+    stage: StageOption = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            help="Blank deal lines on each slip (default: the registered round format's deals, else 12).",
+            min=1,
+            max=20,
+        ),
+    ] = None,
+    tokens: Annotated[
+        bool,
+        typer.Option(
+            "--tokens/--no-tokens",
+            help="Print a new table token per table (QR code of its link, and its PIN; the round's "
+            "earlier tokens of those tables are revoked); --no-tokens: the plain entry link, for "
+            "a referee's login.",
+        ),
+    ] = True,
+    valid_hours: Annotated[float, typer.Option(help="Tokens: hours until they expire.", min=0.1)] = 6.0,
+    issued_by: Annotated[str, typer.Option("--by", help="Tokens: who issues them (recorded).")] = "cli",
+    out: OutOption = None,
+    lang: LangOption = "en",
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Table slips (PDF, one A4 page per table): event, round, table number, both pairs with names
+    and seats, blank deal lines, and a QR code of the table's results-entry link: a new table
+    token's link (BASE/entry?token=…) with its PIN printed, or with --no-tokens the plain
+    BASE/entry?event=…&stage=…&round=…&table=… (entering then needs a referee's login).
+
+    The tables are the round's draw in the event registry (the results-entry page's events),
+    else its stored matches when it has results, else its pairing (`gdan pair`, from the
+    standings after the round before).
+    """
+    from printouts.pdf import FontMissing, find_cjk_font
+    from printouts.slips import TableSlip, entry_link, to_slips_pdf
+
+    if not base_url.startswith(("http://", "https://")):
+        raise typer.BadParameter(
+            "expected an address starting with http:// or https://", param_hint="--base-url"
+        )
+    drawn = _drawn_seats(store, event, round_no)
+    title, stage_name, tables, planned = drawn or (*_run(_round_seats, store, event, stage, round_no), None)
+    try:
+        font = find_cjk_font()  # before any token is issued (and the round's earlier ones revoked)
+    except FontMissing as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    access = (
+        _token_access(
+            store, event, stage_name, round_no, [t for t, _ in tables], base_url, issued_by, valid_hours
+        )
+        if tokens
+        else {t: (entry_link(base_url, event, stage_name, round_no, t), None) for t, _ in tables}
+    )
+    slips = [
+        TableSlip(
+            event=title,
+            stage=stage_name,
+            round_no=round_no,
+            table=table,
+            seats=seats,
+            link=access[table][0],
+            pin=access[table][1],
+            deals=deals or planned or 12,
+        )
+        for table, seats in tables
+    ]
+    data = to_slips_pdf(slips, lang, font)
+    target = out or Path(f"{_safe(f'slips-{event}-r{round_no}')}.pdf")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    console.print(
+        f"wrote {target} ({len(data):,} bytes, {len(slips)} table(s))", markup=False, highlight=False
+    )
+
+
+def _token_access(
+    store: Path,
+    event: str,
+    stage: str | None,
+    round_no: int,
+    tables: list[str],
+    base_url: str,
+    issued_by: str,
+    valid_hours: float,
+) -> dict[str, tuple[str, str | None]]:
+    """A new table token per table (:mod:`service.tokens`): its entry link and PIN, by table."""
+    from datetime import timedelta
+
+    from service.tokens import entry_link, issue_round_tokens
+
+    named = [t for t in tables if not t.isdigit() or int(t) < 1]
+    if named:
+        raise typer.BadParameter(
+            f"tables {', '.join(named)} are not numbered: table tokens need table numbers 1, 2, …",
+            param_hint="--no-tokens",
+        )
+    issued = issue_round_tokens(
+        store, event, stage or "", round_no, [int(t) for t in tables], issued_by, timedelta(hours=valid_hours)
+    )
+    return {str(t.table): (entry_link(base_url, t), t.pin) for t in issued}
+
+
+def _drawn_seats(
+    store: Path, event: str, round_no: int
+) -> tuple[str, str | None, list[tuple[str, dict[str, str]]], int | None] | None:
+    """The round's tables as the event registry drew them (names by seat, in table order), with
+    the event's printed name, stage and the deals of its round format; None when not drawn."""
+    from service import registry
+
+    registered = registry.load(store, event)
+    if registered is None or round_no not in registered.rounds:
+        return None
+    people = registered.players
+    drawn = registered.rounds[round_no].tables
+    tables = [
+        (table, {s: (people[p].name or p) if p in people else p for s, p in drawn[table].items()})
+        for table in sorted(drawn, key=_table_order)
+    ]
+    deals = registered.format.get("deals")
+    return registered.name or event, registered.stage, tables, deals if isinstance(deals, int) else None
+
+
+def _table_order(table: str) -> tuple[bool, int, str]:
+    """Tables by number, named ones after them."""
+    return not table.isdigit(), int(table) if table.isdigit() else 0, table
+
+
+def _round_seats(
+    con: Any, event: str, stage: str | None, round_no: int
+) -> tuple[str, str | None, list[tuple[str, dict[str, str]]]]:
+    """The event's printed name, its stage, and per table (in table order) the players' names by
+    seat: from the round's stored matches (latest revision), else from its pairing."""
+    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, Player, roster, rows, stage_of
+
+    info = stage_of(con, event, stage)
+    names = roster(con)
+    played = rows(
+        con,
+        'SELECT "table", player_E AS E, player_N AS N, player_W AS W, player_S AS S FROM matches '
+        "WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? AND round = ? "
+        'QUALIFY row_number() OVER (PARTITION BY "table" ORDER BY revision DESC) = 1',
+        [event, info.stage, round_no],
+    )
+    if played:
+        seated = {str(r["table"]): {s: r[s] for s in "ENWS"} for r in played}
+    else:
+        sheet = pairing_sheet(con, event, info.stage, round_no, None, 0, KnockoutOptions())
+        seated = {str(number): seats for number, seats in sheet.seats.items()}
+    if not seated:
+        raise LookupFailed(f"event {event}: no tables in round {round_no} to print slips for")
+    order = sorted(seated, key=_table_order)
+    tables = [
+        (table, {s: (names.get(p) or Player(p)).label if p else "" for s, p in seated[table].items()})
+        for table in order
+    ]
+    return info.name or event, info.stage, tables
 
 
 def _only(players: list[str] | None) -> str | None:

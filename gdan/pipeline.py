@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from gdan.failures import disk_full, one_line
 from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
 from pipelines.exec.executor import Executor, ExecutorKind
 
@@ -120,27 +121,57 @@ def ingest(
     for folder in (p.resolve() for p in paths if p.is_dir()):
         found = (f for f in sorted(folder.rglob("*")) if f.is_file())
         files += [(f, f.relative_to(folder.parent).as_posix()) for f in found]
-    inbox.mkdir(parents=True, exist_ok=True)
     copied = same = 0
-    with _progress() as progress:
-        task = progress.add_task("copy to inbox", total=len(files))
-        for source, name in files:
-            target = inbox / name
-            if target.exists():
-                digest = file_sha256(source)
-                if file_sha256(target) == digest:
-                    same += 1
-                    progress.advance(task)
-                    continue
-                target = target.with_name(f"{digest[:8]}-{target.name}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-            copied += 1
-            progress.advance(task)
+    try:
+        inbox.mkdir(parents=True, exist_ok=True)
+        with _progress() as progress:
+            task = progress.add_task("copy to inbox", total=len(files))
+            for source, name in files:
+                target = inbox / name
+                if target.exists():
+                    digest = file_sha256(source)
+                    if file_sha256(target) == digest:
+                        same += 1
+                        progress.advance(task)
+                        continue
+                    target = target.with_name(f"{digest[:8]}-{target.name}")
+                _copy_whole(source, target)
+                copied += 1
+                progress.advance(task)
+    except OSError as exc:
+        what = "disk full" if disk_full(exc) else "cannot copy"
+        console.print(
+            literal(
+                f"{what}: {one_line(exc)}. {copied} file(s) copied, {same} already there; the inbox "
+                "holds no partial file. Free space (or fix the cause) and run `gdan ingest` again.",
+                "red",
+            ),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED) from None
     console.print(
         f"[green]{copied} file(s) copied[/] to {escape(str(inbox))}, {same} already there. "
         "Next: [bold]gdan run[/]"
     )
+
+
+PARTIAL_PREFIX = ".partial-"
+"""Name prefix of a copy into the inbox until it is whole: hidden, so no run reads it."""
+
+
+def _copy_whole(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` so that ``target`` appears whole or not at all.
+
+    The copy is written under a hidden name beside ``target`` (the ingest skips hidden files) and
+    renamed into place when complete; a copy that fails (a full disk) is removed.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-{target.name}")
+    try:
+        shutil.copy2(source, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def run(
@@ -235,13 +266,12 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
          reviews: bool = True) -> int:
     """Run the pipeline with progress bars and print the summary; returns the rows it quarantined.
 
-    Exits 1 on a failure and 130 on an interrupt, saying that the store is unchanged since its
-    last commit; says so too while it waits for another process that holds the writer lock.
+    Exits 1 on a failure and 130 on an interrupt, in one message saying that the store keeps its
+    last committed state (a full disk named as such), wherever the failure happens: in a step,
+    or in the reads before and after them; says so too while it waits for another process that
+    holds the writer lock.
     """
-    from pipelines.exec.progress import show_with
-    from pipelines.run.runner import PipelineFailedError, run_pipeline
     from pipelines.storage.lock import lock_wait_notices
-    from pipelines.storage.store import Store
 
     def waiting(pid: int | None) -> None:
         holder = f"pid {pid}" if pid else "another process"
@@ -250,27 +280,27 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
             "holds the store's lock"
         )
 
-    before = _quarantine_rows(store)
-    committed_before = set(Store(store).committed_batches())
     lock_wait_notices.append(waiting)
     try:
-        with _progress() as progress, show_with(progress):
-            run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
-    except PipelineFailedError as exc:
-        _file_problems(store, committed_before)
-        console.print(literal(str(exc), "red"))
-        raise typer.Exit(EXIT_FAILED) from exc
+        return _run_and_report(store, workers, refresh, executor, reviews)
+    except (typer.Exit, SystemExit):
+        raise
     except Exception as exc:
+        cause = (
+            f"disk full ({one_line(exc)})" if disk_full(exc) else f"pipeline failed: {one_line(exc)}"
+        )
         console.print(
-            f"[red]pipeline failed:[/] {escape(str(exc))}\nThe store keeps its last committed "
-            "state; fix the cause and run again."
+            literal(
+                f"{cause}. The store keeps its last committed state; "
+                + ("free space and run again." if disk_full(exc) else "fix the cause and run again."),
+                "red",
+            ),
+            soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED) from exc
-    except BaseException as exc:
-        if isinstance(exc, SystemExit):
-            raise
-        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler) during a step: a
-        # BaseException, not an error of the pipeline.
+    except BaseException:
+        # KeyboardInterrupt (Ctrl-C, or SIGTERM through gdan's handler): a BaseException, not an
+        # error of the pipeline.
         console.print(
             "[yellow]interrupted:[/] the store keeps its last committed state; "
             "`gdan run` continues from there."
@@ -278,6 +308,24 @@ def _run(store: Path, workers: int, refresh: bool = False, executor: Executor | 
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         lock_wait_notices.remove(waiting)
+
+
+def _run_and_report(store: Path, workers: int, refresh: bool, executor: Executor | None,
+                    reviews: bool) -> int:
+    """:func:`_run` without its handlers: the run, its warnings and its summary."""
+    from pipelines.exec.progress import show_with
+    from pipelines.run.runner import PipelineFailedError, run_pipeline
+    from pipelines.storage.store import Store
+
+    before = _quarantine_rows(store)
+    committed_before = set(Store(store).committed_batches())
+    try:
+        with _progress() as progress, show_with(progress):
+            run_pipeline(store, workers=workers, refresh=refresh, executor=executor, reviews=reviews)
+    except PipelineFailedError as exc:
+        _file_problems(store, committed_before)
+        console.print(literal(str(exc), "red"))
+        raise typer.Exit(EXIT_FAILED) from exc
     _file_problems(store, committed_before)
     _summary(store)
     quarantined = _quarantine_rows(store) - before

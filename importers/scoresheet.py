@@ -30,7 +30,9 @@ Every fault is reported with the sheet's row number (the header is row 1) and th
 ``file:row:column: expected …``; the whole sheet is checked and all faults are raised together
 in one :class:`ScoreSheetError`, so nothing is half-imported. Reading ``.csv`` (UTF-8, or the
 GB18030 that Excel writes on Chinese systems) and ``.xlsx`` happens at the edge
-(:func:`read_sheet`); :func:`convert_rows` is a pure function of the cells.
+(:func:`read_sheet`: a workbook's formula is read as its saved result; merged cells and
+formulas without a usable result are refused, naming the sheet and cell); :func:`convert_rows`
+is a pure function of the cells.
 """
 
 from __future__ import annotations
@@ -108,12 +110,11 @@ def read_sheet(path: Path) -> Sheet:
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
         with _workbook(path) as book:
-            header, rows = _sheet_rows(
-                path, book["deals"] if "deals" in book.sheetnames else book.worksheets[0]
+            names = ["deals" if "deals" in book.sheetnames else None]
+            (header, rows), *players = _sheets_rows(
+                path, book, names + ["players"] * ("players" in book.sheetnames)
             )
-            roster = (
-                _roster(path, *_sheet_rows(path, book["players"])) if "players" in book.sheetnames else {}
-            )
+            roster = _roster(path, *players[0]) if players else {}
         return Sheet(path, header, rows, roster)
     if suffix in (".csv", ".tsv"):
         return Sheet(path, *_read_csv_rows(path))
@@ -129,8 +130,8 @@ def read_roster(path: Path) -> dict[str, dict[str, str]]:
     if path.suffix.lower() != ".xlsx":
         return _roster(path, *_read_csv_rows(path))
     with _workbook(path) as book:
-        sheet = book["players"] if "players" in book.sheetnames else book.worksheets[0]
-        return _roster(path, *_sheet_rows(path, sheet))
+        ((header, rows),) = _sheets_rows(path, book, ["players" if "players" in book.sheetnames else None])
+    return _roster(path, header, rows)
 
 
 Rows = tuple[tuple[int, tuple[Cell, ...]], ...]
@@ -155,29 +156,115 @@ def _read_csv_rows(path: Path) -> tuple[tuple[str, ...], Rows]:
     return tuple(lines[0]), rows
 
 
+@dataclass(frozen=True, slots=True)
+class _Book:
+    """A workbook opened twice: ``values`` holds what each cell shows (a formula's saved result),
+    ``cells`` what was typed (formulas as such, and the merged ranges)."""
+
+    values: Any
+    cells: Any
+
+    @property
+    def sheetnames(self) -> list[str]:
+        return list(self.values.sheetnames)
+
+    def sheet(self, name: str | None = None) -> tuple[Any, Any]:
+        """The named worksheet (default: the first) as (values, typed cells)."""
+        title = name or self.values.sheetnames[0]
+        return self.values[title], self.cells[title]
+
+
 @contextmanager
-def _workbook(path: Path) -> Iterator[Any]:
-    """An openpyxl workbook opened read-only; a damaged file is a :class:`ConversionError`."""
+def _workbook(path: Path) -> Iterator[_Book]:
+    """The workbook (see :class:`_Book`); a damaged file is a :class:`ConversionError`."""
     import openpyxl
 
     try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        book = _Book(openpyxl.load_workbook(path, data_only=True), openpyxl.load_workbook(path))
     except Exception as exc:  # a damaged file raises zipfile, KeyError or openpyxl errors
         raise ConversionError(path, None, None, "an Excel workbook (.xlsx)", type(exc).__name__) from None
     try:
         yield book
     finally:
-        book.close()
+        book.values.close()
+        book.cells.close()
 
 
-def _sheet_rows(path: Path, sheet: Any) -> tuple[tuple[str, ...], Rows]:
-    lines = [tuple(row) for row in sheet.iter_rows(values_only=True)]
-    if not lines:
-        raise ConversionError(
-            path, 1, None, f"a header row naming the columns (sheet {sheet.title!r} is empty)"
+def _sheets_rows(path: Path, book: _Book, names: Sequence[str | None]) -> list[tuple[tuple[str, ...], Rows]]:
+    """Header and data rows of each named worksheet (``None``: the first). Merged cells and
+    formulas without a usable saved result (:func:`_cell_faults`) of all of them are raised
+    together, each naming the sheet and cell."""
+    read: list[tuple[tuple[str, ...], Rows]] = []
+    faults: list[ConversionError] = []
+    for name in names:
+        values, cells = book.sheet(name)
+        lines = [tuple(row) for row in values.iter_rows(values_only=True)]
+        if not lines:
+            raise ConversionError(
+                path, 1, None, f"a header row naming the columns (sheet {values.title!r} is empty)"
+            )
+        header = tuple("" if h is None else str(h) for h in lines[0])
+        faults += _cell_faults(path, header, values, cells)
+        read.append(
+            (header, tuple((i, tuple(_blank(c) for c in line)) for i, line in enumerate(lines[1:], start=2)))
         )
-    header = tuple("" if h is None else str(h) for h in lines[0])
-    return header, tuple((i, tuple(_blank(c) for c in line)) for i, line in enumerate(lines[1:], start=2))
+    if faults:
+        raise ScoreSheetError(faults)
+    return read
+
+
+def _cell_faults(path: Path, header: Sequence[str], values: Any, cells: Any) -> list[ConversionError]:
+    """The cells a sheet cannot be read from, each at ``file:row:column`` with the sheet and cell.
+
+    A merged range shows its value in its first cell only, so the rows below would silently
+    lose it; a formula is read as the result Excel saved with it (what the sheet shows), but a
+    formula without one (a workbook written by a program and never opened in a spreadsheet),
+    or whose result is an error such as ``#REF!``, has no value to read.
+    """
+
+    def column(index: int) -> str:
+        return header[index - 1] if index <= len(header) and header[index - 1] else f"column {index}"
+
+    where = f"sheet {values.title!r}"
+    faults = [
+        ConversionError(
+            path,
+            merged.min_row,
+            column(merged.min_col),
+            f"one value per cell ({where}: cells {merged.coord} are merged; unmerge them and "
+            "write the value into every cell)",
+        )
+        for merged in sorted(cells.merged_cells.ranges, key=lambda r: (r.min_row, r.min_col))
+    ]
+    for row in cells.iter_rows():
+        for typed in row:
+            if typed.data_type != "f":
+                continue
+            shown = values[typed.coordinate]
+            if shown.value is None:
+                expected = "a value, not a formula without a saved result"
+                advice = "open and save the workbook in a spreadsheet program, or paste the values"
+                faults.append(
+                    ConversionError(
+                        path,
+                        typed.row,
+                        column(typed.column),
+                        f"{expected} ({where}, cell {typed.coordinate}: {advice})",
+                        str(typed.value),
+                    )
+                )
+            elif shown.data_type == "e":
+                faults.append(
+                    ConversionError(
+                        path,
+                        typed.row,
+                        column(typed.column),
+                        f"a value ({where}, cell {typed.coordinate}: the formula {typed.value} "
+                        "gives an error)",
+                        shown.value,
+                    )
+                )
+    return faults
 
 
 def _blank(value: Cell) -> Cell:

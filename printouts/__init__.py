@@ -3,7 +3,10 @@
 
 Pure writers: each takes a :class:`Document` (an event header and one or more tables of column
 names and rows) and returns the file's bytes, so the command line writes them to a file and a
-dashboard page can offer them as a download. Nothing here reads the store.
+dashboard page can offer them as a download. Nothing here reads the store. Also: the printed
+words in English and Chinese (:mod:`printouts.labels`), the guard that keeps typed text from
+becoming a spreadsheet formula (:mod:`printouts.cells`) and the table slips with their QR codes
+(:mod:`printouts.slips`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Shared fixtures: ``sim_store``, a small simulated store run through the whole pipeline.
 
-Used by the pipeline, scoring, dashboards and notebook tests.
+Used by the pipeline, scoring, dashboards and notebook tests. Also the Hypothesis settings of every
+property test: no per-example deadline and no "too slow" health check, so that a property passes
+or fails by what the code computes, never by how busy the machine is (Hypothesis's default fails
+an example that takes over 200 ms).
 """
 
 from __future__ import annotations
@@ -8,6 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("any_speed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("any_speed")
 
 SIM_TOURNAMENT = {"kind": "tournament", "pairs": 8, "rounds": 3, "format": "deals:2", "seed": 11}
 SIM_LEAGUE = {"kind": "league", "players": 16, "rounds": 2, "format": "deals:2", "seed": 12}

@@ -9,7 +9,18 @@ import streamlit as st
 from dashboards import charts
 from dashboards.queries.dan import close_to_promotion, dan_distribution, dan_events, promotion_forecast
 from dashboards.queries.players import players
-from dashboards.ui import flag_low_data, lang, no_data, printout_downloads, run, show_chart, show_table, tr
+from dashboards.ui import (
+    NAMED_LINK,
+    flag_low_data,
+    lang,
+    no_data,
+    player_link,
+    printout_downloads,
+    run,
+    show_chart,
+    show_table,
+    tr,
+)
 from pipelines.reads.printout_documents import dan_document
 from scoring.params import BCTA_DAN, DanParams
 
@@ -24,11 +35,14 @@ else:
         show_chart(charts.dan_distribution(distribution, lang(), dan="dan"), "dan_distribution")
     with right:
         st.subheader(tr("close_to_promotion"))
+        near = run(close_to_promotion)
+        roster = run(players)
+        named = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
         show_table(
-            run(close_to_promotion),
+            near.assign(player_id=[player_link(p, named.get(p, p)) for p in near["player_id"]]),
             "close_to_promotion",
             column_config={
-                "player_id": tr("player"),
+                "player_id": st.column_config.LinkColumn(tr("player"), display_text=NAMED_LINK),
                 "dan": tr("dan"),
                 "points": tr("dan_points"),
                 "next_threshold": tr("next_threshold"),

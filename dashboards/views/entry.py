@@ -63,9 +63,22 @@ from service.confirmation import CONFIRMING_SIDE, ENTERING_SIDE
 NEW = "\0new"
 TABLET_CSS = """
 <style>
-[class*="st-key-en_"] [data-testid="stButtonGroup"] { flex-wrap: wrap; }
-[class*="st-key-en_"] [data-testid="stButtonGroup"] button { flex: 1 1 5.5rem; min-width: 0; }
-[class*="st-key-en_"] [data-testid="stButtonGroup"] button p { white-space: normal; }
+[class*="st-key-en_"][class*="_first"], [class*="st-key-en_"][class*="_kind"] { width: 100% !important; }
+[class*="st-key-en_"][class*="_first"] [data-testid="stButtonGroup"],
+[class*="st-key-en_"][class*="_kind"] [data-testid="stButtonGroup"] { width: 100%; }
+[class*="st-key-en_"][class*="_first"] [role="radiogroup"],
+[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
+  display: grid; gap: 0.25rem; width: 100%; grid-template-columns: repeat(2, minmax(0, 1fr));
+}
+[class*="st-key-en_"][class*="_kind"] [role="radiogroup"] {
+  grid-template-columns: repeat(3, minmax(0, 1fr));
+}
+[class*="st-key-en_"][class*="_first"] button, [class*="st-key-en_"][class*="_kind"] button {
+  width: 100%; min-width: 0; height: auto; min-height: 3rem; margin: 0; border-radius: 0.5rem;
+}
+[class*="st-key-en_"][class*="_first"] button p, [class*="st-key-en_"][class*="_kind"] button p {
+  white-space: normal; overflow-wrap: anywhere;
+}
 </style>
 """
 """Tablets (768–834 px portrait): the seat and result buttons wrap inside the table's box."""
@@ -232,6 +245,9 @@ choice = st.selectbox(
     tr("event"), [*keys, NEW] if who.may_manage() or who.anonymous else keys, key="en_event",
     format_func=_event_label,
 )
+if choice is None:  # a referee with no event assigned, or a table token whose event is not drawn yet
+    st.info(tr("entry_no_event_yours"))
+    st.stop()
 seats_by_table: dict[str, dict[str, str]] = {}
 stored = pd.DataFrame()
 last = 0

@@ -10,6 +10,7 @@ import streamlit as st
 from dashboards import charts
 from dashboards.i18n import LABELS
 from dashboards.naming import end_reason_name, entry_name, stage_name
+from dashboards.queries.players import players
 from dashboards.queries.tournament import (
     duplicate_results,
     duplicate_standings,
@@ -19,6 +20,7 @@ from dashboards.queries.tournament import (
     standings,
 )
 from dashboards.ui import (
+    NAMED_LINK,
     decided_label,
     from_url,
     lang,
@@ -75,6 +77,8 @@ to_url("tn_round", "round", "all" if round_no is None else round_no, default=las
 shown_round = round_no if round_no is not None else max(rounds, default="")
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
 table = run(standings, event=event, round_no=round_no)
+roster = run(players)
+player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
 key = table["primary_key"].dropna()
 points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
 if table.empty:
@@ -86,24 +90,33 @@ else:
         decided_by=[decided_label(d) for d in table["decided_by"]],
         primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
         team=[
-            " / ".join(p for p in pair if isinstance(p, str))
+            " / ".join(player_names.get(p, p) for p in pair if isinstance(p, str))
             for pair in zip(table["player_1"], table["player_2"], strict=True)
         ],
     )
     show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
+    linked = table.assign(
+        player_1=[
+            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_1"]
+        ],
+        player_2=[
+            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_2"]
+        ],
+    )
+    # the pair by its names where the id was; the id stays in the download and the player links
+    order = [c for c in linked.columns if c != "team"]
+    order.insert(order.index("team_id"), "team")
     show_table(
-        table.assign(
-            player_1=[player_link(p) if isinstance(p, str) else None for p in table["player_1"]],
-            player_2=[player_link(p) if isinstance(p, str) else None for p in table["player_2"]],
-        ),
+        linked[order],
         "standings",
         column_config={
             "rank": "#",
             **{
-                c: st.column_config.LinkColumn(tr(c), display_text=r"player=([^&]*)")
+                c: st.column_config.LinkColumn(tr(c), display_text=NAMED_LINK)
                 for c in ("player_1", "player_2")
             },
-            "team_id": tr("team"),
+            "team_id": None,
+            "team": tr("team"),
             "match_points": tr("match_points"),
             "level_points": tr("level_points"),
             "wins": tr("wins"),

@@ -1,11 +1,15 @@
 """Map a function over a stream of tasks in worker processes, in order, with bounded memory.
 
 Used by ingest (parsing line chunks) and replay (replaying match chunks): at most
-``2 * workers`` tasks are in flight, so a long input never piles up in memory. Not more: with a
-longer backlog, ``ProcessPoolExecutor`` of Python 3.11 (fixed in 3.13 and 3.14 only) can stop
-replacing the workers that retire after :data:`TASKS_PER_WORKER` tasks (CPython gh-115634) and
-the run hangs, as an ingest with 8 tasks a worker ahead did (20,000 tasks, 800 retirements, ran
-through at two). Workers are forked from a ``forkserver`` (the pipeline may run inside
+``2 * workers`` tasks are in flight, so a long input never piles up in memory. Workers are
+replaced every :data:`TASKS_PER_WORKER` tasks (on average) by **recycling the whole pool**: after
+``workers * TASKS_PER_WORKER`` tasks the next task goes to a fresh pool while the old one finishes
+its last tasks and shuts down. No pool retires a worker of its own (``max_tasks_per_child``):
+Python 3.11's ``ProcessPoolExecutor`` handles a retired worker in its management thread
+(``self.processes.pop(result_item.exit_pid)``), which raised ``KeyError`` under load and left the
+run hanging (CPython gh-115634 and its kin, fixed in 3.13 and 3.14 only). A worker that dies
+(killed, out of memory) breaks its pool, and the run gets ``BrokenProcessPool`` instead of a
+hang. Workers are forked from a ``forkserver`` (the pipeline may run inside
 Dagster's threads, where forking this process is unsafe; the server is a fresh single-threaded
 interpreter) that has imported the workers' modules once (:data:`PRELOAD`) and frozen them out
 of the garbage collector's scans: a worker started with ``spawn`` spent 1–3 CPU-s importing
@@ -47,7 +51,8 @@ R = TypeVar("R")
 
 
 TASKS_PER_WORKER = 25
-"""Tasks a worker runs before it is replaced: caps the growth of per-process caches (the rules
+"""Tasks a worker runs, on average, before it is replaced (a pool runs ``workers`` times as many
+before it is recycled): caps the growth of per-process caches (the rules
 engine's reading caches; 50 let a replay worker reach 480 MiB at 100k deals, 25 keeps the
 first run's peak at 1.34 GiB, docs/performance.md)."""
 
@@ -148,6 +153,55 @@ def _stop_forkserver() -> None:
         stop()
 
 
+class _RecycledPools:
+    """Submits tasks to a ``ProcessPoolExecutor`` that is replaced by a fresh one every
+    ``per_pool`` tasks.
+
+    A replaced pool finishes its tasks and shuts down beside the new one; it is joined when the
+    next pool replaces that one, by when the caller has taken its results (at most ``per_pool``
+    tasks are in flight), so at most two pools are kept.
+    """
+
+    def __init__(self, fn: Callable[..., Any], workers: int, per_pool: int) -> None:
+        self.fn = fn
+        self.workers = workers
+        self.per_pool = per_pool
+        self.pools: list[ProcessPoolExecutor] = []
+        self.submitted = 0
+
+    def submit(self, task: tuple[Any, ...]) -> Future[Any]:
+        if not self.pools or self.submitted == self.per_pool:
+            if self.pools:
+                self.pools[-1].shutdown(wait=False)
+            while len(self.pools) > 1:
+                self.pools.pop(0).shutdown(wait=True)
+            self.pools.append(
+                ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=forkserver_context(),
+                    initializer=start_worker,
+                    initargs=(os.getpid(),),
+                )
+            )
+            self.submitted = 0
+        self.submitted += 1
+        return self.pools[-1].submit(self.fn, *task)
+
+    def close(self) -> None:
+        """Wait for every pool's workers to finish and exit."""
+        for pool in self.pools:
+            pool.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """Cancel what is pending and stop every pool's workers (:func:`stop_processes`)."""
+        # ProcessPoolExecutor has no public way to stop its workers before Python 3.14
+        # (terminate_workers); its ``_processes`` map is the one place they are listed.
+        processes = [p for pool in self.pools for p in (pool._processes or {}).values()]
+        for pool in self.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+        stop_processes(processes)
+
+
 @contextmanager
 def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order.
@@ -159,28 +213,14 @@ def ordered_map(fn: Callable[..., R], workers: int) -> Iterator[Runner[R]]:
     if workers <= 1:
         yield lambda tasks: (fn(*task) for task in tasks)
         return
-    context = forkserver_context()
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=start_worker,
-        initargs=(os.getpid(),),
-        max_tasks_per_child=TASKS_PER_WORKER,
-    )
-
-    def submit(task: tuple[Any, ...]) -> Future[R]:
-        return pool.submit(fn, *task)
+    pools = _RecycledPools(fn, workers, workers * TASKS_PER_WORKER)
 
     def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
-        return in_order(tasks, submit, 2 * workers, deque())
+        return in_order(tasks, pools.submit, 2 * workers, deque())
 
     try:
         yield run
     except BaseException:
-        # ProcessPoolExecutor has no public way to stop its workers before Python 3.14
-        # (terminate_workers); its ``_processes`` map is the one place they are listed.
-        processes = list((pool._processes or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        stop_processes(processes)
+        pools.stop()
         raise
-    pool.shutdown(wait=True)
+    pools.close()

@@ -2,7 +2,8 @@
 round, a round's results, dan ledgers and player sheets.
 
 Shared by `gdan export` (which writes them to files) and the dashboards (which offer them as
-downloads), so both print the same thing; the data comes through
+downloads), so both print the same thing, in English or Chinese (``lang``: every printed word
+comes from :mod:`printouts.labels`); the data comes through
 :mod:`pipelines.reads.tournament_data` (read-only), the files are made by the pure writers of
 ``printouts``. Unknown events, rounds or players raise
 :class:`pipelines.reads.tournament_data.LookupFailed`.
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from printouts.labels import Lang, seat_name, translator
 from schemas.times import local_time, offset_label
 
 if TYPE_CHECKING:
@@ -52,15 +54,18 @@ _LABELS = {
 }
 
 
-def _printed(offsets: Iterable[int | None] = ()) -> str:
+def _printed(lang: Lang, offsets: Iterable[int | None] = ()) -> str:
     """The subtitle's end: the day printed and, for a document with times, the offsets they are in.
 
     Each time is printed in its match's local time (``matches.utc_offset_min``, schemas/times.py),
     as the tournament day's clocks showed it; ``offsets`` are those of the times printed.
     """
+    t = translator(lang)
     zones = sorted({o or 0 for o in offsets})
-    times = f" · times in each match's local time ({', '.join(map(offset_label, zones))})" if zones else ""
-    return f"printed {date.today().isoformat()}{times} · Guandan Lens"
+    times = t(" · times in each match's local time ({zones})", zones=", ".join(map(offset_label, zones)))
+    return t(
+        "printed {day}{times} · Guandan Lens", day=date.today().isoformat(), times=times if zones else ""
+    )
 
 
 def _team(names: dict[str, Any], *ids: str | None) -> tuple[str, str]:
@@ -76,7 +81,7 @@ def _team(names: dict[str, Any], *ids: str | None) -> tuple[str, str]:
 
 
 def standings_document(
-    con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int | None
+    con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int | None, lang: Lang = "en"
 ) -> Document:
     """The standings after a round (default: the last), columns in the ruleset's tie-break order."""
     from pipelines.reads.tournament_data import LookupFailed, roster, stage_of, standings
@@ -95,6 +100,7 @@ def standings_document(
     record = [c for c in ("wins", "draws", "losses", "byes") if c not in chain]
     columns = ["rank", "players", "clubs", "team_id", "rounds", *record, p.primary, *chain, "decided_by"]
     names = roster(con)
+    t = translator(lang)
     body = []
     for r in table:
         players, clubs = _team(names, r["player_1"], r["player_2"])
@@ -102,22 +108,35 @@ def standings_document(
             **r,
             "players": players,
             "clubs": clubs,
-            "decided_by": _LABELS.get(r["decided_by"] or "", r["decided_by"]),
+            "decided_by": t(_LABELS[r["decided_by"]]) if r["decided_by"] in _LABELS else r["decided_by"],
         }
         body.append([values[c] for c in columns])
-    section = Section(f"Standings after round {after}", [_LABELS.get(c, c) for c in columns], body)
-    ranked = ", ".join(_LABELS.get(c, c) for c in (p.primary, *chain))
+    section = Section(t("Standings after round {after}", after=after), [t(_LABELS[c]) for c in columns], body)
+    ranked = ", ".join(t(_LABELS[c]) for c in (p.primary, *chain))
     return Document(
-        f"{info.title} — standings after round {after} of {max(info.rounds)}",
+        t(
+            "{title} — standings after round {after} of {of}",
+            title=info.title,
+            after=after,
+            of=max(info.rounds),
+        ),
         [section],
-        subtitle=f"{event} · rules {info.rules} · ranked by {ranked} · {_printed()}",
+        subtitle=t(
+            "{event} · rules {rules} · ranked by {ranked} · {printed}",
+            event=event,
+            rules=info.rules,
+            ranked=ranked,
+            printed=_printed(lang),
+        ),
     )
 
 
 # --- a round's results ---------------------------------------------------------------------------------
 
 
-def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int) -> Document:
+def round_document(
+    con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int, lang: Lang = "en"
+) -> Document:
     """A round's results, table by table: both pairs, final levels, winner, points; then the bye."""
     from pipelines.reads.tournament_data import LookupFailed, roster, round_scores, stage_of
     from printouts import Document, Section
@@ -129,6 +148,7 @@ def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None
             f"event {event} has no results in round {round_no}; rounds: {', '.join(map(str, info.rounds))}"
         )
     names = roster(con)
+    t = translator(lang)
     points = "bcta_round_score" if info.rules == "bcta" else "match_points"
     by_match: dict[str, dict[str, dict[str, Any]]] = {}
     byes = []
@@ -138,18 +158,18 @@ def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None
         else:
             by_match.setdefault(r["match_id"], {})[r["side"]] = r
     columns = [
-        "table",
-        "E–W",
-        "club E–W",
-        "N–S",
-        "club N–S",
-        "levels",
-        "winner",
-        f"{_LABELS[points]} E–W",
-        f"{_LABELS[points]} N–S",
-        "LP E–W",
-        "LP N–S",
-        "deals",
+        t("table"),
+        t("E–W"),
+        t("club E–W"),
+        t("N–S"),
+        t("club N–S"),
+        t("levels"),
+        t("winner"),
+        t("{points} E–W", points=t(_LABELS[points])),
+        t("{points} N–S", points=t(_LABELS[points])),
+        t("LP E–W"),
+        t("LP N–S"),
+        t("deals"),
     ]
     body = []
     for sides in by_match.values():
@@ -159,9 +179,9 @@ def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None
         ew_players, ew_club = _team(names, ew["player_1"], ew["player_2"])
         ns_players, ns_club = _team(names, ns["player_1"], ns["player_2"])
         levels = f"{ew['final_level_EW'] or '–'} : {ew['final_level_NS'] or '–'}"
-        winner = {"EW": "E–W", "NS": "N–S"}.get(ew["winner"] or "", "draw")
+        winner = t({"EW": "E–W", "NS": "N–S"}.get(ew["winner"] or "", "draw"))
         if ew["passed_a"]:
-            winner += " (passed A)"
+            winner += t(" (passed A)")
         body.append(
             [
                 ew["table"],
@@ -181,14 +201,16 @@ def round_document(con: duckdb.DuckDBPyConnection, event: str, stage: str | None
     for r in byes:
         players, club = _team(names, r["player_1"], r["player_2"])
         body.append(
-            ["bye", players, club, None, None, None, None, r[points], None, r["level_points"], None, None]
+            [t("bye"), players, club, None, None, None, None, r[points], None, r["level_points"], None, None]
         )
-    section = Section(f"Round {round_no} results", columns, body)
+    section = Section(t("Round {round} results", round=round_no), columns, body)
     return Document(
-        f"{info.title} — round {round_no} results",
+        t("{title} — round {round} results", title=info.title, round=round_no),
         [section],
-        subtitle=f"{event} · rules {info.rules} · {_printed()}",
-        numeric=("table",),
+        subtitle=t(
+            "{event} · rules {rules} · {printed}", event=event, rules=info.rules, printed=_printed(lang)
+        ),
+        numeric=(t("table"),),
     )
 
 
@@ -218,29 +240,32 @@ def _player_ids(
     return found
 
 
-def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None) -> Document:
+def dan_document(
+    con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None, lang: Lang = "en"
+) -> Document:
     """One page per player: current amateur dan (§S5) and the ledger of every bcta round."""
     from pipelines.reads.tournament_data import roster, rows
     from printouts import Document, Section
 
     names = roster(con)
+    t = translator(lang)
     ids = _player_ids(con, players, event, "dan_ledger")
     current = {
         r["player_id"]: r
         for r in rows(con, "SELECT * FROM dan_current WHERE list_contains(?, player_id)", [ids])
     }
     columns = [
-        "date",
-        "event",
-        "round",
-        "opponents' dans",
-        "counted",
-        "round points",
-        "earned",
-        "dan",
-        "total",
-        "window",
-        "note",
+        t("date"),
+        t("event"),
+        t("round"),
+        t("opponents' dans"),
+        t("counted"),
+        t("round points"),
+        t("earned"),
+        t("dan"),
+        t("total"),
+        t("window"),
+        t("note"),
     ]
     sections = []
     offsets: list[int | None] = []
@@ -254,67 +279,83 @@ def dan_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, even
         offsets.extend(r["utc_offset_min"] for r in ledger if r["started_at"] is not None)
         person = names.get(pid)
         now = current.get(pid)
-        lines = [f"player: {person.label if person else pid} ({pid})"]
+        lines = [t("player: {name} ({id})", name=person.label if person else pid, id=pid)]
         if person and person.club:
-            lines.append(f"club: {person.club}")
+            lines.append(t("club: {club}", club=person.club))
         if now:
             to_next = (
-                f"{now['points_to_next']:,} points to dan {now['next_dan']} "
-                f"({now['progress']:.0%}), {now['rounds_left']} rounds left in the window"
+                t(
+                    "{points} points to dan {dan} ({progress}), {left} rounds left in the window",
+                    points=f"{now['points_to_next']:,}",
+                    dan=now["next_dan"],
+                    progress=f"{now['progress']:.0%}",
+                    left=now["rounds_left"],
+                )
                 if now["next_dan"] is not None
-                else "highest dan"
+                else t("highest dan")
             )
             lines += [
-                f"amateur dan: {now['dan'] or 'none'} · points: {now['points']:,}",
-                f"next: {to_next}",
-                f"rounds: {now['rounds']} played, {now['counted_rounds']} counted",
+                t(
+                    "amateur dan: {dan} · points: {points}",
+                    dan=now["dan"] or t("none"),
+                    points=f"{now['points']:,}",
+                ),
+                t("next: {next}", next=to_next),
+                t(
+                    "rounds: {played} played, {counted} counted",
+                    played=now["rounds"],
+                    counted=now["counted_rounds"],
+                ),
             ]
         else:
-            lines.append("no bcta rounds: no amateur dan points (§S5)")
+            lines.append(t("no bcta rounds: no amateur dan points (§S5)"))
         body = [
             [
                 local_time(r["started_at"], r["utc_offset_min"]),
                 r["event_id"],
                 r["round"],
                 r["opponent_dans"],
-                r["counted"],
+                None if r["counted"] is None else t("yes" if r["counted"] else "no"),
                 r["round_points"],
                 r["points_earned"],
                 r["dan_after"],
                 r["total_after"],
                 f"{r['window_rounds_used']}/{r['window_size']}" if r["window_size"] else None,
-                r["event"],
+                t(r["event"]) if r["event"] else None,
             ]
             for r in ledger
         ]
         sections.append(Section(person.label if person else pid, columns, body, lines))
     return Document(
-        "Amateur dan ledger (BCTA, scoring.md §S5)",
+        t("Amateur dan ledger (BCTA, scoring.md §S5)"),
         sections,
-        subtitle=_printed(offsets),
+        subtitle=_printed(lang, offsets),
         page_per_section=True,
-        numeric=("window",),
+        numeric=(t("window"),),
     )
 
 
-def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None) -> Document:
+def player_document(
+    con: duckdb.DuckDBPyConnection, players: list[str] | None, event: str | None, lang: Lang = "en"
+) -> Document:
     """One page per player: name, club, dan, rating, and every match with partner, opponents, result."""
     from pipelines.reads.tournament_data import Player, roster, rows
     from printouts import Document, Section
 
     names = roster(con)
+    t = translator(lang)
     ids = _player_ids(con, players, event, "player_matches")
     columns = [
-        "date",
-        "event",
-        "round",
-        "seat",
-        "partner",
-        "opponents",
-        "result",
-        "levels",
-        "deals won",
-        "1st places",
+        t("date"),
+        t("event"),
+        t("round"),
+        t("seat"),
+        t("partner"),
+        t("opponents"),
+        t("result"),
+        t("levels"),
+        t("deals won"),
+        t("1st places"),
     ]
     sections = []
     offsets: list[int | None] = []
@@ -330,26 +371,37 @@ def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, e
         offsets.extend(m["utc_offset_min"] for m in matches if m["started_at"] is not None)
         dan = rows(con, "SELECT dan, points FROM dan_current WHERE player_id = ?", [pid])
         rating = rows(con, "SELECT rating, provisional FROM ratings WHERE player_id = ?", [pid])
-        lines = [f"player: {person.label} ({pid})"]
+        lines = [t("player: {name} ({id})", name=person.label, id=pid)]
         if person.club:
-            lines.append(f"club: {person.club}")
+            lines.append(t("club: {club}", club=person.club))
         if dan:
-            lines.append(f"amateur dan: {dan[0]['dan'] or 'none'} ({dan[0]['points']:,} points)")
-        if rating:
             lines.append(
-                f"rating: {rating[0]['rating']:.1f}{' (provisional)' if rating[0]['provisional'] else ''}"
+                t(
+                    "amateur dan: {dan} ({points} points)",
+                    dan=dan[0]["dan"] or t("none"),
+                    points=f"{dan[0]['points']:,}",
+                )
+            )
+        if rating:
+            provisional = t(" (provisional)") if rating[0]["provisional"] else ""
+            lines.append(
+                t(
+                    "rating: {rating}{provisional}",
+                    rating=f"{rating[0]['rating']:.1f}",
+                    provisional=provisional,
+                )
             )
         wins = sum(m["result"] == "win" for m in matches)
-        lines.append(f"matches: {len(matches)} · won {wins}")
+        lines.append(t("matches: {matches} · won {wins}", matches=len(matches), wins=wins))
         body = [
             [
                 local_time(m["started_at"], m["utc_offset_min"]),
                 m["event_id"],
                 m["round"],
-                m["seat"],
+                seat_name(m["seat"], lang) if m["seat"] else None,
                 (names.get(m["partner_id"]) or Player(m["partner_id"])).label if m["partner_id"] else None,
                 ", ".join((names.get(o) or Player(o)).label for o in (m["opponent_ids"] or [])),
-                m["result"],
+                t(m["result"]) if m["result"] else None,
                 f"{m['final_level']} : {m['opp_final_level']}",
                 m["deals_won"],
                 m["first_places"],
@@ -357,5 +409,5 @@ def player_document(con: duckdb.DuckDBPyConnection, players: list[str] | None, e
             for m in matches
         ]
         sections.append(Section(person.label, columns, body, lines))
-    title = f"Player record · {event}" if event else "Player record"
-    return Document(title, sections, subtitle=_printed(offsets), page_per_section=True)
+    title = t("Player record · {event}", event=event) if event else t("Player record")
+    return Document(title, sections, subtitle=_printed(lang, offsets), page_per_section=True)

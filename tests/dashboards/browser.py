@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,13 +24,20 @@ from playwright.sync_api import Page, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
+LIVENESS_S = 300.0
+"""The bound on any wait in the browser (a page's run, a redraw, Playwright's own waits): only a
+bound on a hang, since every wait ends as soon as its condition holds; generous, so that a
+machine loaded many times over makes the browser tests slower, never failed."""
 
 _READY_JS = """(() => {
+  const app = document.querySelector('[data-testid="stApp"]');
   const running = document.querySelector('[data-testid="stStatusWidget"]');
   const skeleton = document.querySelector('[data-testid="stAppSkeleton"]');
   const heading = document.querySelector('[data-testid="stMain"] h1');
-  return !running && !skeleton && !!heading;
+  return !!app && app.dataset.testScriptState === 'notRunning' && !running && !skeleton && !!heading;
 })()"""
+"""Whether the script run is over (Streamlit's own ``data-test-script-state``; its status widget
+shows only after half a second of running) and the page has its title."""
 _ERRORS_JS = """(() => Array.from(document.querySelectorAll('[data-testid="stException"]'))
   .map(e => e.innerText.slice(0, 300)))()"""
 _SIDEBAR_JS = """(() => { const s = document.querySelector('[data-testid="stSidebar"]');
@@ -82,11 +89,11 @@ def streamlit_server(store: Path) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_http(f"http://127.0.0.1:{port}/_stcore/health", 60)
+        _wait_http(f"http://127.0.0.1:{port}/_stcore/health", LIVENESS_S)
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=LIVENESS_S)
 
 
 @dataclass
@@ -111,20 +118,33 @@ class Browser:
         """The value of a JavaScript expression in the page."""
         return self.page.evaluate(expression)
 
-    def wait_ready(self, timeout: float = 45) -> float:
-        """Wait until Streamlit finished running the script (and charts drew); seconds waited."""
+    def wait_ready(self, timeout: float = LIVENESS_S, *, title: str | None = None) -> float:
+        """Wait until Streamlit finished running the script (and charts drew), and the page is
+        titled ``title`` when given (after a click that switches pages, the last page is still
+        ready until the new run starts); seconds waited. Fails if that takes over ``timeout``."""
         start = time.monotonic()
         time.sleep(1.0)
         ready_since = None
-        while time.monotonic() - start < timeout:
-            if self.evaluate(_READY_JS):
-                ready_since = ready_since or time.monotonic()
-                if time.monotonic() - ready_since > 1.5:
-                    break
+        while True:
+            ready = self.evaluate(_READY_JS) and (title is None or self.evaluate(_TITLE_JS) == title)
+            now = time.monotonic()
+            if ready:
+                ready_since = ready_since or now
+                if now - ready_since > 1.5:
+                    return now - start
             else:
                 ready_since = None
+            shown = self.evaluate(_TITLE_JS)
+            assert now - start < timeout, f"{self.page.url} not ready after {timeout:.0f} s: {shown!r}"
             time.sleep(0.25)
-        return time.monotonic() - start
+
+    def wait_for(self, check: Callable[[], bool], what: str, timeout: float = LIVENESS_S) -> None:
+        """Wait until ``check()`` is true (the page redraws after a click or a key); fails after
+        ``timeout``, naming ``what`` it waited for."""
+        deadline = time.monotonic() + timeout
+        while not check():
+            assert time.monotonic() < deadline, f"{self.page.url}: no {what} after {timeout:.0f} s"
+            self.page.wait_for_timeout(250)
 
     def result(self, screenshot: Path | None, seconds: float) -> PageResult:
         """What the page shows now; a PNG screenshot saved to ``screenshot`` if given."""
@@ -140,7 +160,7 @@ class Browser:
             self.page.screenshot(path=str(screenshot))
         return result
 
-    def visit(self, url: str, screenshot: Path | None, timeout: float = 45) -> PageResult:
+    def visit(self, url: str, screenshot: Path | None, timeout: float = LIVENESS_S) -> PageResult:
         """Load ``url``, wait until the script run is over (and charts drew), check, screenshot."""
         self.page.goto(url)
         return self.result(screenshot, self.wait_ready(timeout))
@@ -156,6 +176,7 @@ def chromium(profile: Path, width: int = 1400, height: int = 1000) -> Iterator[B
         )
         try:
             context = browser.new_context(viewport={"width": width, "height": height})
+            context.set_default_timeout(LIVENESS_S * 1000)  # clicks, navigations, new pages
             yield Browser(context.new_page())
         finally:
             browser.close()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from dash_store import build_store
 from streamlit.testing.v1 import AppTest
 
@@ -39,7 +39,7 @@ def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, str], AppTest]:
 
     def _open(store: Path, page: str) -> AppTest:
         monkeypatch.setenv("GDAN_STORE", str(store))
-        at = AppTest.from_file(str(APP), default_timeout=60).run()
+        at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S).run()
         if page != "overview":
             at.switch_page(f"views/{page}.py").run()
         return at

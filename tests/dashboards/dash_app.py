@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
+SCRIPT_TIMEOUT_S = 600.0
+"""``AppTest``'s bound on one script run: only a bound on a hang, so generous enough for a page's
+run on a machine loaded many times over (a run on a quiet machine takes seconds)."""
 PAGES = [
     "overview",
     "leaderboard",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 NEW = "\0new"
@@ -19,7 +19,7 @@ SWISS, LEAGUE = "national-swiss-s11", "bcta-league-s12"  # the sim store's (test
 def open_entry(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     """The entry page opened at ``/entry?params``, as a copied link would."""
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
@@ -34,13 +34,15 @@ def ok(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
 
-def new_event(at: AppTest, rules: str, event: str = "cup", confirm: bool = False) -> AppTest:
+def new_event(
+    at: AppTest, rules: str, event: str = "cup", confirm: bool = False, pairs: str = PAIRS
+) -> AppTest:
     """Register a new event of 8 pairs from the form; the page then shows its round 1."""
     at.selectbox(key="en_event").select(NEW)
     at = at.run()
     at.text_input(key="en_new_id").input(event)
     at.selectbox(key="en_new_rules").select(rules)
-    at.text_area(key="en_new_pairs").input(PAIRS)
+    at.text_area(key="en_new_pairs").input(pairs)
     if confirm:
         at.checkbox(key="en_new_confirm").check()
     at = at.run()

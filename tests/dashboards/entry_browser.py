@@ -20,7 +20,9 @@ from playwright.sync_api import Page, expect
 
 CHROMIUM = Path("/usr/bin/chromium")
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
-TIMEOUT_MS = 60_000
+TIMEOUT_MS = 300_000
+"""The bound on every wait (Playwright's, the server's start and stop): only a bound on a hang, since
+every wait ends as soon as its condition holds; generous for a machine loaded many times over."""
 
 
 def _free_port() -> int:
@@ -42,7 +44,7 @@ def entry_server(store: Path) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
@@ -54,12 +56,17 @@ def entry_server(store: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=TIMEOUT_MS / 1000)
 
 
 def settle(page: Page) -> None:
-    """Wait until Streamlit has finished the script run a widget change started."""
+    """Wait until Streamlit has finished the script run a widget change started (as far as the page
+    can tell: a run that has not started 300 ms after the change is not waited for, so what the
+    test reads next is waited for by its own ``expect``)."""
     page.wait_for_timeout(300)
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=TIMEOUT_MS
+    )
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=TIMEOUT_MS)
     page.wait_for_timeout(200)
 
@@ -84,6 +91,36 @@ def type_text(page: Page, key: str, text: str, area: bool = False) -> None:
     field.fill(text)
     field.press("Control+Enter" if area else "Enter")
     settle(page)
+
+
+def register(page: Page, event: str, rules: str, pairs: str) -> None:
+    """Fill the new-event form (the default choice of an empty store) and register the event."""
+    type_text(page, "en_new_id", event)
+    choose(page, "en_new_rules", rules)
+    type_text(page, "en_new_pairs", pairs, area=True)
+    page.locator(f"{keyed('en_register')} button").click()
+    settle(page)
+
+
+def outside(page: Page, box_key: str) -> list[str]:
+    """The buttons of the container ``box_key`` whose bounding box is not inside both the
+    viewport's width and the container (each as its text and box)."""
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    box = page.locator(keyed(box_key)).bounding_box()
+    assert box is not None, box_key
+    found = []
+    for button in page.locator(f"{keyed(box_key)} button").all():
+        r = button.bounding_box()
+        assert r is not None
+        inside = (
+            r["x"] >= max(0, box["x"]) - 0.5
+            and r["x"] + r["width"] <= min(width, box["x"] + box["width"]) + 0.5
+            and r["y"] >= box["y"] - 0.5
+            and r["y"] + r["height"] <= box["y"] + box["height"] + 0.5
+        )
+        if not inside:
+            found.append(f"{button.inner_text()!r} at {r}")
+    return found
 
 
 def tap(page: Page, match: str, first: str, kind_label: str) -> None:

@@ -5,14 +5,15 @@ in English and Chinese go to ``<tmp>/shots``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 import pytest
-from entry_browser import CHROMIUM, TIMEOUT_MS, entry_server, keyed, settle, type_text
+from entry_browser import CHROMIUM, TIMEOUT_MS, entry_server, keyed, settle
 from playwright.sync_api import Page
 
+from dashboards.entry import first_round_seats
+from service import registry
 from service.accounts import Role, add_account, assign
 from service.throttle import MAX_FAILURES
 from service.tokens import entry_link, issue_round_tokens
@@ -23,9 +24,19 @@ pytestmark = [
 ]
 
 PASSWORD = "long enough"
-PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
+PAIRS = [(f"p{2 * i + 1:02}", f"p{2 * i + 2:02}") for i in range(8)]
 NAV = '[data-testid="stSidebarNav"]'
 NOT_YOURS = "You may not enter this table's result."
+
+
+def register_cup(store: Path) -> None:
+    """The event ``cup``: 8 pairs and round 1's draw in the registry, as an admin registers it."""
+    pairs = tuple(registry.Pair((registry.Player(a), registry.Player(b))) for a, b in PAIRS)
+    stamp = registry.Stamp("boss", registry.now())
+    event = registry.Event("cup", "Cup", "national", {"kind": "until_a"}, stamp, pairs=pairs)
+    registry.create(store, event, ())
+    tables, bye = first_round_seats(PAIRS, {})
+    registry.record_draw(store, "cup", 1, {str(n): t for n, t in tables.items()}, bye)
 
 
 def counted(store: Path) -> int:
@@ -34,10 +45,10 @@ def counted(store: Path) -> int:
     return len(orjson.loads(path.read_bytes()).get("account:ref", [])) if path.exists() else 0
 
 
-def wait_for(page: Page, condition: Callable[[], bool]) -> None:
-    """Wait (up to the browser timeout) until ``condition`` holds."""
+def wait_for(page: Page, store: Path, failures: int) -> None:
+    """Wait (up to the browser timeout) until the store counts ``failures`` failed logins."""
     for _ in range(TIMEOUT_MS // 250):
-        if condition():
+        if counted(store) == failures:
             return
         page.wait_for_timeout(250)
     raise AssertionError("the server did not count the failed login")
@@ -52,6 +63,7 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
     add_account(store, "fan", PASSWORD, Role.VIEWER)
     add_account(store, "ref", PASSWORD, Role.REFEREE)
     assign(store, "ref", ["league"])
+    register_cup(store)
     (token,) = issue_round_tokens(store, "cup", "", 1, [2], "boss")
 
     def log_in(page: Page, name: str, password: str) -> None:
@@ -60,9 +72,6 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
         page.locator(f"{keyed('access_login_submit')} button").click()
         settle(page)
 
-    def new_event(page: Page) -> None:
-        type_text(page, "en_new_id", "cup")
-        type_text(page, "en_new_pairs", PAIRS, area=True)
 
     with entry_server(store) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
@@ -84,7 +93,6 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
             page.goto(entry_link(base, token))
             settle(page)
             expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Results entry")
-            new_event(page)
             expect(page.locator(keyed("en_cup-r1-t2_first"))).to_be_visible()
             for other in (1, 3, 4):
                 expect(page.locator(keyed(f"entry_table_{other}"))).to_contain_text(NOT_YOURS)
@@ -92,7 +100,6 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
             page.screenshot(path=str(shots / "entry-token-en.png"), full_page=True)
             page.goto(f"{entry_link(base, token)}&lang=zh")  # reloaded: the link still grants the table
             settle(page)
-            new_event(page)
             expect(page.locator(keyed("entry_table_1"))).to_contain_text("您无权录入本桌成绩")
             page.screenshot(path=str(shots / "entry-token-zh.png"), full_page=True)
 
@@ -102,9 +109,8 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
             settle(page)
             log_in(page, "ref", PASSWORD)
             expect(page.locator(NAV)).to_contain_text("Results entry")
-            page.locator(NAV).get_by_text("Results entry").click()
+            page.locator(NAV).get_by_text("Results entry").click()  # opens cup, the only event
             settle(page)
-            new_event(page)
             expect(page.locator(keyed("entry_table_1"))).to_contain_text(NOT_YOURS)
             expect(page.locator(keyed("en_cup-r1-t1_first"))).to_have_count(0)
 
@@ -114,7 +120,7 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
             settle(page)
             for failures in range(1, MAX_FAILURES + 1):
                 log_in(page, "ref", "wrong password")
-                wait_for(page, lambda n=failures: counted(store) == n)  # the server counted this one
+                wait_for(page, store, failures)  # the server counted this one
                 expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("账号或密码错误")
             log_in(page, "ref", PASSWORD)
             expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("失败次数过多")

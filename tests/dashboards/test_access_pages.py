@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
+from entry_app import new_event
 from streamlit.testing.v1 import AppTest
 
 from dashboards.entry import TableEntry, derive, table_spec
@@ -20,9 +21,9 @@ from service.throttle import MAX_FAILURES
 from service.tokens import issue_round_tokens
 
 PASSWORD = "long enough"
-PAIRS = "\n".join(f"p{2 * i + 1:02}/p{2 * i + 2:02}" for i in range(8))
 REFUSED = "Results entry needs a referee of the event"
 NOT_YOURS = "You may not enter this table's result."
+NO_EVENT = "No event here is yours to enter"
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +34,7 @@ def logins_required(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _app(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
@@ -61,10 +62,12 @@ def _entry_listed(at: AppTest) -> bool:
     return True
 
 
-def _new_event(at: AppTest) -> AppTest:
-    at.text_input(key="en_new_id").input("cup")
-    at.text_area(key="en_new_pairs").input(PAIRS)
-    return at.run()
+def _register_cup(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An admin registers the event "cup" with 8 pairs on the entry page (its round 1 is drawn)."""
+    add_account(store, "boss", PASSWORD, Role.ADMIN)
+    at = new_event(_entry(_log_in(_app(store, monkeypatch), "boss", PASSWORD)), "national")
+    assert not at.exception
+    assert _tables_open(at) == ["cup-r1-t1", "cup-r1-t2", "cup-r1-t3", "cup-r1-t4"]
 
 
 def _tables_open(at: AppTest) -> list[str]:
@@ -88,14 +91,16 @@ def test_nobody_and_a_viewer_cannot_reach_entry(tmp_path: Path, monkeypatch: pyt
 
 
 def test_a_referee_of_another_event_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _register_cup(tmp_path, monkeypatch)
     add_account(tmp_path, "ref", PASSWORD, Role.REFEREE)
     assign(tmp_path, "ref", ["league"])
-    at = _new_event(_entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD)))
+    at = _entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
     assert not at.exception
     assert _tables_open(at) == []
-    assert NOT_YOURS in _texts(at)
+    assert NO_EVENT in _texts(at)
+    assert next(w for w in at.selectbox if w.key == "en_event").options == []  # not even listed
     assign(tmp_path, "ref", ["cup"])  # rights are read from the store on every run
-    at = _new_event(_entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD)))
+    at = _entry(_log_in(_app(tmp_path, monkeypatch), "ref", PASSWORD))
     assert _tables_open(at) == ["cup-r1-t1", "cup-r1-t2", "cup-r1-t3", "cup-r1-t4"]
 
 
@@ -103,6 +108,7 @@ def test_a_referee_of_another_event_cannot_write(tmp_path: Path, monkeypatch: py
 def test_a_table_token_opens_its_own_table_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use: str
 ) -> None:
+    _register_cup(tmp_path, monkeypatch)
     (token,) = issue_round_tokens(tmp_path, "cup", "", 1, [2], "boss")
     (other_round,) = issue_round_tokens(tmp_path, "cup", "", 2, [1], "boss")
     if use == "link":
@@ -113,9 +119,10 @@ def test_a_table_token_opens_its_own_table_only(
         at.button(key="access_pin_submit").click()
         at = at.run()
     assert f"Signed in: **{token.token_id}** (table token) · cup · Round 1 · Table 2" in _texts(at)
-    at = _new_event(_entry(at))
+    at = _entry(at)
     assert not at.exception
     assert _tables_open(at) == ["cup-r1-t2"]
+    assert NOT_YOURS in _texts(at)  # the other tables are listed, not enterable
     assert other_round.token_id not in _texts(at)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 from test_coach_seats_speed import _OLD_PLAY_RATES
 
@@ -32,7 +32,7 @@ def _no_exception(at: AppTest) -> None:
 def _open_link(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, **params: str) -> AppTest:
     """The app opened at ``views/<page>.py`` with ``params`` in the address (a copied link)."""
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     at.switch_page(f"views/{page}.py").run()

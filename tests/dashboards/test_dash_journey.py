@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from dashboards import charts, ui
@@ -64,7 +64,7 @@ def test_find_players_by_name_or_id() -> None:
 def _open(store: Path, page: str, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     """The app opened at ``/<page>?params`` as a copied link would."""
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dash_app import PAGES
+from dash_app import PAGES, SCRIPT_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 Open = Callable[[Path, str], AppTest]
@@ -143,7 +143,7 @@ def test_player_page_reads_the_query_parameter(monkeypatch: pytest.MonkeyPatch, 
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["player"] = "p6"
     at.run()
     at.switch_page("views/player.py").run()
@@ -240,7 +240,7 @@ def test_lang_query_parameter_opens_in_chinese(monkeypatch: pytest.MonkeyPatch, 
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = "zh"
     at.run()
     assert "概览" in at.title[0].value
@@ -279,7 +279,7 @@ def test_dan_rules_state_the_same_dan_rule_in_one_sentence(
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = lang
     at.run().switch_page("views/dan.py").run()
     _no_exception(at)
@@ -467,7 +467,7 @@ def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_sto
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update({"match": "m1", "deal": "2", "seq": "23"})
     at.run()
     at.switch_page("views/replayer.py").run()
@@ -493,7 +493,7 @@ def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, m
     from dash_app import APP
 
     monkeypatch.setenv("GDAN_STORE", str(mini_store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params["lang"] = "zh"
     at.run().switch_page("views/quality.py").run()
     _no_exception(at)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from entry_browser import CHROMIUM, TIMEOUT_MS, choose, entry_server, keyed, settle, tap, type_text
+from entry_browser import CHROMIUM, TIMEOUT_MS, entry_server, keyed, outside, register, settle, tap
 
 from pipelines.storage.warehouse import connect
 
@@ -39,9 +39,7 @@ WINNERS = {1: "EW", 2: "NS", 3: "EW", 4: "EW"}
 
 
 def _gdan(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(GDAN), *args], capture_output=True, text=True, timeout=600, check=False
-    )
+    return subprocess.run([str(GDAN), *args], capture_output=True, text=True, timeout=600, check=False)
 
 
 def _rows(store: Path, sql: str) -> list[tuple[object, ...]]:
@@ -76,9 +74,7 @@ def test_enter_a_round_submit_run_and_see_the_standings(tmp_path: Path) -> None:
         page.goto(f"{base}/entry")
         expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Results entry")
         settle(page)
-        type_text(page, "en_new_id", "cup")
-        choose(page, "en_new_rules", "bcta")
-        type_text(page, "en_new_pairs", "\n".join(f"{a}/{b}" for a, b in PAIRS), area=True)
+        register(page, "cup", "bcta", "\n".join(f"{a}/{b}" for a, b in PAIRS))
         for table in DEALS:
             expect(page.locator(keyed(f"entry_table_{table}"))).to_be_visible()
         for table, deals in DEALS.items():
@@ -130,6 +126,57 @@ def test_enter_a_round_submit_run_and_see_the_standings(tmp_path: Path) -> None:
     assert imported.returncode == 0, imported.stdout + imported.stderr
     assert _gdan("run", "--store", str(other), "--create").returncode == 0
     for table in ("standings", "dan_ledger", "dan_current", "match_scores"):
-        query = f"SELECT * FROM {table} ORDER BY ALL"
+        # entered matches are dated (match_start.t), the sheet's are not: times are left out
+        untimed = _rows(
+            store, f"SELECT column_name FROM (DESCRIBE {table}) WHERE column_type NOT LIKE 'TIMESTAMP%'"
+        )
+        columns = ", ".join(f'"{c}"' for (c,) in untimed)
+        query = f"SELECT {columns} FROM {table} ORDER BY ALL"
         assert _rows(store, query) == _rows(other, query), table
+    dated = _rows(store, "SELECT count(*) FROM matches WHERE started_at IS NULL OR utc_offset_min IS NULL")
+    assert dated == [(0,)]
     assert sorted(r["team_id"] for r in shown) == sorted(str(t) for t, _, _ in standings)
+
+
+NAMES = ["王小明", "李华", "张伟", "刘洋", "陈静", "杨帆", "赵磊", "黄敏"]
+
+
+def test_tablet_portrait_keeps_every_button_inside(tmp_path: Path) -> None:
+    """At 820×1180 (a tablet in portrait; 768 and 834 too) every seat, result and action button
+    of a table lies inside the viewport and the table's box, in English and Chinese, with names
+    on the seat buttons; Add deal is disabled, with its message, until seat and result are chosen."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    store = tmp_path / "store"
+    pairs = "\n".join(
+        f"p{2 * i + 1:02} = {NAMES[2 * i]} @ 南京 / p{2 * i + 2:02} = {NAMES[2 * i + 1]} @ 苏州"
+        for i in range(4)
+    )
+    with entry_server(store) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        for width, height, lang in (
+            (820, 1180, "en"),
+            (820, 1180, "zh"),
+            (768, 1024, "zh"),
+            (834, 1194, "en"),
+        ):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(f"{base}/entry" + ("?lang=zh" if lang == "zh" else ""))
+            settle(page)
+            if not (store / "service" / "events" / "cup.json").exists():
+                register(page, "cup", "bcta", pairs)
+            seat = page.locator(f"{keyed('en_cup-r1-t1_first')} button").first
+            expect(seat).to_be_visible()
+            settle(page)
+            box = page.locator(keyed("entry_table_1"))
+            box.scroll_into_view_if_needed()
+            page.screenshot(path=tmp_path / f"entry-tablet-{width}-{lang}.png")
+            assert outside(page, "entry_table_1") == [], (width, lang)
+            assert page.locator(f"{keyed('en_cup-r1-t1_first')} button").count() == 4
+            assert page.locator(f"{keyed('en_cup-r1-t1_kind')} button").count() == 3
+            assert any(n in seat.inner_text() for n in NAMES) and "p0" not in seat.inner_text()
+            expect(page.locator(f"{keyed('en_cup-r1-t1_add')} button")).to_be_disabled()
+            page.close()
+        browser.close()

@@ -110,7 +110,7 @@ def test_a_missing_table_is_enterable_and_blocks_the_next_round(open_app: Open, 
     assert any("paired although round 1 has no result for table 4" in w.value for w in at.warning)
     assert len([w for w in at.segmented_control if w.key and w.key.endswith("_first")]) == 3
     (override,) = registry.overrides(tmp_path, "ux-cup")
-    assert (override.round, override.stamp.by, override.missing_tables) == (2, "entry page", ("4",))
+    assert (override.round, override.stamp.by, override.missing_tables) == (2, "anonymous", ("4",))
 
     # table 4 entered late: round 2 pairs all 8 pairs without an override
     at.number_input(key="en_round").set_value(1)
@@ -165,7 +165,7 @@ def test_opponents_confirm_or_dispute_and_the_referee_decides(open_app: Open, tm
     ok(at)
     record = _events(tmp_path, first)[0]["confirmation"]
     assert isinstance(record, dict) and record["confirmed"]["by"].startswith("EW ")
-    assert record["entered"]["by"] == "entry page (NS)"
+    assert record["entered"]["by"] == "anonymous (NS)"
 
     at = _enter(at, second)
     at.text_input(key=f"en_{second}.1_reason").input("N–S won deal 2")
@@ -187,3 +187,44 @@ def test_opponents_confirm_or_dispute_and_the_referee_decides(open_app: Open, tm
     assert record["disputed"]["reason"] == "N–S won deal 2"
     assert [e["order"] for e in events if e["type"] == "deal_end"] == [["E", "W"], ["N", "S"]]
     assert not confirmation.waiting(tmp_path)
+
+
+NAMED = "\n".join(f"p{2 * i + 1:02} = 甲{i} @ 南京 / p{2 * i + 2:02} = 乙{i}" for i in range(8))
+
+
+def test_names_not_ids_in_the_round_standings_and_promotion(open_app: Open, tmp_path: Path) -> None:
+    """Registered names reach the log and show instead of ids: the entry page's seat buttons and
+    round table, the Tournament page's standings and the Dan page's close-to-promotion (the id
+    only inside the link to the player's page)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from dashboards.ui import reload_data
+    from pipelines.run.runner import run_pipeline
+
+    at = new_event(open_app(tmp_path, "entry"), "bcta", pairs=NAMED)
+    seats = next(w for w in at.segmented_control if w.key == "en_cup-r1-t1_first")
+    assert all("甲" in o or "乙" in o for o in seats.options) and not any("p0" in o for o in seats.options)
+    for table in range(1, 5):
+        at = _enter(at, f"cup-r1-t{table}")
+    run_pipeline(tmp_path, workers=1)
+    reload_data()
+    at = open_app(tmp_path, "entry")
+    at.number_input(key="en_round").set_value(1)
+    at = at.run()
+    stored = at.dataframe[0].value
+    assert set(stored["player_E"]) <= {f"甲{i}" for i in range(8)}
+
+    def shown(link: str) -> tuple[str, str]:
+        query = parse_qs(urlsplit(link).query)
+        return query["player"][0], query["name"][0]
+
+    tournament = open_app(tmp_path, "tournament")
+    ok(tournament)
+    standings = next(d.value for d in tournament.dataframe if "player_1" in d.value.columns)
+    pairs = [shown(link) for link in standings["player_1"]]
+    assert all(name.startswith(("甲", "乙")) and pid.startswith("p") for pid, name in pairs)
+    assert all("甲" in team for team in standings["team"])
+    dan = open_app(tmp_path, "dan")
+    ok(dan)
+    near = next(d.value for d in dan.dataframe if "points_to_next" in d.value.columns)
+    assert not near.empty and all(shown(link)[1][0] in "甲乙" for link in near["player_id"])

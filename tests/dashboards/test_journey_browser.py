@@ -14,6 +14,7 @@ import page_text
 import pytest
 from browser import CHROMIUM, Browser, chromium, streamlit_server
 from dash_app import PAGES, url_path
+from playwright.sync_api import Page
 
 from dashboards.queries.coach import coach_match_list
 from pipelines.storage.warehouse import connect
@@ -71,20 +72,19 @@ _ROW_HEIGHT = 35
 """Height of a header or data row of Streamlit's table grid (pixels)."""
 
 
+def _click(browser: Browser, x: float, y: float) -> bool:
+    """Click at (x, y), then pause past the double-click interval (two clicks are two, not one
+    double click); always false, so that a wait goes on clicking."""
+    browser.page.mouse.click(x, y)
+    browser.page.wait_for_timeout(600)
+    return False
+
+
 def _step_shown(browser: Browser) -> int:
     """The step number in the replayer's caption ("Step 3 / 17 · keys …")."""
     found = _STEP.search(browser.evaluate(_MAIN_TEXT))
     assert found, "the replayer shows its step"
     return int(found.group(1))
-
-
-def _wait_for(browser: Browser, check: Callable[[], bool], tries: int = 40) -> None:
-    """Wait until ``check()`` is true (the page redraws after a click or a key)."""
-    for _ in range(tries):
-        if check():
-            return
-        browser.page.wait_for_timeout(250)
-    assert check(), "the page did not redraw"
 
 
 def _same_picks(one: Browser, other: Browser) -> Callable[[], bool]:
@@ -98,7 +98,7 @@ def test_journey_through_the_match_list_and_copied_addresses(mini_store: Path, t
         board = browser.visit(f"{base}/leaderboard", None)
         assert board.errors == [] and board.title == "Leaderboard"
         browser.page.locator('[data-testid="stPageLink"] a[href*="player?player="]').first.click()
-        player_page = browser.result(None, browser.wait_ready())
+        player_page = browser.result(None, browser.wait_ready(title="Player"))
         assert player_page.errors == [] and player_page.title == "Player", player_page
         player = re.search(r"player=([^&]+)", player_page.url)
         assert player, player_page.url
@@ -110,28 +110,29 @@ def test_journey_through_the_match_list_and_copied_addresses(mini_store: Path, t
         grid.scroll_into_view_if_needed()
         box = grid.bounding_box()
         assert box is not None
-        with browser.page.context.expect_page() as opened:
-            for _ in range(2):  # the first click selects the cell, the second follows its link
-                browser.page.mouse.click(box["x"] + 25, box["y"] + _ROW_HEIGHT * 1.5)
-                browser.page.wait_for_timeout(500)
-        replay = Browser(opened.value)
-        replay.wait_ready()
+        opened: list[Page] = []
+        browser.page.context.on("page", lambda page: opened.append(page))
+        # the first click selects the cell, the next follows its link: clicked until a page opens
+        browser.wait_for(lambda: bool(opened) or _click(browser, box["x"] + 25, box["y"] + _ROW_HEIGHT * 1.5),
+                         "replayer opened from the match list")
+        replay = Browser(opened[0])
+        replay.wait_ready(title="Hand replayer")
         url = replay.page.url
         assert f"match={first['match_id']}" in url and f"deal={int(first['deal'])}" in url, url
         assert replay.evaluate(_PICKS)[-1] == str(int(first["deal"])), replay.evaluate(_PICKS)
         assert _step_shown(replay) == 0
 
         replay.page.get_by_role("button", name="Next").first.click()
-        _wait_for(replay, lambda: _step_shown(replay) == 1 and "step=1" in replay.page.url)
+        replay.wait_for(lambda: _step_shown(replay) == 1 and "step=1" in replay.page.url, "step 1")
         replay.page.keyboard.press("ArrowRight")  # the same button by its key
-        _wait_for(replay, lambda: _step_shown(replay) == 2 and "step=2" in replay.page.url)
+        replay.wait_for(lambda: _step_shown(replay) == 2 and "step=2" in replay.page.url, "step 2")
 
         for copied, shows in ((replay.page.url, replay), (player_page.url, browser)):
             again = Browser(browser.page.context.new_page())
             again.page.goto(copied)
             again.wait_ready()
             assert again.page.url == copied
-            _wait_for(again, _same_picks(again, shows))
+            again.wait_for(_same_picks(again, shows), "the same choices")
             if shows is replay:
                 assert _step_shown(again) == 2  # same match, deal and step
         overview = browser.visit(f"{base}/overview", None)

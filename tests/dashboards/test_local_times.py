@@ -33,7 +33,7 @@ from pipelines.storage.warehouse import connect
 from printouts import to_csv, to_xlsx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
-from dash_app import APP
+from dash_app import APP, SCRIPT_TIMEOUT_S
 from replay_builder import Log
 
 MATCHES: dict[str, str] = {
@@ -178,7 +178,7 @@ def test_the_player_printout_shows_local_times(con: duckdb.DuckDBPyConnection) -
 
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, **params: str) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     if page != "overview":

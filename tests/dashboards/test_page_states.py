@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dash_app import APP, PAGES
+from dash_app import APP, PAGES, SCRIPT_TIMEOUT_S
 from page_text import english_words, shown_text
 from streamlit.testing.v1 import AppTest
 
@@ -51,7 +51,7 @@ The page is run once more then; any other exception still fails the test."""
 def _open(monkeypatch: pytest.MonkeyPatch, store: Path, page: str, params: dict[str, str]) -> AppTest:
     monkeypatch.setenv("GDAN_STORE", str(store))
     monkeypatch.setenv("GDAN_WARM_UP", "0")
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     at.query_params.update(params)
     at.run()
     at.switch_page(f"views/{page}.py").run()

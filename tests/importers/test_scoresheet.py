@@ -7,6 +7,8 @@ sheets: every bad cell reported as ``file:row:column``, nothing converted or wri
 from __future__ import annotations
 
 import csv
+import re
+import zipfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from openpyxl import Workbook
 from typer.testing import CliRunner
 
 from gdan import app
-from importers.scoresheet import ScoreSheetError, convert_scoresheet
+from importers.scoresheet import ScoreSheetError, convert_scoresheet, read_roster
 
 DOCS = Path(__file__).parents[2] / "docs"
 HEADER = ["event", "round", "table", "E", "N", "W", "S", "deal", "order"]
@@ -333,3 +335,83 @@ def test_cli_roster_and_rules_options(tmp_path: Path) -> None:
     assert start["players"]["p044"] == {"name": "王芳", "club": "海淀棋牌协会"}
     assert start["t"] == "2026-04-18T13:05:00+09:00"
     assert {e["match"] for e in events} == {"bj-2026-spring-swiss-r1-t1", "bj-2026-spring-swiss-r1-t2"}
+
+
+def _workbook_with_players(tmp_path: Path, names: list[Any]) -> tuple[Workbook, Path]:
+    """A workbook with a ``deals`` sheet (one match, two deals) and a ``players`` sheet."""
+    book = Workbook()
+    ws = book.active
+    ws.title = "deals"
+    ws.append(HEADER)
+    for r in deals("E W", "N S"):
+        ws.append(r)
+    players = book.create_sheet("players")
+    players.append(["id", "name", "club"])
+    for player, name in zip(SEATS, names, strict=True):
+        players.append([player, name, "Club"])
+    return book, tmp_path / "day.xlsx"
+
+
+def _save_with_results(
+    book: Workbook, path: Path, sheet_file: str, results: dict[str, tuple[str, str]]
+) -> None:
+    """Save ``book`` with the formula results a spreadsheet program would store beside the
+    formulas (openpyxl writes none): ``results`` maps a cell to (cell type, saved value)."""
+    book.save(path)
+    with zipfile.ZipFile(path) as old:
+        parts = {name: old.read(name) for name in old.namelist()}
+    xml = parts[sheet_file].decode("utf-8")
+    for cell, (kind, value) in results.items():
+        xml, found = re.subn(
+            rf'<c r="{cell}"><f>(.*?)</f><v ?/>', rf'<c r="{cell}" t="{kind}"><f>\1</f><v>{value}</v>', xml
+        )
+        assert found == 1, cell
+    parts[sheet_file] = xml.encode("utf-8")
+    with zipfile.ZipFile(path, "w") as new:
+        for name, data in parts.items():
+            new.writestr(name, data)
+
+
+def test_formula_without_a_saved_result_is_refused_naming_the_cell(tmp_path: Path) -> None:
+    """A formula written by a program and never calculated has no value: refused, not read as blank."""
+    book, path = _workbook_with_players(tmp_path, ["张伟", '="Li"&"Na"', "王芳", "刘洋"])
+    book["deals"]["D3"] = "=D2"
+    book.save(path)
+    with pytest.raises(ScoreSheetError) as exc:
+        convert_scoresheet(path, rules="national", round_format="deals:2")
+    assert problems(exc) == [(3, "E"), (3, "name")]
+    deals_fault, name_fault = (str(p) for p in exc.value.problems)
+    assert "sheet 'deals', cell D3" in deals_fault and "'=D2'" in deals_fault
+    assert "sheet 'players', cell B3" in name_fault and "without a saved result" in name_fault
+
+
+def test_formula_with_a_saved_result_reads_what_the_sheet_shows(tmp_path: Path) -> None:
+    book, path = _workbook_with_players(tmp_path, ["张伟", '="Li"&" Na"', "王芳", "刘洋"])
+    _save_with_results(book, path, "xl/worksheets/sheet2.xml", {"B3": ("str", "Li Na")})
+    events = convert_scoresheet(path, rules="national", round_format="deals:2")
+    assert events[0]["players"]["p2"]["name"] == "Li Na"
+
+
+def test_formula_giving_an_error_is_refused(tmp_path: Path) -> None:
+    book, path = _workbook_with_players(tmp_path, ["张伟", "=#REF!", "王芳", "刘洋"])
+    _save_with_results(book, path, "xl/worksheets/sheet2.xml", {"B3": ("e", "#REF!")})
+    with pytest.raises(ScoreSheetError) as exc:
+        convert_scoresheet(path, rules="national", round_format="deals:2")
+    assert problems(exc) == [(3, "name")]
+    assert "cell B3: the formula =#REF! gives an error" in str(exc.value) and "'#REF!'" in str(exc.value)
+
+
+def test_merged_cells_are_refused_naming_the_range(tmp_path: Path) -> None:
+    """A merged range holds its value in its first cell only: the rows below would lose it."""
+    book, path = _workbook_with_players(tmp_path, ["张伟", "李娜", "王芳", "刘洋"])
+    book["deals"].merge_cells("A2:A3")
+    book["players"].merge_cells("C2:C5")
+    book.save(path)
+    with pytest.raises(ScoreSheetError) as exc:
+        convert_scoresheet(path, rules="national", round_format="deals:2")
+    assert problems(exc) == [(2, "event"), (2, "club")]  # every sheet's faults together
+    assert "sheet 'deals': cells A2:A3 are merged" in str(exc.value)
+    assert "sheet 'players': cells C2:C5 are merged" in str(exc.value)
+    with pytest.raises(ScoreSheetError) as exc:
+        read_roster(path)
+    assert problems(exc) == [(2, "club")]

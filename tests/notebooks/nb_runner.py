@@ -17,6 +17,8 @@ from nbclient import NotebookClient
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ("tributes", "bombs", "coach_review")
 PROBE_MARK = "PROBE:"
+CELL_TIMEOUT_S = 1800
+"""The bound on one cell's run: only a bound on a hang, generous for a loaded machine."""
 
 
 def _parameterise(nb: nbformat.NotebookNode, params: dict[str, object]) -> None:
@@ -49,7 +51,7 @@ def run_notebook(name: str, store: Path, params: dict[str, object] | None = None
     if probe:
         nb.cells.append(nbformat.v4.new_code_cell(
             f"import json as _json\nprint({PROBE_MARK!r} + _json.dumps({probe}, default=str))"))
-    client = NotebookClient(nb, kernel_name="python3", timeout=180,
+    client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute(env={**os.environ, "GDAN_STORE": str(store)})
     return nb, _probe_output(nb)

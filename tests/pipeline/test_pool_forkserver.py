@@ -15,15 +15,19 @@ import resource
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import psutil
 import pytest
 
+from pipelines.exec import pool as pool_module
 from pipelines.exec.pool import ordered_map
 
 BURN = """
 import math
 from multiprocessing import forkserver
+from pipelines.exec import pool as pool_module
 from pipelines.exec.pool import ordered_map
 if __name__ == "__main__":
     with ordered_map(math.factorial, 2) as run:
@@ -55,6 +59,7 @@ def test_the_server_is_stopped_at_exit_and_its_workers_cpu_counts_to_the_run() -
 HOLD = """
 import os, threading, time
 import psutil
+from pipelines.exec import pool as pool_module
 from pipelines.exec.pool import ordered_map
 if __name__ == "__main__":
     with ordered_map(time.sleep, 2) as run:
@@ -94,20 +99,69 @@ def test_workers_end_when_the_process_that_started_them_is_killed() -> None:
     assert not left, f"workers still running after their parent was killed: {left}"
 
 
-RETIRING = """
+RECYCLING = """
+import collections, os
 from pipelines.exec import pool
 if __name__ == "__main__":
     pool.TASKS_PER_WORKER = 2
-    with pool.ordered_map(abs, 2) as run:
-        print(sum(1 for _ in run([(-i,) for i in range(400)])))
+    with pool.ordered_map(os.getpid, 2) as run:
+        tasks = collections.Counter(run([()] * 400))
+    print(sum(tasks.values()), len(tasks), max(tasks.values()))
 """
-"""Four hundred tasks on two workers that retire every two tasks."""
+"""Four hundred tasks on two workers replaced every two tasks: prints the tasks run, the worker
+processes that ran them and the most tasks one process ran."""
 
 
 def test_workers_retiring_every_few_tasks_are_replaced_until_the_last_task() -> None:
-    """Python 3.11's ``ProcessPoolExecutor`` stops replacing retired workers when more tasks wait
-    than the pool keeps in flight (CPython gh-115634: sixteen in flight hang this script); at the
-    pool's two a worker the run goes through. In a child with a timeout, so a hang fails here."""
-    done = subprocess.run([sys.executable, "-c", RETIRING], capture_output=True, text=True, timeout=90)
+    """The pool is recycled whole every ``workers * TASKS_PER_WORKER`` tasks, so no worker runs
+    more than that and no pool retires a worker itself: Python 3.11's ``ProcessPoolExecutor``
+    hung under load in that path (``KeyError`` in ``self.processes.pop(result_item.exit_pid)``).
+    In a child with a timeout, so a hang fails here; the counts do not depend on timing."""
+    done = subprocess.run([sys.executable, "-c", RECYCLING], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-1] == "400"
+    tasks, processes, most = map(int, done.stdout.split()[-3:])
+    assert tasks == 400
+    assert most <= 4, most
+    assert processes >= 100, processes
+
+
+def test_no_pool_retires_its_own_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executor's own worker retirement (``max_tasks_per_child``) is the path that hung."""
+    made: list[dict[str, object]] = []
+    real = pool_module.ProcessPoolExecutor
+
+    def recording(*args: Any, **kwargs: Any) -> ProcessPoolExecutor:
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pool_module, "TASKS_PER_WORKER", 3)
+    monkeypatch.setattr(pool_module, "ProcessPoolExecutor", recording)
+    with ordered_map(abs, 2) as run:
+        assert list(run([(-i,) for i in range(20)])) == list(range(20))
+    assert len(made) == 4
+    assert all(kwargs.get("max_tasks_per_child") is None for kwargs in made)
+
+
+LOSING = """
+import os
+from pipelines.exec import pool
+
+def die_on_7(i):
+    if i == 7:
+        os._exit(9)
+    return i
+
+if __name__ == "__main__":
+    try:
+        with pool.ordered_map(die_on_7, 2) as run:
+            list(run([(i,) for i in range(50)]))
+    except Exception as exc:
+        print(type(exc).__name__)
+"""
+"""A worker dies in the middle of the map (its process exits in task 7)."""
+
+
+def test_a_worker_that_dies_fails_the_map_instead_of_hanging_it() -> None:
+    done = subprocess.run([sys.executable, "-c", LOSING], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "BrokenProcessPool"
