@@ -7,8 +7,8 @@ read its last published run and follow newer ones by themselves (``dashboards.ui
 and only the results entry page writes (to its inbox), for a logged-in referee or admin or a
 table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
 store's pages are not public (``gdan users public no``), a visitor sees only the login.
-Store-wide statistics are computed in the background for each run (``GDAN_WARM_UP=0`` turns that
-off).
+Store-wide statistics are computed in the background for each run, once the page shown has run
+(``GDAN_WARM_UP=0`` turns that off).
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ if who is None and not access.pages_public():
     st.navigation([st.Page(login_page, title=tr("access_login"), url_path="login", default=True)]).run()
     st.stop()
 
-warm_up()
 writer = who is not None and who.may_enter_results()
 pages = [
     st.Page(path, title=tr(label), url_path=url, icon=icon)
@@ -85,4 +84,7 @@ navigation = st.navigation(
 due = access.entry_address_due()
 if due is not None and writer:
     st.switch_page(next(p for p in pages if p.url_path == "entry"), query_params=due)
-navigation.run()
+try:
+    navigation.run()
+finally:
+    warm_up()  # after the page's own queries (also when it stops early), not competing with them
