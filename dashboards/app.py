@@ -3,10 +3,12 @@
 Builds the navigation over the pages in ``dashboards/views/`` (not ``pages/``: Streamlit would also
 serve that folder as legacy file-based pages that bypass this entry point), the language switch
 and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``); the pages
-read it, and only the results entry page writes (to its inbox), for a logged-in referee or admin or
-a table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
+read its last published run and follow newer ones by themselves (``dashboards.ui.follow_runs``),
+and only the results entry page writes (to its inbox), for a logged-in referee or admin or a
+table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
 store's pages are not public (``gdan users public no``), a visitor sees only the login.
-Store-wide statistics are computed in the background at start (``GDAN_WARM_UP=0`` turns that off).
+Store-wide statistics are computed in the background for each run, once the page shown has run
+(``GDAN_WARM_UP=0`` turns that off).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import streamlit as st
 
 from dashboards import access
 from dashboards.i18n import LANGS
-from dashboards.ui import current_store, from_url, reload_data, to_url, tr, warm_up
+from dashboards.ui import current_store, follow_runs, from_url, pin_run, reload_data, to_url, tr, warm_up
 
 # (file, label key, URL path, icon) of every page, in menu order.
 PAGES: list[tuple[str, str, str, str]] = [
@@ -33,6 +35,7 @@ PAGES: list[tuple[str, str, str, str]] = [
 ]
 
 st.set_page_config(page_title="Guandan Lens · 掼蛋", page_icon="🃏", layout="wide")
+pin_run()  # this script run reads the store's last published run, whatever is published meanwhile
 
 from_url("lang", "lang", list(LANGS))  # a shared link may open in 中文: ?lang=zh
 access.token_from_address()  # a table's link: /entry?token=…
@@ -45,6 +48,7 @@ with st.sidebar:
     if st.button(tr("reload"), key="reload"):
         reload_data()
     access.sidebar(who)
+    follow_runs()  # a newly published run reruns the open page: new results show without a click
 
 
 def login_page() -> None:
@@ -57,7 +61,6 @@ if who is None and not access.pages_public():
     st.navigation([st.Page(login_page, title=tr("access_login"), url_path="login", default=True)]).run()
     st.stop()
 
-warm_up()
 writer = who is not None and who.may_enter_results()
 pages = [
     st.Page(path, title=tr(label), url_path=url, icon=icon)
@@ -81,4 +84,7 @@ navigation = st.navigation(
 due = access.entry_address_due()
 if due is not None and writer:
     st.switch_page(next(p for p in pages if p.url_path == "entry"), query_params=due)
-navigation.run()
+try:
+    navigation.run()
+finally:
+    warm_up()  # after the page's own queries (also when it stops early), not competing with them

@@ -1,4 +1,4 @@
-"""Results entry (issue 14): a referee's taps on the entry page → results-only v1 events, with
+"""Results entry: a referee's taps on the entry page → results-only v1 events, with
 the levels and the round result derived by the real rules engine.
 
 Pure: no Streamlit, no I/O. The events are built by the score-sheet importer's builder

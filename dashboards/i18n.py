@@ -804,11 +804,11 @@ LABELS: dict[str, tuple[str, str]] = {
         "Too many failed attempts: try again after {until}.",
         "失败次数过多：请在 {until} 之后再试。",
     ),
-    "access_pin": ("Table PIN", "本桌 PIN 码"),
+    "access_pin": ("Table PIN", "本桌验证码"),
     "access_pin_button": ("Enter table result", "录入本桌成绩"),
     "access_token_refused": (
         "This table link or PIN is not valid (wrong, expired, or its result is entered already).",
-        "本桌链接或 PIN 码无效（错误、已过期或本桌成绩已录入）。",
+        "本桌链接或验证码无效（错误、已过期或本桌成绩已录入）。",
     ),
     "access_signed_in": ("Signed in", "已登录"),
     "access_logout": ("Log out", "退出登录"),
@@ -833,7 +833,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "access_entry_refused": (
         "Results entry needs a referee of the event, an admin, or the table's link or PIN: log in "
         "on the left.",
-        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或 PIN 码：请在左侧登录。",
+        "录入成绩需要本赛事的裁判、管理员，或本桌的链接或验证码：请在左侧登录。",
     ),
     "access_table_refused": (
         "You may not enter this table's result.", "您无权录入本桌成绩。"

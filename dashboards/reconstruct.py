@@ -8,8 +8,7 @@ A seat whose hand is unknown stays ``None`` throughout.
 Each step also carries what a coach looks for (:func:`step_marks`): a pass that could have beaten
 the table, a play over the partner, a bomb, a 接风 lead (rules.md §5.6); and hands can be shown
 in the Guandan order of the deal's level (rules.md §2). The cards, their order and the wild card are
-the rules engine's (``replay.cards``): :func:`guandan_order` and :func:`is_wild` are its
-``display_order`` and ``is_wild``, named here for the table drawing (``dashboards.table_html``).
+the rules engine's (``replay.cards.display_order``, ``replay.cards.is_wild``).
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.cards import display_order
-from replay.cards import display_order as guandan_order
-from replay.cards import is_wild as is_wild
 from schemas.vocabulary import PARTNER, SEATS
 
 Hands = dict[str, list[str] | None]
@@ -30,8 +27,6 @@ __all__ = [
     "MARKS",
     "Step",
     "apply_tributes",
-    "guandan_order",
-    "is_wild",
     "marks",
     "next_flagged",
     "next_trick",

@@ -14,7 +14,8 @@ from html import escape
 
 from dashboards.i18n import Lang, t
 from dashboards.naming import reading_name, seat_name
-from dashboards.reconstruct import Step, guandan_order, is_wild, marks
+from dashboards.reconstruct import Step, marks
+from replay.cards import display_order, is_wild
 from schemas.vocabulary import BIG_JOKER, SMALL_JOKER
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
@@ -78,7 +79,7 @@ def cards_html(cards: Iterable[str] | None, level: str | None, lang: Lang) -> st
     """A hand or a play in the Guandan order (low to high); "unknown" for a hidden hand."""
     if cards is None:
         return f'<span class="gd-muted">{escape(t("hand_unknown", lang))}</span>'
-    shown = [card_html(c, level, lang) for c in guandan_order(cards, level)]
+    shown = [card_html(c, level, lang) for c in display_order(cards, level)]
     return "".join(shown) if shown else f'<span class="gd-muted">{escape(t("out", lang))}</span>'
 
 

@@ -3,13 +3,15 @@ language, the "no data yet" state, downloadable tables, and the state of a view 
 (``?player=…&deal=…``: :func:`url_choice`, :func:`from_url`, :func:`to_url`) with the links
 between pages (:func:`player_link`, :func:`replayer_link`, :func:`page_link`).
 
-The connection is one in-memory DuckDB per store path (``st.cache_resource``). Pages call the
-query functions of the :mod:`dashboards.queries` modules themselves, through :func:`run`
-(``run(player_summary, player=p)``), so a type checker follows each value from the page
-to its SQL and sees a renamed query or a wrong parameter (no query is named by a string). Each
-query runs on its own cursor (DuckDB connections are not shared between Streamlit's script
-threads) and its result is cached by store path, query and bound parameters (``st.cache_data``).
-Dashboards never write to the store.
+The connection is one in-memory DuckDB per store path and published run (``st.cache_resource``,
+the last two kept). Pages call the query functions of the :mod:`dashboards.queries` modules
+themselves, through :func:`run` (``run(player_summary, player=p)``), so a type checker follows
+each value from the page to its SQL and sees a renamed query or a wrong parameter (no query is
+named by a string). Each query runs on its own cursor (DuckDB connections are not shared between
+Streamlit's script threads) and its result is cached by store path, run, query and bound
+parameters (``st.cache_data``). Each script run reads the run that was the store's last when it
+started (:func:`pin_run`), and :func:`follow_runs` reruns an open page when a newer one is
+published, so a new result shows without a click. Dashboards never write to the store.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from dashboards.queries.seats import NO_FILTERS
 from dashboards.queries.tournament import events
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
 from pipelines.reads.tournament_data import LookupFailed
+from pipelines.storage.store import Store
 from pipelines.storage.warehouse import connect, store_path
 from printouts import Document, to_csv, to_pdf, to_xlsx
 from printouts.cells import csv_safe
@@ -60,10 +63,57 @@ def current_store() -> str:
     return str(store_path())
 
 
-@st.cache_resource(show_spinner=False)
-def _connection(store: str) -> duckdb.DuckDBPyConnection:
-    """One DuckDB connection with a view per table of ``store``."""
-    return connect(store)
+def published_run(store: str) -> int | None:
+    """The number of the last run published in ``store`` (None before any), read from the
+    commit log's statistics: cheap enough to ask every few seconds."""
+    return Store(store_path(store)).last_run()
+
+
+_PINNED = "_shown_run"
+"""Session-state key of (store, run) that this session's current script run reads."""
+
+
+def pin_run() -> None:
+    """Make this script run read the store's last published run (called once at its start)."""
+    store = current_store()
+    st.session_state[_PINNED] = (store, published_run(store))
+
+
+def shown_run(store: str) -> int | None:
+    """The run the current script run reads: the pinned one (:func:`pin_run`), else the last."""
+    pinned = st.session_state.get(_PINNED)
+    if isinstance(pinned, tuple) and pinned[0] == store:
+        run: int | None = pinned[1]
+        return run
+    return published_run(store)
+
+
+REFRESH_SECONDS = float(os.environ.get("GDAN_REFRESH_SECONDS", "3"))
+"""How often an open page asks whether a newer run was published (``$GDAN_REFRESH_SECONDS``;
+0 turns the check off)."""
+
+
+def follow_runs() -> None:
+    """Rerun the whole app, keeping every widget's state, when the store published a run newer
+    than the one this page shows; checked every :data:`REFRESH_SECONDS` in the background."""
+    if REFRESH_SECONDS <= 0:
+        return
+
+    @st.fragment(run_every=REFRESH_SECONDS)
+    def check() -> None:
+        store = current_store()
+        if published_run(store) != shown_run(store):
+            st.rerun(scope="app")
+
+    check()
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _connection(store: str, run: int | None) -> duckdb.DuckDBPyConnection:
+    """One DuckDB connection with a view per table of ``store`` as published by run ``run``
+    (None: before any run). Only the last two are kept: a script run that started before the
+    newest run was published may still read the one before."""
+    return connect(store, snapshot=None if run is None else Store(store_path(store)).published(run))
 
 
 P = ParamSpec("P")
@@ -73,13 +123,13 @@ Params = tuple[tuple[str, Any], ...]
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _cached(store: str, query: str, params: Params, _function: Callable[..., Any]) -> Any:
-    """``_function(cursor, **params)`` on a fresh cursor of the store's connection.
+def _cached(store: str, run: int | None, query: str, params: Params, _function: Callable[..., Any]) -> Any:
+    """``_function(cursor, **params)`` on a fresh cursor of the connection to ``store`` at ``run``.
 
-    Cached by store, ``query`` (the function's qualified name) and ``params``; the function
+    Cached by store, run, ``query`` (the function's qualified name) and ``params``; the function
     object itself is not hashed (the leading underscore tells Streamlit so).
     """
-    cursor = _connection(store).cursor()
+    cursor = _connection(store, run).cursor()
     try:
         return _function(cursor, **dict(params))
     finally:
@@ -97,10 +147,17 @@ def _bound(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
     return tuple(sorted(list(bound.arguments.items())[1:]))
 
 
-def _run(store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The cached result of ``function(cursor, *args, **kwargs)`` over ``store``."""
+def _at_run(store: str, run: int | None, function: Callable[..., Any], args: tuple[Any, ...],
+            kwargs: dict[str, Any]) -> Any:
+    """The cached result of ``function(cursor, *args, **kwargs)`` over ``store`` as of run ``run``."""
     name = f"{function.__module__}.{function.__qualname__}"
-    return _cached(store, name, _bound(function, args, kwargs), function)
+    return _cached(store, run, name, _bound(function, args, kwargs), function)
+
+
+def _run(store: str, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The cached result of ``function(cursor, *args, **kwargs)`` over ``store`` as of the run this
+    script run shows (:func:`shown_run`)."""
+    return _at_run(store, shown_run(store), function, args, kwargs)
 
 
 def run(query: Callable[Concatenate[Con, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -136,9 +193,9 @@ WARM_QUERIES: list[tuple[Callable[..., Any], dict[str, Any]]] = [
 Bombs pages show everyone, unfiltered), computed in the background at start."""
 
 
-@st.cache_resource(show_spinner=False)
-def _warm_up(store: str) -> threading.Thread:
-    """Fill the query cache with :data:`WARM_QUERIES` in a daemon thread, once per store and process.
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _warm_up(store: str, run: int | None) -> threading.Thread:
+    """Fill the query cache with :data:`WARM_QUERIES` in a daemon thread, once per store and run.
 
     The population statistics scan every play of the store; computing them while the user looks
     at the first page makes the other pages' first render fast. The cache locks per key, so a page
@@ -147,9 +204,9 @@ def _warm_up(store: str) -> threading.Thread:
 
     def warm() -> None:
         for function, params in WARM_QUERIES:
-            _run(store, function, (), params)
+            _at_run(store, run, function, (), params)
 
-    thread = threading.Thread(target=warm, name=f"gdan-warm-up:{store}", daemon=True)
+    thread = threading.Thread(target=warm, name=f"gdan-warm-up:{store}@{run}", daemon=True)
     thread.start()
     return thread
 
@@ -157,13 +214,15 @@ def _warm_up(store: str) -> threading.Thread:
 def warm_up() -> None:
     """Start the background warm-up of the current store unless ``GDAN_WARM_UP=0``."""
     if os.environ.get("GDAN_WARM_UP", "1") != "0":
-        _warm_up(current_store())
+        store = current_store()
+        _warm_up(store, shown_run(store))
 
 
 def reload_data() -> None:
-    """Forget cached connections and results, e.g. after the pipeline wrote new files."""
+    """Forget cached connections and results and read the store's last run from here on."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    pin_run()
 
 
 def no_data(key: str = "no_data") -> None:

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import typer
 
-from gdan import export, importer, pipeline, rankings, review, rules, simulate, tournament, users, validate
+from gdan import (
+    export,
+    importer,
+    pipeline,
+    rankings,
+    review,
+    rules,
+    serve,
+    simulate,
+    tournament,
+    users,
+    validate,
+)
 
 app = typer.Typer(
     name="gdan",
@@ -18,7 +30,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
 )
 
-for module in (rules, validate, review, simulate, pipeline, rankings, importer):
+for module in (rules, validate, review, simulate, pipeline, serve, rankings, importer):
     module.register(app)
 tournament.register(app)
 export.register(app)

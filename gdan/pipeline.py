@@ -253,7 +253,7 @@ def run(
             )
         )
         raise typer.Exit(EXIT_FAILED)
-    _require_table_path(store)
+    require_table_path(store)
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
@@ -262,7 +262,7 @@ def run(
         raise typer.Exit(EXIT_QUARANTINED)
 
 
-def _require_table_path(store: Path) -> None:
+def require_table_path(store: Path) -> None:
     """Exit 2 with one line when delta-rs cannot open tables under ``store`` (a ``[`` or ``]`` in
     its path), before any step starts: the store's first table read would raise it mid-run."""
     from pipelines.storage.delta import StorePathError
@@ -561,6 +561,15 @@ when started from the repository root, and the dashboards keep these settings wh
 
 def _dashboard(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_writes: bool = False,
                idle_minutes: float = 30) -> None:
+    command, env = dashboard_server(store, port, host, allow_anonymous_writes, idle_minutes)
+    raise typer.Exit(_serve(command, env))
+
+
+def dashboard_server(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_writes: bool = False,
+                     idle_minutes: float = 30) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of the dashboards' Streamlit server over ``store``, after the
+    host-exposure check (exit 1 when refused, :func:`anonymous_writes`) and its warnings; prints
+    the address. Shared by `gdan dashboard`, `gdan demo` and `gdan serve`."""
     anonymous = _exposure(store, host, allow_anonymous_writes)
     if anonymous and not is_loopback(host):
         console.print(literal(f"WARNING: anyone who reaches {host}:{port} can enter and correct results "
@@ -596,7 +605,7 @@ def _dashboard(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_wri
     ]
     shown = f"[{host}]" if ":" in host else host
     console.print(literal(f"dashboards on http://{shown}:{port} (Ctrl-C or `kill {os.getpid()}` to stop)"))
-    raise typer.Exit(_serve(command, env))
+    return command, env
 
 
 def _serve(command: list[str], env: dict[str, str]) -> int:
@@ -612,13 +621,18 @@ def _serve(command: list[str], env: dict[str, str]) -> int:
         console.print("stopping the dashboards")
         return 0
     finally:
-        if server.poll() is None:
-            server.terminate()
-            try:
-                server.wait(STOP_WAIT_S)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        stop_server(server)
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    """Terminate ``server`` if it still runs, killing it after :data:`STOP_WAIT_S`."""
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def demo(

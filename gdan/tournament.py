@@ -91,6 +91,7 @@ def pair(
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     An individual event (partners rotate between rounds, e.g. a dan league) is refused: §S8
     pairs fixed pairs; seat its tables yourself and import their score sheets (`gdan import`).
+
     A round after one with tables that have no result (the tables the event registry drew, or
     teams of the event without a match) is refused too, since their teams would be left out;
     --allow-missing pairs it anyway and records the override in the store's service folder.

@@ -185,6 +185,28 @@ def _paired_tables(store: Path, event: str, stage: str | None, round_no: int) ->
     return sorted(int(t) for t in sheet.seats)
 
 
+def _event_stage(store: Path, event: str) -> str:
+    """The stage an event's results are entered under when none is named: the registry's, else the
+    store's only stage of the event (``""`` for an event known to neither), so that a token's
+    table is the one the entry page shows."""
+    from pipelines.reads.tournament_data import LookupFailed, connect, stage_of
+    from service import registry
+
+    registered = registry.load(store, event)
+    if registered is not None:
+        return registered.stage or ""
+    try:
+        con = connect(store)
+    except LookupFailed:
+        return ""
+    try:
+        return stage_of(con, event, None).stage or ""
+    except LookupFailed:
+        return ""
+    finally:
+        con.close()
+
+
 @tokens_app.command("issue")
 def issue(
     event: Annotated[str, typer.Option("--event", "-e", help="Event id.")],
@@ -214,7 +236,8 @@ def issue(
     from service.tokens import entry_link, issue_round_tokens
 
     numbers = parse_tables(tables) if tables else _paired_tables(store, event, stage, round_no)
-    issued = issue_round_tokens(store, event, stage or "", round_no, numbers, issued_by,
+    issued = issue_round_tokens(store, event, _event_stage(store, event) if stage is None else stage,
+                                round_no, numbers, issued_by,
                                 timedelta(hours=valid_hours))
     rows = [(t.table, t.pin, entry_link(base_url, t), t.expires_at.strftime("%Y-%m-%d %H:%M UTC"))
             for t in issued]

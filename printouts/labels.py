@@ -118,7 +118,7 @@ ZH: dict[str, str] = {
     "partner's place": "搭档名次",
     "levels after (E–W : N–S)": "打完后级数（东西 : 南北）",
     "Scan to enter the results of this table": "扫码录入本桌成绩",
-    "PIN: {pin}": "PIN：{pin}",
+    "PIN: {pin}": "验证码：{pin}",
     "signatures (E–W, N–S, referee)": "签名（东西、南北、裁判）",
 }
 """Chinese by English text; the English text is the template itself."""

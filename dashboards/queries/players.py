@@ -122,13 +122,7 @@ def results_by_partner(con: Con, *, player: str) -> pd.DataFrame:
     return dataframe(
         con,
         f"""
-        SELECT partner_id AS partner, count(*) AS rounds,
-               count(*) FILTER (WHERE result = 'win') AS wins,
-               count(*) FILTER (WHERE result = 'draw') AS draws,
-               count(*) FILTER (WHERE result = 'loss') AS losses,
-               (count(*) FILTER (WHERE result = 'win') + 0.5 * count(*) FILTER (WHERE result = 'draw'))
-                   / count(*) AS win_rate,
-               sum(levels_gained) AS levels_gained
+        SELECT partner_id AS partner, {RESULT_COLUMNS}
         FROM {PLAYER_RESULTS} WHERE player_id = $player
         GROUP BY partner_id ORDER BY rounds DESC, partner
         """,

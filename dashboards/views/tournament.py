@@ -61,6 +61,10 @@ last_round = rounds[-1] if rounds else None
 from_url("tn_round", "round", round_options, parse=lambda r: None if r == "all" else int(r))
 if st.session_state.get("tn_round", -1) not in round_options:
     st.session_state["tn_round"] = last_round  # by default the standings after the last round
+elif st.session_state.get("tn_followed") == (event, st.session_state["tn_round"]):
+    # a page left on the event's last round follows the next one when its results come in
+    st.session_state["tn_round"] = last_round
+st.session_state["tn_followed"] = (event, last_round)
 with right:
     round_no = st.selectbox(
         tr("round"),

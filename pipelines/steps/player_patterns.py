@@ -5,7 +5,7 @@ Computing them from ``plays`` means scanning every play on each cold page load; 
 the same counts:
 
 - ``seat_patterns``: one row per seat per deal with at least one action, each appended part sorted by
-  match and deal. The coach's filtered rates (``dashboards.queries.coach_play_rates``) join it with the
+  match and deal. The coach's filtered rates (``dashboards.queries.coach.coach_play_rates``) join it with the
   filtered seat-deals instead of scanning ``plays``, whose row groups mix many matches, so a
   player's few matches still read most of them;
 - ``player_patterns``: the ``seat_patterns`` sums per player, with deals and tribute returns,

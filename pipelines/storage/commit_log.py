@@ -190,6 +190,13 @@ class CommitLog:
         entry = next(runs, None)
         return None if entry is None else self._run(entry)
 
+    def last_run(self) -> int | None:
+        """The number of the last published run (None before any): what readers read now.
+
+        From the Delta log's statistics of the commit log (no row read), so open pages may ask it
+        every few seconds."""
+        return next((e.seq for e in reversed(self._entries()) if e.kind == RUN), None)
+
     def _run(self, entry: _Entry) -> Snapshot:
         row = self._at_entry(entry)
         return Snapshot(seq=row.of_seq, versions=row.versions, run=row.seq)

@@ -145,6 +145,9 @@ class Store:
     def published(self, run: int | None = None) -> Snapshot | None:
         return self.log.published(run)
 
+    def last_run(self) -> int | None:
+        return self.log.last_run()
+
     # -- reading tables ------------------------------------------------------------------
     def version(self, name: str) -> int | None:
         return self.tables.version(name)

@@ -9,15 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboards.reconstruct import (
-    guandan_order,
-    is_wild,
     marks,
     next_flagged,
     next_trick,
     reconstruct,
 )
 from dashboards.table_html import MARK_ICONS, card_html, card_text, cards_html, table_html
-from replay.cards import single_order
+from replay.cards import display_order, is_wild, single_order
 from schemas.vocabulary import CARDS, RANKS
 
 HANDS = {
@@ -67,12 +65,12 @@ def test_level_cards_rank_above_aces_and_below_the_jokers() -> None:
     """rules.md §2: big joker > small joker > level card > A > … > 2, the level rank removed from
     its natural place; the wild heart level card is the last of the level cards."""
     hand = ["HR", "S7", "SA", "H7", "D2", "SB", "C7", "S8", "S6"]
-    assert guandan_order(hand, "7") == ["D2", "S6", "S8", "SA", "S7", "C7", "H7", "SB", "HR"]
-    assert guandan_order(["SA", "S2"], "A") == ["S2", "SA"]
+    assert display_order(hand, "7") == ["D2", "S6", "S8", "SA", "S7", "C7", "H7", "SB", "HR"]
+    assert display_order(["SA", "S2"], "A") == ["S2", "SA"]
 
 
 def test_without_a_level_the_natural_order_is_kept() -> None:
-    assert guandan_order(["SB", "S7", "D2"], None) == ["D2", "S7", "SB"]
+    assert display_order(["SB", "S7", "D2"], None) == ["D2", "S7", "SB"]
 
 
 @pytest.mark.parametrize(
@@ -87,7 +85,7 @@ def test_the_heart_level_card_is_wild(card: str, level: str, wild: bool) -> None
 @given(level=st.sampled_from(RANKS), cards=st.lists(st.sampled_from(CARDS), max_size=30))
 def test_guandan_order_is_a_permutation_with_jokers_last(level: str, cards: list[str]) -> None:
     """Property: sorting keeps every card, and no natural card outranks a level card or a joker."""
-    ordered = guandan_order(cards, level)
+    ordered = display_order(cards, level)
     assert sorted(ordered) == sorted(cards)
     strength = [single_order(c, level) for c in ordered]
     assert strength == sorted(strength)

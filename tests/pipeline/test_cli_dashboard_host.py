@@ -96,3 +96,21 @@ def test_anonymous_exposure_prints_a_warning(tmp_path: Path, monkeypatch: pytest
     assert result.exit_code == 0
     assert "WARNING: anyone who reaches 0.0.0.0:8501 can enter and correct results" in result.output
 
+
+
+def test_serve_refuses_the_same_exposure_before_starting_anything(tmp_path: Path) -> None:
+    """`gdan serve` shares `gdan dashboard`'s host rules: no admin, another address → exit 1, and
+    neither the dashboards nor the watcher start."""
+    store = tmp_path / "store"
+    (store / "inbox").mkdir(parents=True)
+    result = CliRunner().invoke(app, ["serve", "--store", str(store), "--host", "0.0.0.0"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "refusing to serve on 0.0.0.0 without accounts" in result.output
+    assert "watching" not in result.output
+
+
+def test_serve_needs_a_store_or_create(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--store", str(tmp_path / "typo")], env={"COLUMNS": "200"})
+    assert result.exit_code == 1 and "no store at" in result.output
+    assert not (tmp_path / "typo").exists()

@@ -205,7 +205,7 @@ def test_simulator_workers_stop_when_the_parent_ignores_sigint_and_sigterm(
     tmp_path: Path, cleanup: list[subprocess.Popen[bytes]]
 ) -> None:
     """What Dagster leaves behind in a process that ignores SIGINT: SIGTERM ignored too. The
-    workers inherit both; the pool must still shut down (issue 13: a test hung 19 minutes)."""
+    workers inherit both; the pool must still shut down (a test once hung 19 minutes)."""
     code = (
         "import sys; from simulator import simulate_to_dir; "
         "simulate_to_dir(sys.argv[1], kind='tournament', pairs=4, rounds=2, format='deals:1', seed=1, "

@@ -18,6 +18,7 @@ from pipelines.run.runner import PipelineFailedError, run_pipeline
 from pipelines.steps import incomplete, replaying
 from pipelines.steps.transactions import ingest_step, replay_step
 from pipelines.storage.delta import StorePathError
+from pipelines.storage.staging import Staging
 from pipelines.storage.store import Store
 from pipelines.storage.warehouse import connect
 
@@ -97,19 +98,19 @@ def test_a_torn_batch_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     store = _one_match_run(tmp_path)
     write_jsonl(store.inbox / "b.jsonl", _events("n", 12))
     ingest_step(store)
-    real_append = Store._append_staged
+    real_append = Staging._append_staged
     appended: list[str] = []
 
-    def append(self: Store, name: str, batch_id: str, folder: Path) -> int:
+    def append(self: Staging, name: str, batch_id: str, folder: Path) -> int:
         if name == "matches":
             raise OSError("power cut between two tables")
         appended.append(name)
         return real_append(self, name, batch_id, folder)
 
-    monkeypatch.setattr(Store, "_append_staged", append)
+    monkeypatch.setattr(Staging, "_append_staged", append)
     with pytest.raises(OSError, match="power cut"):
         replay_step(store, replay_fn=fake_replay, workers=1)
-    monkeypatch.setattr(Store, "_append_staged", real_append)
+    monkeypatch.setattr(Staging, "_append_staged", real_append)
     assert appended == ["deal_hands", "deals"]
     assert _counts(connect(tmp_path)) == ONE_MATCH
     assert store.read_table("deals").num_rows == 1

@@ -97,7 +97,7 @@ def test_slips_one_page_per_table_with_names_table_pin_and_qr(tmp_path: Path, la
         assert "北京掼蛋春季赛" in page
         assert (f"第{table}桌" if lang == "zh" else f"Table{table}") in page
         assert ("东西" if lang == "zh" else "E–W") in page
-    assert ("PIN：4711" if lang == "zh" else "PIN:4711") in pages[0]
+    assert ("验证码：4711" if lang == "zh" else "PIN:4711") in pages[0]
     assert "PIN" not in pages[1]
     _needs("pdftoppm", "zbarimg")
     assert _qr_links(pdf, tmp_path) == [s.link for s in slips]
