@@ -81,15 +81,15 @@ TABLET_CSS = """
 }
 </style>
 """
-"""Tablets (768–834 px portrait): the seat and result buttons wrap inside the table's box."""
+# Tablets (768–834 px portrait): the seat and result buttons wrap inside the table's box.
 
 st.title(tr("page_entry"))
 who = access.require_writer()  # a referee of the event, an admin, or a table's token; nobody else
+# Who acts on this page in what the service records: the account, or the table token's public id.
 actor = who.name
-"""Who acts on this page in what the service records: the account, or the table token's public id."""
+# Whether the principal runs the event (an admin, an assigned referee): registrations, check-in,
+# pairing, the referee's queue; a table token enters its own table's result only.
 manages = who.account is not None or who.anonymous
-"""Whether the principal runs the event (an admin, an assigned referee): registrations, check-in,
-pairing, the referee's queue; a table token enters its own table's result only."""
 st.caption(tr("entry_intro"))
 st.html(TABLET_CSS)
 store = Path(current_store())

@@ -246,9 +246,14 @@ def sniff_encoding(start: bytes) -> tuple[str, int] | None:
     return None
 
 
+_SNIFF_LINE_END = 1 << 20
+"""How far the reader looks for the file's first line end to tell CR-only files from CRLF ones."""
+
+
 def _as_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """``chunks`` as UTF-8 with LF line ends: decoded when :func:`sniff_encoding` recognises
-    UTF-16 or UTF-32, and CR-only line ends (no LF in the first chunk) turned into LFs."""
+    UTF-16 or UTF-32, and CR-only line ends (the file's first line end a CR not followed by LF)
+    turned into LFs; a CRLF split between two reads is still a CRLF."""
     head = b""
     for chunk in chunks:
         head += chunk
@@ -261,7 +266,12 @@ def _as_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
     if sniffed is not None:
         rest = _decoded(rest, *sniffed)
     first = next(rest, b"")
-    cr_only = b"\r" in first and b"\n" not in first
+    while b"\n" not in first and first.find(b"\r") in (-1, len(first) - 1) and len(first) < _SNIFF_LINE_END:
+        more = next(rest, None)  # no line end seen yet, or a CR at the end that may start a CRLF
+        if more is None:
+            break
+        first += more
+    cr_only = b"\r" in first.rstrip(b"\r") and b"\n" not in first
     for chunk in chain((first,), rest):
         yield chunk.replace(b"\r", b"\n") if cr_only else chunk
 

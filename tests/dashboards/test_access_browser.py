@@ -26,6 +26,7 @@ pytestmark = [
 PASSWORD = "long enough"
 PAIRS = [(f"p{2 * i + 1:02}", f"p{2 * i + 2:02}") for i in range(8)]
 NAV = '[data-testid="stSidebarNav"]'
+MAIN = '[data-testid="stMain"]'
 NOT_YOURS = "You may not enter this table's result."
 
 
@@ -103,15 +104,16 @@ def test_who_may_reach_and_write_results(tmp_path: Path, monkeypatch: pytest.Mon
             expect(page.locator(keyed("entry_table_1"))).to_contain_text("您无权录入本桌成绩")
             page.screenshot(path=str(shots / "entry-token-zh.png"), full_page=True)
 
-            # a referee of another event: the entry page, but no table to write
+            # a referee of another event: the entry page, but no event of theirs and no table to write
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{base}/overview")
             settle(page)
             log_in(page, "ref", PASSWORD)
             expect(page.locator(NAV)).to_contain_text("Results entry")
-            page.locator(NAV).get_by_text("Results entry").click()  # opens cup, the only event
+            page.locator(NAV).get_by_text("Results entry").click()  # cup is not theirs: not offered
             settle(page)
-            expect(page.locator(keyed("entry_table_1"))).to_contain_text(NOT_YOURS)
+            expect(page.locator(MAIN)).to_contain_text("No event here is yours to enter")
+            expect(page.locator(keyed("entry_table_1"))).to_have_count(0)
             expect(page.locator(keyed("en_cup-r1-t1_first"))).to_have_count(0)
 
             # repeated failures: throttled, even with the right password afterwards

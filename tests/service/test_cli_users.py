@@ -70,9 +70,9 @@ def test_a_token_issued_without_a_stage_takes_the_events_stage(sim_store: Path, 
     assert (grant.event_id, grant.stage, grant.round_no, grant.table) == (event, stage, 1, 1)
 
 
-@pytest.mark.parametrize("tables", ["0", "3-1", "x"])
-def test_bad_tables_are_refused(tmp_path: Path, tables: str) -> None:
-    code, out = _gdan("tokens", "issue", "--event", "cup", "--round", "1", "--tables", tables,
+@pytest.mark.parametrize("numbers", ["0", "3-1", "x"])
+def test_bad_tables_are_refused(tmp_path: Path, numbers: str) -> None:
+    code, out = _gdan("tokens", "issue", "--event", "cup", "--round", "1", "--tables", numbers,
                       "--store", str(tmp_path))
     assert code != 0
     assert "table" in out.lower()
