@@ -18,24 +18,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
+from check_replay_output import events_by_match
 
 from replay.native import is_compiled
 from replay.replayer import replay_match
 
 
 def matches(corpus: Path) -> list[list[dict[str, Any]]]:
-    """The corpus's events grouped by match (lines that are not a JSON object with a string
-    ``match`` are left out, as the ingest quarantines them)."""
-    by_match: dict[str, list[dict[str, Any]]] = {}
-    for line in corpus.read_bytes().splitlines():
-        try:
-            ev = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(ev, dict) and isinstance(ev.get("match"), str):
-            by_match.setdefault(ev["match"], []).append(ev)
-    return list(by_match.values())
+    """The corpus's events grouped by match, as the output guard groups them."""
+    return list(events_by_match(corpus.read_bytes().splitlines()).values())
 
 
 def main() -> None:

@@ -74,13 +74,9 @@ def raw_table(lines: list[bytes]) -> Any:
     return pa.table(cols, schema=RAW_EVENTS)
 
 
-def derived(lines: list[bytes]) -> list[bytes]:
-    """Canonical dump of everything derived from ``lines``: one JSON line per table row, per match."""
-    from replay import replay_batch, replay_match
-
-    out: list[bytes] = []
-    for name, table in replay_batch(raw_table(lines)).items():
-        out += [orjson.dumps([name, row], option=orjson.OPT_NON_STR_KEYS) for row in table.to_pylist()]
+def events_by_match(lines: list[bytes]) -> dict[str, list[dict[str, Any]]]:
+    """The lines' events grouped by match (lines that are not a JSON object with a string
+    ``match`` are left out, as the ingest quarantines them)."""
     by_match: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
         try:
@@ -89,7 +85,17 @@ def derived(lines: list[bytes]) -> list[bytes]:
             continue
         if isinstance(ev, dict) and isinstance(ev.get("match"), str):
             by_match.setdefault(ev["match"], []).append(ev)
-    for match_id, events in by_match.items():
+    return by_match
+
+
+def derived(lines: list[bytes]) -> list[bytes]:
+    """Canonical dump of everything derived from ``lines``: one JSON line per table row, per match."""
+    from replay import replay_batch, replay_match
+
+    out: list[bytes] = []
+    for name, table in replay_batch(raw_table(lines)).items():
+        out += [orjson.dumps([name, row], option=orjson.OPT_NON_STR_KEYS) for row in table.to_pylist()]
+    for match_id, events in events_by_match(lines).items():
         result = replay_match(events)
         err = result.error
         head = [match_id, result.status, None if err is None else [err.seq, err.code.value, err.message]]
