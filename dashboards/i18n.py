@@ -530,6 +530,27 @@ LABELS: dict[str, tuple[str, str]] = {
     "low_sample": ("Small sample", "样本不足"),
     "below_min_sample": ("greyed: fewer than {n} cases", "灰色：样本少于 {n}"),
     "no_deals_filtered": ("No deals pass these filters.", "没有符合这些筛选条件的牌局。"),
+    # results-only deals left out, head-to-head minimum, dan progress
+    "window_points": ("Points this window", "本窗口积分"),
+    "window_needed": ("Needed this window", "本窗口所需积分"),
+    "window_progress": ("Progress this window", "本窗口进度"),
+    "window_progress_note": (
+        "Progress is the share of the points the next dan needs that were earned in the current "
+        "window: a window used up clears them (BCTA rules), so it is 0 % right after a "
+        "promotion or a reset, whatever the total.",
+        "进度为本窗口内已得积分占晋升下一段位所需积分的比例：窗口用完未晋段则清零（BCTA 规则），"
+        "因此刚晋段或刚清零时进度为 0%，与总积分无关。",
+    ),
+    "results_only_excluded": (
+        "{n:,} results-only deals (result recorded, no play) are left out of these figures.",
+        "{n:,} 副仅录成绩（无出牌记录）的牌未计入以上数据。",
+    ),
+    "h2h_minimum_note": (
+        "Nemesis and best partner are chosen among players met in at least {n} rounds (default "
+        "{default}; two players meet far less often than one plays); fewer are greyed.",
+        "克星与最佳搭档只在同场至少 {n} 轮的选手中选出（默认 {default} 轮：两名选手同场的次数远少于"
+        "各自的比赛轮数）；不足者显示为灰色。",
+    ),
     "deal_record": ("Deals in the filter", "筛选范围内的牌局"),
     "double_win_rate": ("双上 double wins", "双上率"),
     "double_loss_rate": ("双下 double losses", "双下率"),
