@@ -473,12 +473,14 @@ LABELS: dict[str, tuple[str, str]] = {
     "luck": ("Luck or skill?", "运气还是实力？"),
     "luck_intro": (
         "A model predicts each deal's result from the cards dealt (bombs, jokers, wild cards …). "
-        "Levels above expectation is how many levels per deal the player's team did better than "
-        "their cards predicted: above zero is skill (or luck in play), around zero means the "
-        "results came with the cards. The bar is the 95 % interval; grey players have too few deals.",
-        "模型根据发到的牌（炸弹、王、逢人配……）预测每副的结果。超出预期的级数表示该选手所在一方每副"
-        "比手牌预测多赢的级数：大于零说明靠实力（或打牌时的运气），接近零说明成绩来自手牌。竖线为 95% "
-        "区间；灰色选手的副数太少。",
+        "Expected from the cards says how good the player's cards were; levels above expectation "
+        "is how many levels per deal the player's team did better than those cards predicted. It "
+        "still holds the partners' and opponents' strength and the luck of play, and it ranks "
+        "players no better than levels per deal: for skill, see the rating. The bar is the 95 % "
+        "interval; grey players have too few deals.",
+        "模型根据发到的牌（炸弹、王、逢人配……）预测每副的结果。“按手牌预期”说明该选手的牌好坏；"
+        "超出预期的级数表示该选手所在一方每副比手牌预测多赢的级数。它仍包含搭档与对手的强弱以及"
+        "打牌时的运气，排序选手并不比每副级数更准：衡量实力请看等级分。竖线为 95% 区间；灰色选手的副数太少。",
     ),
     "luck_chart": ("Levels above expectation, every player", "超出预期的级数（全部选手）"),
     "above_expectation": ("Levels above expectation", "超出预期级数"),
@@ -542,8 +544,8 @@ LABELS: dict[str, tuple[str, str]] = {
         "因此刚晋段或刚清零时进度为 0%，与总积分无关。",
     ),
     "results_only_excluded": (
-        "{n:,} results-only deals (result recorded, no play) are left out of these figures.",
-        "{n:,} 副仅录成绩（无出牌记录）的牌未计入以上数据。",
+        "Results-only deals (result recorded, no play) left out of this page's figures: {n:,}.",
+        "本页数据未计入仅录成绩（无出牌记录）的牌：{n:,} 副。",
     ),
     "h2h_minimum_note": (
         "Nemesis and best partner are chosen among players met in at least {n} rounds (default "

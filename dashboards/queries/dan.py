@@ -62,10 +62,11 @@ def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
             FROM dan_ledger l SEMI JOIN near USING (player_id) LEFT JOIN {MATCH_OFFSETS} o USING (match_id)
             GROUP BY l.player_id
         )
-        SELECT near.* EXCLUDE (progress, window_rounds_used, rounds_left, last_played),
+        SELECT near.player_id, near.dan, near.points,
                near.points - coalesce(last_round.held, 0) AS window_points,
                near.next_threshold - coalesce(last_round.held, 0) AS window_needed,
-               near.progress, near.window_rounds_used, near.rounds_left,
+               near.progress, near.next_dan, near.next_threshold, near.points_to_next,
+               near.window_rounds_used, near.rounds_left,
                {sql_time_label("near.last_played", "last_round.utc_offset_min")} AS last_played
         FROM near LEFT JOIN last_round USING (player_id)
         ORDER BY points_to_next, rounds_left DESC, player_id

@@ -71,6 +71,6 @@ def test_pages_say_how_many_results_only_deals_they_leave_out(
 ) -> None:
     at = open_app(store, page)
     assert not at.exception, [e.message for e in at.exception]
-    notes = [c.value for c in at.caption if "results-only" in c.value]
-    note = f"{excluded} results-only deals (result recorded, no play) are left out of these figures."
+    notes = [c.value for c in at.caption if "Results-only" in c.value]
+    note = f"Results-only deals (result recorded, no play) left out of this page's figures: {excluded}."
     assert notes == [note]
