@@ -101,11 +101,11 @@ def standings(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFr
 
 
 def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
-    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S8)."""
+    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S9)."""
     return dataframe(
         con,
         """
-        SELECT stage, rank, team_id, player_1, player_2, deals_compared, mp, mp_max, mp_rate,
+        SELECT stage, rank, team_id, player_1, player_2, matches, deals_compared, mp, mp_max, mp_rate,
                place_counts, decided_by
         FROM duplicate_standings WHERE event_id = $event
         ORDER BY stage NULLS FIRST, rank, team_id
@@ -115,7 +115,7 @@ def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
 
 
 def duplicate_results(con: Con, *, event: str) -> pd.DataFrame:
-    """A duplicate event's results per board and deal: each pair's level result and matchpoints."""
+    """A duplicate event's results per board and deal: each pair's outcome class and matchpoints (§S9)."""
     return dataframe(
         con,
         """
