@@ -869,6 +869,11 @@ LABELS: dict[str, tuple[str, str]] = {
         "in the other room with the seats turned",
         "蛇形排位：第 1 轮随机分桌；每桌的牌在另一房间换位再打一次",
     ),
+    "note_snake_standings": (
+        "snake seating (蛇形排位) by the standings after round {r} ({points}): table 1 = ranks 1 v 2, "
+        "table 2 = ranks 4 v 3, …",
+        "按第 {r} 轮后的排名（{points}）蛇形排位：1 号桌为第 1 名对第 2 名，2 号桌为第 4 名对第 3 名……",
+    ),
     "outcome_class": ("Result (class)", "结果（升级档次）"),
     "outcome_class_help": (
         "The deal's outcome for the pair's side by finishing places: +3 1st and 2nd, +2 1st and 3rd, "
@@ -882,6 +887,18 @@ LABELS: dict[str, tuple[str, str]] = {
         "Board-sets played: the two rooms of one board count as one match",
         "所打套牌数：同一套牌的两个房间算作一场",
     ),
+    "entry_pairing_system": ("Pairing system", "编排方式"),
+    "entry_pairing_system_help": (
+        "How the next rounds are paired: automatic (snake seating for a duplicate event, round robin "
+        "for a stage named so, else Swiss), Swiss, round robin, or snake seating (蛇形排位: table 1 = "
+        "ranks 1 v 2, table 2 = ranks 4 v 3, …; round 1 drawn at random)",
+        "下一轮的编排方式：自动（复式赛用蛇形排位，名为循环赛的阶段用循环赛，其余为瑞士移位）、瑞士移位、"
+        "循环赛或蛇形排位（1 号桌为第 1 名对第 2 名，2 号桌为第 4 名对第 3 名……；第 1 轮随机）",
+    ),
+    "pairing_auto": ("automatic", "自动"),
+    "pairing_swiss": ("Swiss", "瑞士移位"),
+    "pairing_round_robin": ("round robin", "循环赛"),
+    "pairing_snake": ("snake seating (蛇形排位)", "蛇形排位"),
     "duplicate_ranked_note": (
         "A duplicate event is ranked by this MP table; the match-point table below it counts each "
         "room as a match and is shown for reference only.",

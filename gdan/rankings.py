@@ -97,7 +97,7 @@ _LABELS = {
     "expected_rounds": "rounds to next",
     "low_data": "low data",
     "matches": "matches",
-    "deals_compared": "boards",
+    "deals_compared": "compared",
     "mp": "MP",
     "mp_max": "MP available",
     "mp_rate": "MP rate",

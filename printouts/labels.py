@@ -37,7 +37,7 @@ ZH: dict[str, str] = {
     "MP": "场分",
     # duplicate (複式) standings, scoring.md §S9
     "matches": "场次",
-    "boards": "比较副数",
+    "results compared": "比较副数",
     "matchpoints": "比赛分 MP",
     "MP available": "MP 满分",
     "MP score rate": "MP 得分率",

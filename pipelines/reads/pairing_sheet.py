@@ -96,7 +96,14 @@ def pairing_sheet(
     (``drawn``: that round's tables as drawn, per table the player at each seat, when known),
     unless ``allow_missing``: the sheet then says which are missing, for the caller to record
     the override."""
-    from pipelines.reads.tournament_data import duplicate_ranking, roster, round_scores, stage_of, standings
+    from pipelines.reads.tournament_data import (
+        duplicate_ranking,
+        is_duplicate,
+        roster,
+        round_scores,
+        stage_of,
+        standings,
+    )
     from schemas.vocabulary import is_knockout
     from scoring.pairing import pair_round
 
@@ -112,9 +119,11 @@ def pairing_sheet(
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
+    by_mp = False
     if chosen in ("swiss", "snake") and round_no > 1:
         after = round_no - 1
-        ranked = duplicate_ranking(con, stage, after) if chosen == "snake" else standings(con, stage, after)
+        by_mp = chosen == "snake" and is_duplicate(con, stage)
+        ranked = duplicate_ranking(con, stage, after) if by_mp else standings(con, stage, after)
         if not ranked:
             raise PairingRefused(
                 f"event {event} has no standings after round {after} (rounds with results: "
@@ -147,7 +156,8 @@ def pairing_sheet(
     first_players = {r["team_id"]: r["player_1"] for r in everyone}
     clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
     pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
-    sheet = _sheet(stage, pairing, table, names, everyone, round_no, "mp_rate" if chosen == "snake" else None)
+    points = "mp_rate" if chosen == "snake" and round_no > 1 and by_mp else None
+    sheet = _sheet(stage, pairing, table, names, everyone, round_no, points)
     if missing is None:
         return sheet
     from dataclasses import replace
@@ -301,7 +311,13 @@ def _sheet(
     if pairing.system == "swiss" and round_no > 1:
         notes.append(f"ranked by the standings after round {round_no - 1} ({points})")
     if pairing.system == "snake":
-        ranked = f"by the MP score rate after round {round_no - 1}" if round_no > 1 else "drawn at random"
+        ranked = (
+            "drawn at random"
+            if round_no == 1
+            else f"by the MP score rate after round {round_no - 1}"
+            if points == "mp_rate"
+            else f"by the standings after round {round_no - 1} ({points})"
+        )
         notes.append(
             f"snake seating, {ranked}: table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, …; each table's "
             "boards are also played in the other room with the seats turned (scoring.md §S9)"

@@ -141,7 +141,7 @@ DUPLICATE_COLUMNS = ("rank", "players", "clubs", "team_id", "matches", "deals_co
 
 DUPLICATE_LABELS = {
     "matches": "matches",
-    "deals_compared": "boards",
+    "deals_compared": "results compared",
     "mp": "matchpoints",
     "mp_max": "MP available",
     "mp_rate": "MP score rate",
