@@ -9,7 +9,8 @@ A duplicate tournament is seated by snake seating (蛇形排位, scoring.md §S9
 drawn at random, later rounds table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, … by the MP score
 rate so far (``scoring.duplicate``: each deal's outcome class compared across the rooms that held
 the same cards, boards placed 1st, 2nd, … breaking ties); each table's board is played in an open
-and a closed room with the seats turned.
+and a closed room with the seats turned; with ``shared_boards`` every table of a round plays the
+same board, so a deal is compared across all the round's rooms (rooms ``open-t1``, ``closed-t1``, …).
 
 A knockout stage (``scoring.knockout``, the same code as ``gdan pair``) follows the stage's
 rounds when ``knockout`` = k > 0: the first k of the ranking are seeded by their place (`huaian`
@@ -82,6 +83,7 @@ class Tournament:
         seed: int,
         rounds: int,
         knockout: int = 0,
+        shared_boards: bool = False,
     ) -> None:
         if system not in SYSTEMS:
             raise ValueError(f"unknown tournament system {system!r}; expected one of {', '.join(SYSTEMS)}")
@@ -95,6 +97,9 @@ class Tournament:
         self.rules = rules
         self.format = fmt
         self.seed = seed
+        self.shared_boards = shared_boards and system == "duplicate"
+        """Duplicate: every table of a round plays the same board, so each deal is compared across
+        all the round's rooms (2 per table) instead of the two rooms of one table."""
         if system == "knockout":
             rounds = 0
         elif system == "round_robin":
@@ -173,12 +178,16 @@ class Tournament:
             pairs, stage, stage_round, tag = self._knockout_pairs(ko_round), KNOCKOUT_STAGE, ko_round, "ko"
         else:
             pairs, stage, stage_round, tag = self._pairs(round_no), self.system, round_no, "r"
-        for board, (a, b) in enumerate(pairs, start=1):
-            rooms = (
+        shared = self.shared_boards and ko_round <= 0
+        for number, (a, b) in enumerate(pairs, start=1):
+            board = 1 if shared else number
+            rooms: tuple[tuple[str | None, str, str], ...] = (
                 (("open", a, b), ("closed", b, a))
                 if self.system == "duplicate" and ko_round <= 0
                 else ((None, a, b),)
             )
+            if shared:
+                rooms = tuple((f"{room}-t{number}", ew, ns) for room, ew, ns in rooms)
             deck_seed = f"{self.event_id}:{tag}{stage_round}:b{board}"
             for room, ew, ns in rooms:
                 table = len(specs) + 1

@@ -56,3 +56,23 @@ def test_round_two_is_snake_seated_by_mp_rate() -> None:
     ]
     assert set(ranking[:3]) == set(winners[1:])
     assert set(ranking[-3:]) == set(losers[1:])
+
+
+def test_shared_boards_compare_every_room_of_the_round() -> None:
+    """With shared boards every table of a round plays the same board, so each result is compared
+    with the 7 other rooms' results of 4 tables (§S9: 2 MP per result beaten, out of 2 × 7)."""
+    teams, _ = make_teams(8, seed=3)
+    fmt = RoundFormat("deals", deals=1)
+    tour = Tournament(teams, "duplicate", NATIONAL, fmt, seed=3, rounds=2, shared_boards=True)
+    specs = tour.specs(1)
+    assert {s.duplicate["board"] for s in specs if s.duplicate} == {"national-duplicate-s3-r1-b1"}
+    assert len({s.deck_seed for s in specs}) == 1
+    assert len({s.duplicate["room"] for s in specs if s.duplicate}) == 8
+    # every room's EW wins class 1, except the first room's (class 3): its EW pair beats all 7
+    tour.record([_result(s.match_id, 3 if i == 0 else 1) for i, s in enumerate(specs)])
+    first_ew = next(t.id for t in teams if t.players[0] == specs[0].seats["E"])
+    # EW cards: +3 beats seven +1 (14 MP); NS cards, in its closed room: −1 ties six −1 and beats
+    # the −3 of the first room's NS pair (6 + 2 MP)
+    assert (tour.standings[first_ew].mp, tour.standings[first_ew].mp_max) == (22, 28)
+    assert sorted(tour.standings[first_ew].places) == [1, 1]
+    assert sum(s.mp_max for s in tour.standings.values()) == 8 * 2 * 2 * 7
