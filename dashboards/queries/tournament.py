@@ -100,8 +100,21 @@ def standings(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFr
     )
 
 
-def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
-    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S9)."""
+def duplicate_standings(con: Con, *, event: str, after_round: int | None = None) -> pd.DataFrame:
+    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S9); after
+    an earlier round (``after_round``), ranked again from the boards of the rounds up to it."""
+    if after_round is not None:
+        from scoring.duplicate import duplicate_standings as rank
+
+        results = con.execute(
+            "SELECT r.* FROM duplicate_results r JOIN matches m USING (match_id) "
+            "WHERE r.event_id = $event AND m.round <= $after",
+            {"event": event, "after": after_round},
+        ).pl()
+        if results.is_empty():
+            return dataframe(con, "SELECT * FROM duplicate_standings WHERE false")
+        table = rank(results).sort("stage", "rank", "team_id", nulls_last=False)
+        return table.drop("event_id").to_pandas()
     return dataframe(
         con,
         """

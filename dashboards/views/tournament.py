@@ -38,15 +38,16 @@ from dashboards.ui import (
 from pipelines.reads.printout_documents import round_document, standings_document
 
 
-def duplicate_sections(event: str) -> None:
-    """A duplicate (複式) event's standings, its MP table (scoring.md §S9), and its results per board."""
+def duplicate_sections(event: str, after_round: int | None, names: dict[str, str]) -> None:
+    """A duplicate (複式) event's standings, its MP table (scoring.md §S9) after ``after_round``
+    (None: the last), and its results per board; pairs by their players' ``names``."""
     st.subheader(tr("duplicate_standings"))
     st.caption(tr("duplicate_intro"))
-    duplicate = run(duplicate_standings, event=event)
+    duplicate = run(duplicate_standings, event=event, after_round=after_round)
     if not duplicate.empty:
         duplicate = duplicate.assign(
             pair=[
-                " / ".join(p for p in pair if isinstance(p, str))
+                " / ".join(names.get(p, p) for p in pair if isinstance(p, str))
                 for pair in zip(duplicate["player_1"], duplicate["player_2"], strict=True)
             ],
             place_counts=[
@@ -89,7 +90,7 @@ def duplicate_sections(event: str) -> None:
     if not boards.empty:
         boards = boards.assign(
             pair=[
-                " / ".join(p for p in pair if isinstance(p, str))
+                " / ".join(names.get(p, p) for p in pair if isinstance(p, str))
                 for pair in zip(boards["player_1"], boards["player_2"], strict=True)
             ],
             room=[tr(f"room_{r}") if r in ("open", "closed") else (r or "") for r in boards["room"]],
@@ -165,15 +166,15 @@ with right:
 to_url("tn_round", "round", "all" if round_no is None else round_no, default=last_round)
 
 shown_round = round_no if round_no is not None else max(rounds, default="")
+roster = run(players)
+player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
 duplicate_event = bool(stored_events.set_index("event_id")["duplicate"].get(event, False))
 if duplicate_event:
-    duplicate_sections(event)
+    duplicate_sections(event, None if round_no in (None, last_round) else round_no, player_names)
 st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
 if duplicate_event:
     st.caption(tr("duplicate_ranked_note"))
 table = run(standings, event=event, round_no=round_no)
-roster = run(players)
-player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
 key = table["primary_key"].dropna()
 points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
 if table.empty:
