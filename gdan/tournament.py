@@ -88,16 +88,17 @@ def pair(
     twice the same opponents, and with an odd number the lowest-ranked team without a bye sits
     out (once per team). Round 1 is a seeded random draw keeping teams of one club apart.
     Round robin: the standard circle rotation over the event's teams (sorted by team id).
-    Snake seating (蛇形排位, scoring.md §S9), the default for a duplicate event: round 1 drawn at
-    random, then table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, table 3 = ranks 5 v 6, … by the
-    MP score rate after round N − 1 (by the standings for another event); each table's boards
-    are also played in the other room with the seats turned.
     Knockout: a single-elimination bracket seeded from the earlier stage's final standings,
     seeds placed so that the top seeds meet latest and byes going to the top seeds (national
     Art. 24, huaian Art. 25); round N advances the winners of the rounds before.
     The pairing code is the simulator's. Each table seats the first team E–W, the second N–S.
     An individual event (partners rotate between rounds, e.g. a dan league) is refused: §S8
     pairs fixed pairs; seat its tables yourself and import their score sheets (`gdan import`).
+
+    Snake seating (scoring.md §S9), the default for a duplicate event: round 1 drawn at random,
+    then table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, table 3 = ranks 5 v 6, … by the MP score
+    rate after round N − 1 (by the standings for another event); each table's boards are also
+    played in the other room with the seats turned.
 
     A round after one with tables that have no result (the tables the event registry drew, or
     teams of the event without a match) is refused too, since their teams would be left out;
