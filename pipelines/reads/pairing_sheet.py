@@ -156,7 +156,7 @@ def pairing_sheet(
     first_players = {r["team_id"]: r["player_1"] for r in everyone}
     clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
     pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
-    points = "mp_rate" if chosen == "snake" and round_no > 1 and by_mp else None
+    points = "mp_rate" if by_mp else None
     sheet = _sheet(stage, pairing, table, names, everyone, round_no, points)
     if missing is None:
         return sheet
