@@ -6,7 +6,8 @@ the player cannot see are dealt at random ``layouts`` times, consistent with wha
 in levels (rules.md §5.8):
 
 - **exactly** by the endgame solver when the layout holds at most ``exact_cards`` cards and every
-  candidate's position is solved within ``budget`` (one :class:`~replay.solver.Solver` serves the
+  candidate's position is solved within ``budget`` (after a first layout the budget cannot settle,
+  the decision's later layouts go to rollouts) (one :class:`~replay.solver.Solver` serves the
   whole deal: its transposition table holds true facts whatever the root);
 - otherwise by a **rollout**: the deal played out from the candidate's position by a policy the
   caller gives (``Rollout``; the rules engine holds no players, ``simulator.rollout`` offers the
@@ -66,7 +67,7 @@ class Settings:
     layouts: int = 32
     seed: int = 0
     max_candidates: int = 6
-    exact_cards: int = 20
+    exact_cards: int = 16
     budget: Budget = EXACT_BUDGET
 
 
@@ -221,19 +222,23 @@ def value_layouts(
     seed: int,
 ) -> tuple[list[list[int]], int]:
     """Per layout the value of every action for the deciding team (exact or by rollout, module
-    docstring), and how many layouts were valued exactly. Layouts neither way can value (no
-    rollout given, budget short) are left out."""
+    docstring), and how many layouts were valued exactly. Once the budget fails in one layout
+    the later ones go straight to rollouts (the next would most likely fail too, at the same cost).
+    Layouts neither way can value (no rollout given, budget short) are left out."""
     table: list[list[int]] = []
     exact = 0
+    solvable = all(layout.cards_left() <= settings.exact_cards for layout in layouts)
     for i, layout in enumerate(layouts):
         team = TEAM[layout.turn]
         children = [play_action(layout, a, solver) for a in actions]
         row: list[int] | None = None
-        if layout.cards_left() <= settings.exact_cards:
+        if solvable:
             values = [_value_after(c, team, solver, settings.budget) for c in children]
             if all(v is not None for v in values):
                 row = [v for v in values if v is not None]
                 exact += 1
+            else:
+                solvable = False
         if row is None and rollout is not None:
             row = [_rollout_value(c, team, rollout, seed * 1_000_003 + i) for c in children]
         if row is not None:
