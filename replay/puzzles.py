@@ -21,7 +21,7 @@ from typing import Any
 
 from replay.combos import Combo
 from replay.moves import Move, legal_moves
-from replay.review import position_before, review_deal
+from replay.review import action_of, position_before, review_deal
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import TEAM
 from replay.single_dummy import action_classes
@@ -94,6 +94,31 @@ def unique_solution(
     return tuple(m for m in moves if _class_key(position, m, solver) == key), best
 
 
+def puzzle_at(
+    events: Sequence[Mapping[str, Any]],
+    match: str,
+    deal: int,
+    seq: int,
+    budget: Budget,
+    rulesets: Mapping[str, Ruleset] | None = None,
+) -> Puzzle | None:
+    """The puzzle at decision ``seq`` of a match's ``events`` (module docstring), or ``None`` when
+    it is none: no single winning class, a loss under ``MIN_LOSS``, or the budget too small.
+    ``ValueError`` when ``seq`` is no play or pass the log lets the review follow."""
+    position = position_before(events, seq, rulesets)
+    by_seq = {int(e["seq"]): e for e in events}
+    played = action_of(position, by_seq[seq])
+    solver = Solver(position.level, position.ruleset)
+    found = unique_solution(position, solver, budget)
+    if found is None:
+        return None
+    solution, value = found
+    played_value = value_of(position, played, solver, budget)
+    if played_value is None or value - played_value < MIN_LOSS:
+        return None
+    return Puzzle(match, deal, seq, position, solution, played, value, played_value)
+
+
 def find_puzzles(
     events: Sequence[Mapping[str, Any]],
     budget: Budget,
@@ -110,14 +135,10 @@ def find_puzzles(
     for row in rows:
         if row.loss < MIN_LOSS:
             continue
-        position = position_before(events, row.seq, rulesets)
-        solver = Solver(position.level, position.ruleset)
-        found = unique_solution(position, solver, budget)
-        if found is None:
-            continue
-        solution, value = found
         dealt = deal if deal is not None else _deal_of(events, row.seq)
-        puzzles.append(Puzzle(match, dealt, row.seq, position, solution, row.action, value, row.value_after))
+        puzzle = puzzle_at(events, match, dealt, row.seq, budget, rulesets)
+        if puzzle is not None:
+            puzzles.append(puzzle)
     return puzzles
 
 
