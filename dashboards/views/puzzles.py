@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboards.naming import reading_name, seat_name
 from dashboards.queries.puzzles import PUZZLE_BUDGET, store_puzzles
-from dashboards.table_html import cards_html
+from dashboards.table_html import card_text, cards_html
 from dashboards.ui import from_url, lang, no_data, run, to_url, tr
 from replay.puzzles import Puzzle, from_json, line_after
 from replay.seats import SEATS
@@ -22,12 +22,12 @@ from replay.single_dummy import action_classes
 from replay.solver import Action, Solver
 
 
-def action_label(action: Action) -> str:
+def action_label(action: Action, action_level: str) -> str:
     """A play as its reading and cards (plain text, for a select box), a pass as "pass"."""
     if action is None:
         return tr("pass")
     reading = reading_name(action.combo.type, action.combo.rank, action.combo.size, lang())
-    return f"{reading}: {' '.join(action.cards)}"
+    return f"{reading}: {' '.join(card_text(c, action_level) for c in action.cards)}"
 
 
 def action_html(action: Action, level: str) -> str:
@@ -76,12 +76,15 @@ show_position(puzzle)
 
 position = puzzle.position
 solver = Solver(position.level, position.ruleset)
-options = [a for a, _, _ in action_classes(position, solver)]
+options = sorted(
+    (a for a, _, _ in action_classes(position, solver)),
+    key=lambda a: (a is None, action_label(a, position.level)),
+)  # not the solver's order, which would often list the solution first
 pick = st.selectbox(
     tr("puzzle_choose"),
     range(len(options)),
     key=f"pz_play:{chosen}",
-    format_func=lambda i: action_label(options[i]),
+    format_func=lambda i: action_label(options[i], position.level),
 )
 if st.button(tr("puzzle_play"), key=f"pz_go:{chosen}", type="primary"):
     action = options[pick]
