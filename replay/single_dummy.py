@@ -356,7 +356,7 @@ def _review_return(
     to_partner = PARTNER[r.seat] == r.to
     options = [
         c
-        for c in sorted(set(hand), key=lambda c: sort_cards([c]))
+        for c in sort_cards(set(hand))
         if return_allowed(c, counter, level, ruleset.returns, r.tribute[1], to_partner)
     ]
     if len(options) < 2 or r.card not in options:

@@ -17,6 +17,7 @@ from replay.rulesets import BUILTIN
 from replay.seats import SEATS
 from replay.single_dummy import LABEL, PlayDecision, Settings, deal_decisions, review_deal_single_dummy
 from replay.solver import Action, Budget, DealEnd, Solver, play_action
+from replay.tribute import return_allowed
 from simulator.api import simulate_match
 from simulator.rollout import bot_rollout
 
@@ -128,3 +129,22 @@ def test_bot_rollouts_are_seeded() -> None:
     values = [bot_rollout(position, seed) for seed in (1, 1, 2)]
     assert values[0] == values[1]
     assert all(v in (-3, -2, -1, 1, 2, 3) for v in values)
+
+
+def test_the_return_card_is_reviewed_among_the_cards_the_ruleset_allows() -> None:
+    """rules.md §6: the receiver of a tribute chooses the return among the cards its ruleset
+    allows; the review values each of them from the receiver's view, the one returned marked."""
+    deal, events, _ = _tribute_deal()
+    first = next(review_deal_single_dummy(_match(), Settings(layouts=2), bot_rollout, deal=deal))
+    ret = next(e for e in events if e["type"] == "return")
+    tribute = next(e for e in events if e["type"] == "tribute")
+    assert (first.kind, first.seq, first.seat) == ("return", ret["seq"], ret["from"])
+    assert first.candidates[first.played].action == ret["card"]
+    hand = Counter(next(e for e in events if e["type"] == "deal_start")["hands"][ret["from"]])
+    hand[tribute["card"]] += 1
+    rule = BUILTIN["national"].returns
+    level = events[0]["level"]
+    for c in first.candidates:
+        assert isinstance(c.action, str)
+        assert return_allowed(c.action, hand, level, rule, tribute["card"], to_partner=False)
+    assert first.layouts == 2 and first.exact_layouts == 0 and first.label == LABEL
