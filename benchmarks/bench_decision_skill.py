@@ -3,7 +3,8 @@
 For each seed (seeds the code was never tuned on): simulate a league (``simulator.simulate_to_dir``,
 kept under ``/tmp/gdan-bench-decisions-*``), replay and score it and run the results-based rating
 (the model of ``bench_ratings.py``, session by session), and review every deal exactly as the
-pipeline does (``replay.review.review_deal``: ≤ 12 cards left, 5,000 nodes per position). Each
+pipeline does (``replay.review.review_deal``: ≤ 12 cards left, 5,000 nodes per position; wider
+with ``--cards`` and ``--nodes``). Each
 player's losses on real choices (``scoring.decision_skill.is_real_choice``) give the decision
 estimate; ``scoring.decision_skill.combined`` joins it with the rating. Reported per seed and as
 the mean: Spearman of the rating, the decision estimate and the combined estimate with the
@@ -19,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -35,13 +37,14 @@ from replay.events import normalise_level
 from replay.review import review_deal
 from replay.rulesets import BUILTIN
 from replay.single_dummy import deal_decisions
-from replay.solver import Solver
+from replay.solver import Budget, Solver
 from scoring.decision_skill import combined, decision_skill, is_real_choice, reliability
 from scoring.params import RatingParams
 
 
-def league_losses(folder: Path) -> dict[str, list[float]]:
-    """Per player, the levels lost on each real choice of every deal the exact review reaches."""
+def league_losses(folder: Path, budget: Budget, cards: int) -> dict[str, list[float]]:
+    """Per player, the levels lost on each real choice of every deal the exact review reaches
+    (decisions with at most ``cards`` cards left, ``budget`` per position)."""
     losses: dict[str, list[float]] = defaultdict(list)
     for path in sorted(folder.glob("*.jsonl")):
         by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -60,7 +63,7 @@ def league_losses(folder: Path) -> dict[str, list[float]]:
                 if level is None:
                     continue
                 try:
-                    rows = review_deal(events, BUDGET, deal=ev["deal"], max_cards_left=MAX_CARDS_LEFT)
+                    rows = review_deal(events, budget, deal=ev["deal"], max_cards_left=cards)
                     _, plays, _ = deal_decisions(events[i:], ruleset, Solver(level, ruleset))
                 except ValueError:
                     continue
@@ -83,6 +86,8 @@ def main() -> None:
     parser.add_argument("--seeds", default="7001,7002")
     parser.add_argument("--min-rounds", type=int, default=10)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--cards", type=int, default=MAX_CARDS_LEFT, help="review window (cards left)")
+    parser.add_argument("--nodes", type=int, default=BUDGET.nodes, help="solver nodes per position")
     args = parser.parse_args()
     figures: list[dict[str, float]] = []
     for seed in (int(s) for s in args.seeds.split(",")):
@@ -98,8 +103,11 @@ def main() -> None:
                 played[p] += 1
         players = sorted(p for p, n in played.items() if n >= min(args.min_rounds, args.sessions // 3))
         players = [p for p in players if p in skills and p in rating]
-        decisions = decision_skill(league_losses(folder))
-        both = combined(rating, decisions)
+        decisions = decision_skill(league_losses(folder, Budget(nodes=args.nodes), args.cards))
+        cov = model.model.cov.diagonal()
+        spread = statistics.pvariance(list(rating.values()))
+        rating_reliability = spread / (spread + float(cov.mean()))
+        both = combined(rating, decisions, rating_reliability)
         row = {
             "seed": seed,
             "players": len(players),
@@ -108,6 +116,8 @@ def main() -> None:
             "decisions": spearman(skills, {p: d.estimate for p, d in decisions.items()}, players),
             "combined": spearman(skills, both, players),
             "reliability": reliability(decisions),
+            "rating_reliability": rating_reliability,
+            "window": args.cards,
             "cpu_s": time.process_time() - t0,
         }
         figures.append(row)

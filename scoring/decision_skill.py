@@ -13,8 +13,9 @@ turns each player's losses on those into an estimate, higher is better:
   ± 1.96 √(within variance / (n + k)).
 
 :func:`combined` puts it beside a results-based rating: both standardised over the players they
-share (z-scores), then averaged weighted by their reliabilities (for the decisions, the players'
-mean n / (n + k); the results-based one's given by the caller, 1 by default). Pure: no I/O.
+share (z-scores), then averaged with weights from their reliabilities (for the decisions, the
+players' mean n / (n + k); for the rating, given by the caller from its posterior): with
+ρ = √reliability, weight ρ / (1 − ρ²), the optimal one for independent errors. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -95,17 +96,27 @@ def _z(values: Mapping[str, float]) -> dict[str, float]:
     return {p: (v - mu) / sd for p, v in values.items()}
 
 
+def _weight(rel: float) -> float:
+    """The weight of a standardised estimate whose reliability is ``rel``: with ρ = √rel its
+    correlation with the true skill, ρ / (1 − ρ²), the optimal weight when the estimates' errors
+    are independent."""
+    rho = math.sqrt(max(0.0, min(rel, 0.999)))
+    return rho / (1 - rho * rho)
+
+
 def combined(
-    results: Mapping[str, float], decisions: Mapping[str, DecisionSkill], results_reliability: float = 1.0
+    results: Mapping[str, float], decisions: Mapping[str, DecisionSkill], results_reliability: float
 ) -> dict[str, float]:
     """The combined estimate of the players in both (module docstring): z-scores of the
-    results-based rating and of the decision estimate, averaged weighted by their reliabilities."""
+    results-based rating (of reliability ``results_reliability``: its between-player variance
+    over that plus its mean posterior variance) and of the decision estimate, averaged with the
+    weights :func:`_weight` gives their reliabilities."""
     shared = sorted(set(results) & set(decisions))
     if not shared:
         return {}
     zr = _z({p: results[p] for p in shared})
     zd = _z({p: decisions[p].estimate for p in shared})
-    wd = reliability({p: decisions[p] for p in shared})
-    wr = results_reliability
+    wr = _weight(results_reliability)
+    wd = _weight(reliability({p: decisions[p] for p in shared}))
     total = wr + wd or 1.0
     return {p: (wr * zr[p] + wd * zd[p]) / total for p in shared}

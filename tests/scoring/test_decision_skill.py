@@ -54,5 +54,8 @@ def test_more_loss_ranks_lower_and_few_choices_shrink() -> None:
     assert -skill["unseen"].estimate < 1.0  # shrunk toward the population's mean loss
     assert skill["unseen"].reliability < skill["careful"].reliability
     assert 0 < reliability(skill) < 1
-    both = combined({"careful": 1.0, "careless": -1.0, "average": 0.0}, skill)
+    both = combined({"careful": 1.0, "careless": -1.0, "average": 0.0}, skill, 0.9)
     assert both["careful"] > both["average"] > both["careless"]
+    flipped = combined({"careful": -1.0, "careless": 1.0, "average": 0.0}, skill, 0.99)
+    assert flipped["careless"] > flipped["careful"]  # a near-certain rating outweighs the decisions
+    assert combined({"careful": -1.0, "careless": 1.0, "average": 0.0}, skill, 0.0)["careful"] > 0
