@@ -904,6 +904,39 @@ LABELS: dict[str, tuple[str, str]] = {
         "room as a match and is shown for reference only.",
         "复式赛以此 MP 表排名；下方的场分表把每个房间算作一场，仅供参考。",
     ),
+    # puzzles
+    "page_puzzles": ("Puzzles", "残局练习"),
+    "puzzle_kind": (
+        "Positions from real deals where one play alone keeps the best result and the player chose "
+        "another, losing at least one level. Exact, all hands visible (double-dummy): verified by the "
+        "endgame solver against every other play.",
+        "取自实战牌局的局面：只有一种出法能保住最佳结果，而选手选了别的出法，至少少升一级。"
+        "精确结论，四家手牌全部可见（明牌分析）：残局求解器已逐一验证其他所有出法。",
+    ),
+    "puzzles_none": (
+        "No puzzle yet: none of the reviewed mistakes has a single winning play.",
+        "暂无残局：已复盘的失误中没有唯一正解的局面。",
+    ),
+    "puzzle": ("Puzzle", "残局"),
+    "puzzle_to_move": ("**{seat}** to play, level {level}.", "轮到 **{seat}** 出牌，打 {level}。"),
+    "puzzle_table": ("On the table: {play} by {seat}.", "桌面：{seat} 出的 {play}。"),
+    "puzzle_lead": ("A new trick: the player leads.", "新一轮：由该选手首出。"),
+    "puzzle_choose": ("Your play", "你的出法"),
+    "puzzle_play": ("Play", "出牌"),
+    "puzzle_right": ("The best play: the deal ends at {value} levels.", "正解！本副结果为 {value} 级。"),
+    "puzzle_wrong": (
+        "Not the best: the deal ends at {value} levels; the best play reaches {best}.",
+        "不是最佳：本副结果为 {value} 级；正解可得 {best} 级。",
+    ),
+    "puzzle_unsolved": (
+        "The solver could not finish this line within its budget.",
+        "求解器未能在预算内算完这条变化。",
+    ),
+    "puzzle_line": ("What follows under best play", "双方最佳应对下的后续"),
+    "puzzle_answer": ("Answer", "答案"),
+    "puzzle_solution": ("The winning play", "正解"),
+    "puzzle_in_game": ("Played in the game", "实战出法"),
+
 }
 
 
