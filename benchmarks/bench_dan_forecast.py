@@ -1,10 +1,13 @@
 """Backtest of the dan promotion forecast (scoring/dan_forecast.py) on simulated BCTA leagues.
 
-At every ``--every``-th session the forecast is made from what was known then (the ledger and the
-ratings' pre-match win probabilities of earlier sessions) for every player with a dan window open;
-it is scored against what happened in that window afterwards (promoted, or reset; windows still
-open when the league ends are left out). The raw forecasts (the simulated share, before the
-recalibration) are cached per league under ``/tmp/gdan-bench-dan-forecast-*``.
+At every ``--every``-th session up to ``--until`` the forecast is made from what was known then
+(the ledger and the ratings of earlier sessions) for every player with a dan window open; it is
+scored against what happened in that window afterwards (promoted, or reset). The league runs on
+to ``--rounds`` sessions so that most of those windows end: a window still open when the league
+ends is left out, and those are mostly windows not (yet) promoted, so leaving out many flatters
+the promotion rate. Their number is reported per seed. The raw forecasts (the simulated share,
+before the recalibration) are cached per league under ``/tmp/gdan-bench-dan-forecast-*``
+(delete them after changing the forecast model).
 
 - ``--fit``: fit the Platt recalibration on the tuning seeds (``--tune-seeds``) and print it;
   the constants go into ``scoring.dan_forecast.RECALIBRATION`` by hand.
@@ -16,7 +19,8 @@ recalibration) are cached per league under ``/tmp/gdan-bench-dan-forecast-*``.
   every populated band within ``--tolerance`` (0.05); the exit status is 1 when it fails.
   Figures: docs/ratings.md.
 
-Run: ``.venv/bin/python benchmarks/bench_dan_forecast.py`` (held-out seeds 21–24; ``--fit`` refits).
+Run: ``.venv/bin/python benchmarks/bench_dan_forecast.py`` (held-out seeds 31–38; ``--fit`` refits on
+1001–1004).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_luck import league
 
 BANDS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0001)
-TUNING_SEEDS = (1001, 1002)
+TUNING_SEEDS = (1001, 1002, 1003, 1004)
 """The leagues the recalibration is fitted on; the check refuses them."""
 
 
@@ -55,11 +59,13 @@ def outcomes(ledger: pl.DataFrame) -> dict[tuple[str, int, int], float]:
     }
 
 
-def backtest(ledger: pl.DataFrame, history: pl.DataFrame, rounds: int, every: int) -> pl.DataFrame:
-    """One row per (session, player with an open window): forecast, baseline and outcome."""
+def backtest(ledger: pl.DataFrame, history: pl.DataFrame, until: int, every: int) -> tuple[pl.DataFrame, int]:
+    """One row per (session ≤ ``until``, player with an open window): forecast, baseline and
+    outcome; and how many such windows were still open when the league ended (left out)."""
     ended = outcomes(ledger)
     rows = []
-    for session in range(every, rounds, every):
+    censored = 0
+    for session in range(every, until + 1, every):
         known_ledger = ledger.filter(pl.col("round") <= session)
         known_history = history.filter(pl.col("round") <= session)
         last = known_ledger.sort("seq").group_by("player_id").last()
@@ -69,18 +75,20 @@ def backtest(ledger: pl.DataFrame, history: pl.DataFrame, rounds: int, every: in
         }
         for f in dan_forecast(known_ledger, known_history, recalibration=IDENTITY).iter_rows(named=True):
             outcome = ended.get((f["player_id"], f["dan"], windows[f["player_id"]]))
-            if outcome is not None:
-                rows.append(
-                    {
-                        "session": session,
-                        "player_id": f["player_id"],
-                        "forecast": f["p_promote"],
-                        "naive": f["naive_promote"],
-                        "outcome": outcome,
-                        "low_data": f["low_data"],
-                    }
-                )
-    return pl.DataFrame(rows)
+            if outcome is None:
+                censored += 1
+                continue
+            rows.append(
+                {
+                    "session": session,
+                    "player_id": f["player_id"],
+                    "forecast": f["p_promote"],
+                    "naive": f["naive_promote"],
+                    "outcome": outcome,
+                    "low_data": f["low_data"],
+                }
+            )
+    return pl.DataFrame(rows), censored
 
 
 def brier(p: np.ndarray, y: np.ndarray) -> float:
@@ -98,18 +106,35 @@ def reliability(p: np.ndarray, y: np.ndarray) -> list[tuple[str, int, float, flo
     return out
 
 
-def raw_backtest(players: int, rounds: int, seed: int, every: int) -> pl.DataFrame:
-    """The league's backtest with the simulation's raw shares (cached as Parquet)."""
-    cached = Path(f"/tmp/gdan-bench-dan-forecast-p{players}-r{rounds}-s{seed}-e{every}.parquet")
-    if cached.exists():
-        return pl.read_parquet(cached)
+def reliability_table(p: np.ndarray, y: np.ndarray, tolerance: float) -> tuple[Table, list[str]]:
+    """The reliability bands (mean forecast, share promoted, difference, its binomial standard
+    error) and the bands off by more than ``tolerance``."""
+    table = Table("band", "forecasts", "mean forecast", "share promoted", "difference", "s.e.", "within",
+                  title=f"reliability (tolerance ±{tolerance})")
+    failed = []
+    for band, n, mean_p, share in reliability(p, y):
+        within = abs(share - mean_p) <= tolerance
+        failed += [] if within else [band]
+        se = (mean_p * (1 - mean_p) / n) ** 0.5
+        table.add_row(band, str(n), f"{mean_p:.3f}", f"{share:.3f}", f"{share - mean_p:+.3f}", f"{se:.3f}",
+                      "yes" if within else "NO")
+    return table, failed
+
+
+def raw_backtest(players: int, rounds: int, until: int, seed: int, every: int) -> tuple[pl.DataFrame, int]:
+    """The league's backtest with the simulation's raw shares and its censored count (cached)."""
+    stem = f"/tmp/gdan-bench-dan-forecast-p{players}-r{rounds}-u{until}-s{seed}-e{every}"
+    cached, count = Path(f"{stem}.parquet"), Path(f"{stem}.censored")
+    if cached.exists() and count.exists():
+        return pl.read_parquet(cached), int(count.read_text())
     tables = league(Path(f"/tmp/gdan-bench-luck-p{players}-r{rounds}-s{seed}"), players, rounds, seed)
     scores = score_matches(tables["matches"], tables["deals"])
     ledger, _ = dan_ledger(scores)
     _, history = rate(scores, tables["deals"])
-    result = backtest(ledger, history, rounds, every)
+    result, censored = backtest(ledger, history, until, every)
     result.write_parquet(cached)
-    return result
+    count.write_text(str(censored))
+    return result, censored
 
 
 def fit_recalibration(raw: np.ndarray, y: np.ndarray) -> Recalibration:
@@ -131,8 +156,9 @@ def seeds_of(text: str) -> list[int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=96)
-    ap.add_argument("--rounds", type=int, default=40, help="league sessions")
-    ap.add_argument("--seeds", default="21,22,23,24", help="held-out seeds checked")
+    ap.add_argument("--rounds", type=int, default=80, help="league sessions")
+    ap.add_argument("--until", type=int, default=40, help="last session forecast from")
+    ap.add_argument("--seeds", default="31,32,33,34,35,36,37,38", help="held-out seeds checked")
     ap.add_argument("--tune-seeds", default=",".join(map(str, TUNING_SEEDS)))
     ap.add_argument("--every", type=int, default=5, help="forecast every N sessions")
     ap.add_argument("--tolerance", type=float, default=0.05)
@@ -140,48 +166,50 @@ def main() -> None:
     args = ap.parse_args()
     console = Console(width=120)
     tuning, held_out = seeds_of(args.tune_seeds), seeds_of(args.seeds)
+
+    def backtest_of(seed: int) -> tuple[pl.DataFrame, int]:
+        return raw_backtest(args.players, args.rounds, args.until, seed, args.every)
+
     if args.fit:
-        raw = pl.concat([raw_backtest(args.players, args.rounds, s, args.every) for s in tuning])
-        fitted = fit_recalibration(raw["forecast"].to_numpy(), raw["outcome"].to_numpy())
+        raw = pl.concat([backtest_of(s)[0] for s in tuning])
+        shares, promoted = raw["forecast"].to_numpy(), raw["outcome"].to_numpy()
+        console.print(f"tuning seeds {tuning}: the raw simulation")
+        console.print(reliability_table(shares, promoted, args.tolerance)[0])
+        fitted = fit_recalibration(shares, promoted)
         console.print(f"tuning seeds {tuning}, {raw.height} forecasts: {fitted}")
         return
     if overlap := set(tuning) & set(held_out):
         ap.error(f"seeds {sorted(overlap)} are tuning seeds: check on seeds the fit never saw")
     console.print(f"{RECALIBRATION} (fitted on seeds {tuning}); held-out seeds {held_out}")
-    briers = Table("seed", "forecasts (promoted)", "forecast", "with a naive one", "forecast",
-                   "raw simulation", "naive 0/1", "naive 0.1/0.9", "base rate",
+    briers = Table("seed", "forecasts (promoted)", "left out (open at the end)", "forecast",
+                   "with a naive one", "forecast", "raw simulation", "naive 0/1", "naive 0.1/0.9",
+                   "base rate",
                    title="Brier score (lower is better)")
-    pooled = []
+    pooled, left_out = [], []
     for seed in held_out:
-        result = raw_backtest(args.players, args.rounds, seed, args.every)
+        result, censored = backtest_of(seed)
+        left_out.append(censored)
         pooled.append(
             result.with_columns(
                 pl.col("forecast").alias("raw"),
                 pl.col("forecast").map_elements(RECALIBRATION, return_dtype=pl.Float64),
             )
         )
-    for label, result in [*zip(map(str, held_out), pooled, strict=True), ("pooled", pl.concat(pooled))]:
+    per_seed = zip(map(str, held_out), pooled, left_out, strict=True)
+    for label, result, censored in [*per_seed, ("pooled", pl.concat(pooled), sum(left_out))]:
         y, p = result["outcome"].to_numpy(), result["forecast"].to_numpy()
         both = result.filter(pl.col("naive").is_not_null())
         by, bp, braw, naive = (both[c].to_numpy() for c in ("outcome", "forecast", "raw", "naive"))
         base = np.full(len(by), by.mean())
         briers.add_row(
-            label, f"{result.height} ({int(y.sum())})", f"{brier(p, y):.3f}", str(both.height),
+            label, f"{result.height} ({int(y.sum())})", str(censored), f"{brier(p, y):.3f}", str(both.height),
             f"{brier(bp, by):.3f}", f"{brier(braw, by):.3f}", f"{brier(naive, by):.3f}",
             f"{brier(np.clip(naive, 0.1, 0.9), by):.3f}", f"{brier(base, by):.3f}",
         )
     console.print(briers)
     all_rows = pl.concat(pooled)
     y, p = all_rows["outcome"].to_numpy(), all_rows["forecast"].to_numpy()
-    table = Table("band", "forecasts", "mean forecast", "share promoted", "difference", "s.e.", "within",
-                  title=f"reliability, pooled held-out seeds (tolerance ±{args.tolerance})")
-    failed = []
-    for band, n, mean_p, share in reliability(p, y):
-        within = abs(share - mean_p) <= args.tolerance
-        failed += [] if within else [band]
-        se = (mean_p * (1 - mean_p) / n) ** 0.5
-        table.add_row(band, str(n), f"{mean_p:.3f}", f"{share:.3f}", f"{share - mean_p:+.3f}", f"{se:.3f}",
-                      "yes" if within else "NO")
+    table, failed = reliability_table(p, y, args.tolerance)
     console.print(table)
     for seed, result in zip(held_out, pooled, strict=True):
         y, p = result["outcome"].to_numpy(), result["forecast"].to_numpy()

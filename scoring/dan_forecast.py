@@ -2,9 +2,11 @@
 resets, and the rounds it is expected to take (scoring.md §S5).
 
 Only rounds against opponents of the player's own dan count (§S5), so the field a player meets in
-a counted round is the players of their dan. The chance of winning such a round is taken from the
-ratings: the mean pre-match win probability (``rating_history.win_probability``, the rating model's
-forecast against the actual opponents) over the player's last ``RECENT_ROUNDS`` counted rounds.
+a counted round is the players who hold their dan now. The chance of winning such a round is the
+rating model's forecast from the current skills (``rating_history.mu_after``/``sigma_after``): the
+player with one of their recent partners against two opponents drawn from that field
+(:func:`field_win_chance`). The pre-match probabilities of past rounds would understate it: they
+were made when the players were less known, and against a field the strongest have since left.
 What a round earns (400 for a win, 200 for a draw, plus the per-deal points, §S5) is drawn from the
 points counted rounds earned in the whole ledger, by result. A Monte-Carlo run of the window rules
 of ``scoring.dan`` (promotion at the threshold, points cleared when the window is used up) gives:
@@ -13,11 +15,10 @@ of ``scoring.dan`` (promotion at the threshold, points cleared when the window i
 - ``expected_rounds``: counted rounds until promotion, windows resets included, when more than half
   of the runs promote within ``HORIZON`` rounds (else null: not in sight).
 
-The simulated share is pessimistic: backtested, players promoted more often than it said in almost
-every band of probability (docs/ratings.md). ``p_promote`` is therefore the simulated share mapped
-through :data:`RECALIBRATION`, a Platt mapping fitted on tuning leagues only
-(``benchmarks/bench_dan_forecast.py --fit``) and checked on other seeds; ``expected_rounds`` is the
-simulation's own.
+The simulated share is still too low in the middle bands when backtested (docs/ratings.md).
+``p_promote`` is therefore the share mapped through :data:`RECALIBRATION`, a Platt mapping fitted
+on tuning leagues only (``benchmarks/bench_dan_forecast.py --fit``) and checked on other seeds;
+``expected_rounds`` is the simulation's own.
 
 Fewer than ``LOW_DATA_ROUNDS`` rated counted rounds is flagged ``low_data``. The naive baseline
 ``naive_promote`` extrapolates the points per round earned so far in the window.
@@ -30,11 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.special import expit, logit
+from scipy.special import expit, logit, ndtr
 
 from schemas.scoring import DAN_FORECAST
 from scoring.frames import frame
-from scoring.params import DanParams
+from scoring.params import DanParams, RatingParams
 
 SIMULATIONS = 2000
 RECENT_ROUNDS = 20
@@ -42,6 +43,8 @@ LOW_DATA_ROUNDS = 10
 HORIZON = 300
 """Counted rounds simulated at most when counting rounds to the next dan."""
 RESULTS = ("win", "draw", "loss")
+FIELD_DRAWS = 400
+"""Partner and opponent pairs drawn to average a counted round's win chance over."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,53 @@ class WindowState:
 
 
 def rated_rounds(ledger: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:
-    """Counted ledger rows with the round's result and the rating's pre-match win probability."""
+    """Counted ledger rows with the round's result, partner and pre-match win probability."""
     return ledger.filter(pl.col("counted")).join(
-        history.select("player_id", "match_id", "result", "win_probability"), on=["player_id", "match_id"]
+        history.select("player_id", "match_id", "result", "partner_id", "win_probability"),
+        on=["player_id", "match_id"],
     )
+
+
+def current_skills(history: pl.DataFrame) -> dict[str, tuple[float, float]]:
+    """Each rated player's skill after their latest rated round: ``(mu, sigma)``."""
+    latest = (
+        history.drop_nulls("mu_after")
+        .sort("started_at", "match_id")
+        .group_by("player_id")
+        .agg(pl.col("mu_after").last(), pl.col("sigma_after").last())
+    )
+    return {str(r[0]): (float(r[1]), float(r[2])) for r in latest.iter_rows()}
+
+
+def field_win_chance(
+    player: str,
+    partners: list[str],
+    field: list[str],
+    skills: dict[str, tuple[float, float]],
+    rng: np.random.Generator,
+    params: RatingParams | None = None,
+) -> float:
+    """P(win | not drawn) of a counted round from the ratings' current skills: the player with one
+    of their recent ``partners`` against two opponents drawn from ``field``, the players who hold
+    the player's dan now (§S5: only they make a round count). Both are drawn ``FIELD_DRAWS``
+    times; the round's forecast is the rating model's Gaussian (``GaussianRatings.raw_forecast``,
+    players taken as independent). Players without a rating have the prior."""
+    p = params or RatingParams()
+    prior = (0.0, p.prior_sd)
+    if len(field) < 2:
+        return 0.5
+    mates = np.array([skills.get(q, prior) for q in partners or field])
+    opponents = np.array([skills.get(q, prior) for q in field])
+    mu, sigma = skills.get(player, prior)
+    mate = mates[rng.integers(len(mates), size=FIELD_DRAWS)]
+    first = rng.integers(len(opponents), size=FIELD_DRAWS)
+    second = (first + 1 + rng.integers(len(opponents) - 1, size=FIELD_DRAWS)) % len(opponents)
+    a, b = opponents[first], opponents[second]
+    n = p.deals_per_round
+    mean = n * (mu + mate[:, 0] - a[:, 0] - b[:, 0])
+    sd = np.sqrt(p.round_sd**2 + n * n * (sigma**2 + mate[:, 1] ** 2 + a[:, 1] ** 2 + b[:, 1] ** 2))
+    win, loss = ndtr((mean - 0.5) / sd), ndtr((-0.5 - mean) / sd)
+    return float((win / (win + loss)).mean())
 
 
 def point_model(rounds: pl.DataFrame) -> PointModel:
@@ -102,12 +148,10 @@ def point_model(rounds: pl.DataFrame) -> PointModel:
     return PointModel(points, draws / decided if decided else 0.0)
 
 
-def win_chance(player_rounds: pl.DataFrame) -> tuple[float, int]:
-    """Mean pre-match win probability over the player's latest counted rounds, and how many there were."""
+def recent_partners(player_rounds: pl.DataFrame) -> tuple[list[str], int]:
+    """The partners of the player's latest rated counted rounds, and how many such rounds there were."""
     recent = player_rounds.drop_nulls("win_probability").sort("seq").tail(RECENT_ROUNDS)
-    if recent.height == 0:
-        return 0.5, 0
-    return float(recent["win_probability"].mean()), recent.height  # type: ignore[arg-type]
+    return recent["partner_id"].drop_nulls().to_list(), recent.height
 
 
 def simulate(
@@ -182,13 +226,17 @@ def dan_forecast(
     rounds = rated_rounds(ledger, history)
     model = point_model(rounds)
     by_player = {str(k[0]): g for k, g in rounds.group_by("player_id")}
+    skills = current_skills(history)
+    states = window_states(ledger)
     rows = []
-    for player, state in sorted(window_states(ledger).items()):
+    for player, state in sorted(states.items()):
         if state.dan >= params.max_dan:
             continue
-        p_win, basis = win_chance(by_player.get(player, rounds.clear()))
-        seed = int(hashlib.sha1(player.encode()).hexdigest()[:8], 16)
-        p_promote, expected = simulate(state, p_win, model, params, np.random.default_rng(seed))
+        partners, basis = recent_partners(by_player.get(player, rounds.clear()))
+        field = [q for q, other in states.items() if other.dan == state.dan and q != player]
+        rng = np.random.default_rng(int(hashlib.sha1(player.encode()).hexdigest()[:8], 16))
+        p_win = field_win_chance(player, partners, field, skills, rng)
+        p_promote, expected = simulate(state, p_win, model, params, rng)
         rows.append(
             {
                 "player_id": player,

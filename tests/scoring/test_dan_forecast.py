@@ -20,6 +20,7 @@ from scoring.dan_forecast import (
     Recalibration,
     WindowState,
     dan_forecast,
+    field_win_chance,
     naive_promote,
     simulate,
     window_states,
@@ -76,7 +77,7 @@ def ledger_row(
     return {
         "player_id": player,
         "seq": seq,
-        "match_id": f"m{seq}",
+        "match_id": f"{player}{seq}",
         "counted": True,
         "round_points": 400,
         "dan_before": dan_after - (event == "promoted"),
@@ -101,18 +102,49 @@ def test_window_state_after_a_promotion_starts_a_new_window() -> None:
     assert window_states(ledger) == {"a": WindowState(1, 10_200, 10_200, 0), "b": WindowState(0, 400, 0, 1)}
 
 
+def test_field_win_chance_is_even_among_equals_and_grows_with_skill() -> None:
+    """The chance of a counted round comes from the current skills of the player's dan (§S5)."""
+    field = ["b", "c", "d"]
+    equal = {q: (0.0, 0.1) for q in ["a", *field]}
+    assert field_win_chance("a", ["b"], field, equal, rng()) == pytest.approx(0.5)
+    stronger = {**equal, "a": (0.2, 0.1)}
+    weaker = {**equal, "a": (-0.2, 0.1)}
+    strong, weak = (field_win_chance("a", ["b"], field, s, rng()) for s in (stronger, weaker))
+    assert strong > 0.6 and weak < 0.4 and strong == pytest.approx(1 - weak)
+
+
+def test_field_win_chance_without_two_opponents_at_the_dan_is_even() -> None:
+    assert field_win_chance("a", [], ["b"], {"a": (1.0, 0.1), "b": (0.0, 0.1)}, rng()) == 0.5
+
+
+def history_rows(player: str, rated: int, mu: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "player_id": player,
+            "match_id": f"{player}{i}",
+            "result": "win",
+            "win_probability": 0.5,
+            "partner_id": "x",
+            "started_at": T0,
+            "mu_after": mu,
+            "sigma_after": 0.1,
+        }
+        for i in range(1, rated + 1)
+    ]
+
+
 @pytest.mark.parametrize("rated", [3, LOW_DATA_ROUNDS])
-def test_forecast_table_uses_the_ratings_win_chance(rated: int) -> None:
-    ledger = frame([ledger_row("a", i, None, 0, 400 * i, i) for i in range(1, rated + 1)], DAN_LEDGER)
+def test_forecast_table_uses_the_current_skills_of_the_dans_field(rated: int) -> None:
+    ledger = frame(
+        [ledger_row(q, i, None, 0, 400 * i, i) for q in "abc" for i in range(1, rated + 1)], DAN_LEDGER
+    )
     history = frame(
-        [
-            {"player_id": "a", "match_id": f"m{i}", "result": "win", "win_probability": 0.8}
-            for i in range(1, rated + 1)
-        ],
+        history_rows("a", rated, 0.3) + history_rows("b", rated, 0.0) + history_rows("c", rated, 0.0),
         RATING_HISTORY,
     )
-    row = dan_forecast(ledger, history).row(0, named=True)
-    assert row["win_chance"] == pytest.approx(0.8) and row["rated_rounds"] == rated
+    rows = {r["player_id"]: r for r in dan_forecast(ledger, history).iter_rows(named=True)}
+    row = rows["a"]
+    assert row["win_chance"] > 0.6 > rows["b"]["win_chance"] and row["rated_rounds"] == rated
     assert row["low_data"] is (rated < LOW_DATA_ROUNDS)
     assert row["rounds_left"] == 30 - rated and row["points_to_next"] == 10_000 - 400 * rated
     assert 0 < row["p_promote"] <= 1 and row["naive_promote"] == 1.0
@@ -143,13 +175,7 @@ def test_recalibration_keeps_the_order_and_lifts_the_pessimistic_middle() -> Non
 
 def test_forecast_table_maps_the_share_through_the_recalibration() -> None:
     ledger = frame([ledger_row("a", i, None, 0, 300 * i, i) for i in range(1, 11)], DAN_LEDGER)
-    history = frame(
-        [
-            {"player_id": "a", "match_id": f"m{i}", "result": "win", "win_probability": 0.6}
-            for i in range(1, 11)
-        ],
-        RATING_HISTORY,
-    )
+    history = frame(history_rows("a", 10, 0.1), RATING_HISTORY)
     raw = dan_forecast(ledger, history, recalibration=IDENTITY).row(0, named=True)["p_promote"]
     shown = dan_forecast(ledger, history).row(0, named=True)["p_promote"]
     assert shown == pytest.approx(RECALIBRATION(raw))
