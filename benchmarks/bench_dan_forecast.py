@@ -106,19 +106,37 @@ def reliability(p: np.ndarray, y: np.ndarray) -> list[tuple[str, int, float, flo
     return out
 
 
-def reliability_table(p: np.ndarray, y: np.ndarray, tolerance: float) -> tuple[Table, list[str]]:
+def league_se(p: np.ndarray, y: np.ndarray, league: np.ndarray) -> float:
+    """Standard error of the mean of ``y − p`` with the forecasts of one league as one cluster:
+    a league forecasts the same players' windows again every few sessions, so its forecasts are
+    not independent, and the binomial error understates the spread between leagues."""
+    residual = y - p - (y - p).mean()
+    sums = np.array([residual[league == k].sum() for k in np.unique(league)])
+    k = len(sums)
+    return float(np.sqrt((sums**2).sum() * k / (k - 1)) / len(p)) if k > 1 else float("nan")
+
+
+def reliability_table(
+    p: np.ndarray, y: np.ndarray, league: np.ndarray, tolerance: float
+) -> tuple[Table, list[str]]:
     """The reliability bands (mean forecast, share promoted, difference, its binomial standard
-    error) and the bands off by more than ``tolerance``."""
-    table = Table("band", "forecasts", "mean forecast", "share promoted", "difference", "s.e.", "within",
-                  title=f"reliability (tolerance ±{tolerance})")
+    error and its standard error between leagues) and the bands off by more than ``tolerance``."""
+    table = Table("band", "forecasts", "mean forecast", "share promoted", "difference", "s.e. binomial",
+                  "s.e. between leagues", "within", title=f"reliability (tolerance ±{tolerance})")
     failed = []
-    for band, n, mean_p, share in reliability(p, y):
+    for (band, n, mean_p, share), (lo, hi) in zip(reliability(p, y), populated(p), strict=True):
         within = abs(share - mean_p) <= tolerance
         failed += [] if within else [band]
+        pick = (p >= lo) & (p < hi)
         se = (mean_p * (1 - mean_p) / n) ** 0.5
         table.add_row(band, str(n), f"{mean_p:.3f}", f"{share:.3f}", f"{share - mean_p:+.3f}", f"{se:.3f}",
-                      "yes" if within else "NO")
+                      f"{league_se(p[pick], y[pick], league[pick]):.3f}", "yes" if within else "NO")
     return table, failed
+
+
+def populated(p: np.ndarray) -> list[tuple[float, float]]:
+    """The bands (lower, upper) that hold a forecast, in the order :func:`reliability` lists them."""
+    return [(lo, hi) for lo, hi in pairwise(BANDS) if ((p >= lo) & (p < hi)).any()]
 
 
 def raw_backtest(players: int, rounds: int, until: int, seed: int, every: int) -> tuple[pl.DataFrame, int]:
@@ -171,10 +189,10 @@ def main() -> None:
         return raw_backtest(args.players, args.rounds, args.until, seed, args.every)
 
     if args.fit:
-        raw = pl.concat([backtest_of(s)[0] for s in tuning])
+        raw = pl.concat([backtest_of(s)[0].with_columns(league=pl.lit(s)) for s in tuning])
         shares, promoted = raw["forecast"].to_numpy(), raw["outcome"].to_numpy()
         console.print(f"tuning seeds {tuning}: the raw simulation")
-        console.print(reliability_table(shares, promoted, args.tolerance)[0])
+        console.print(reliability_table(shares, promoted, raw["league"].to_numpy(), args.tolerance)[0])
         fitted = fit_recalibration(shares, promoted)
         console.print(f"tuning seeds {tuning}, {raw.height} forecasts: {fitted}")
         return
@@ -209,7 +227,8 @@ def main() -> None:
     console.print(briers)
     all_rows = pl.concat(pooled)
     y, p = all_rows["outcome"].to_numpy(), all_rows["forecast"].to_numpy()
-    table, failed = reliability_table(p, y, args.tolerance)
+    league = np.concatenate([np.full(r.height, seed) for seed, r in zip(held_out, pooled, strict=True)])
+    table, failed = reliability_table(p, y, league, args.tolerance)
     console.print(table)
     for seed, result in zip(held_out, pooled, strict=True):
         y, p = result["outcome"].to_numpy(), result["forecast"].to_numpy()
