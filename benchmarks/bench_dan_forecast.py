@@ -19,7 +19,7 @@ before the recalibration) are cached per league under ``/tmp/gdan-bench-dan-fore
   every populated band within ``--tolerance`` (0.05); the exit status is 1 when it fails.
   Figures: docs/ratings.md.
 
-Run: ``.venv/bin/python benchmarks/bench_dan_forecast.py`` (held-out seeds 31–38; ``--fit`` refits on
+Run: ``.venv/bin/python benchmarks/bench_dan_forecast.py`` (held-out seeds 31–46; ``--fit`` refits on
 1001–1004).
 """
 
@@ -176,7 +176,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=96)
     ap.add_argument("--rounds", type=int, default=80, help="league sessions")
     ap.add_argument("--until", type=int, default=40, help="last session forecast from")
-    ap.add_argument("--seeds", default="31,32,33,34,35,36,37,38", help="held-out seeds checked")
+    ap.add_argument("--seeds", default=",".join(map(str, range(31, 47))), help="held-out seeds checked")
     ap.add_argument("--tune-seeds", default=",".join(map(str, TUNING_SEEDS)))
     ap.add_argument("--every", type=int, default=5, help="forecast every N sessions")
     ap.add_argument("--tolerance", type=float, default=0.05)
