@@ -36,7 +36,9 @@ console = Console(stderr=True)
 StoreOption = Annotated[
     Path,
     typer.Option(
-        "--store", envvar="GDAN_STORE", help="Store folder (inbox, tables, state).", show_envvar=True
+        "--store", envvar="GDAN_STORE", show_envvar=True,
+        help="Store folder (inbox, tables, state), or s3://bucket/prefix on S3-compatible object "
+        "storage (credentials and endpoint from the AWS environment; docs/deployment.md).",
     ),
 ]
 DEFAULT_STORE = Path("data")
@@ -80,10 +82,12 @@ def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyCon
 
     ``as_of``: the number of an older run to read instead of the last one.
     """
+    from pipelines.storage.remote import readable
     from pipelines.storage.warehouse import connect
 
-    require_tables(store)
-    return connect(store, as_of=as_of)
+    local = readable(store)
+    require_tables(local)
+    return connect(local, as_of=as_of)
 
 
 def _progress() -> Progress:
@@ -115,6 +119,14 @@ def ingest(
     ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
     ``gdan ingest .`` copy into the inbox too.
     """
+    from pipelines.storage.remote import ingestable
+
+    with ingestable(store) as local:
+        _ingest(paths, local)
+
+
+def _ingest(paths: list[Path], store: Path) -> None:
+    """Copy ``paths`` into the inbox of the store folder ``store`` (see :func:`ingest`)."""
     from pipelines.steps.ingest import file_sha256
     from pipelines.storage.store import Store
 
@@ -244,20 +256,29 @@ def run(
     events); 130 when interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
     committed state.
     """
-    if not create and not is_store(store):
-        console.print(
-            literal(
-                f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
-                "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
-                "red",
-            )
-        )
-        raise typer.Exit(EXIT_FAILED)
-    require_table_path(store)
+    from pipelines.storage.lease import lease_wait_notices
+    from pipelines.storage.remote import writable
+
+    def waiting(holder: str) -> None:
+        console.print(literal(f"waiting for the writer ({holder}) to finish: another `gdan run` "
+                              f"holds the lease of {store}"))
+
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
-    quarantined = _run(store, workers, refresh, Executor(executor, address), reviews)
+    lease_wait_notices.append(waiting)
+    with writable(store) as local:
+        if not create and not is_store(local):
+            console.print(
+                literal(
+                    f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
+                    "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
+                    "red",
+                )
+            )
+            raise typer.Exit(EXIT_FAILED)
+        require_table_path(local)
+        quarantined = _run(local, workers, refresh, Executor(executor, address), reviews)
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
 
@@ -437,6 +458,7 @@ def sql(
     import duckdb
 
     from gdan.sandbox import RefusedQueryError, check_query, lock_down
+    from pipelines.storage.remote import readable
 
     try:
         check_query(query)
@@ -445,14 +467,15 @@ def sql(
         raise typer.Exit(EXIT_FAILED) from exc
     from pipelines.storage.warehouse import UnknownRunError
 
+    local = readable(store)
     try:
-        con = read_connection(store, as_of)
+        con = read_connection(local, as_of)
     except UnknownRunError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
     with tempfile.TemporaryDirectory(prefix="gdan-sql-") as spill:
         try:
-            lock_down(con, store, Path(spill))
+            lock_down(con, local, Path(spill))
             result = con.execute(query)
             columns = [d[0] for d in result.description or []]
             rows = result.fetchall()
@@ -702,10 +725,12 @@ def maintain(
     Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
     correct: it only saves space and speeds up reads.
     """
+    from pipelines.storage.remote import writable
     from pipelines.storage.store import Store
 
-    require_tables(store)
-    report = Store(store).maintain(retention_days)
+    with writable(store) as local:
+        require_tables(local)
+        report = Store(local).maintain(retention_days)
     emit(
         Rows(["measure", "value"], sorted(report.items())),
         title=f"maintained {store}",
