@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -77,15 +79,39 @@ def require_tables(store: Path) -> None:
         raise typer.Exit(EXIT_FAILED)
 
 
+@contextmanager
+def object_storage_errors(store: Path) -> Iterator[None]:
+    """Exit 1 with one line when the object storage of an ``s3://`` store fails or refuses (no
+    bucket, no credentials, unreachable, a lost lease): nothing of the failed command was
+    published, and the store keeps its last published state."""
+    from pipelines.storage.object_store import remote_root
+
+    if remote_root(store) is None:
+        yield
+        return
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from pipelines.storage.object_store import ObjectStoreError
+
+    try:
+        yield
+    except (ObjectStoreError, BotoCoreError, ClientError) as exc:
+        console.print(literal(f"object storage: {one_line(exc)}. The store keeps its last published "
+                              "state; fix the cause and run the command again.", "red"), soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED) from None
+
+
 def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyConnection:
     """The in-memory view connection over an existing store (:func:`require_tables`).
 
-    ``as_of``: the number of an older run to read instead of the last one.
+    ``as_of``: the number of an older run to read instead of the last one. An ``s3://`` store is
+    read from this host's reading copy, pulled now (``pipelines.storage.remote``).
     """
     from pipelines.storage.remote import readable
     from pipelines.storage.warehouse import connect
 
-    local = readable(store)
+    with object_storage_errors(store):
+        local = readable(store)
     require_tables(local)
     return connect(local, as_of=as_of)
 
@@ -121,7 +147,7 @@ def ingest(
     """
     from pipelines.storage.remote import ingestable
 
-    with ingestable(store) as local:
+    with object_storage_errors(store), ingestable(store) as local:
         _ingest(paths, local)
 
 
@@ -267,7 +293,7 @@ def run(
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
     lease_wait_notices.append(waiting)
-    with writable(store) as local:
+    with object_storage_errors(store), writable(store) as local:
         if not create and not is_store(local):
             console.print(
                 literal(
@@ -467,7 +493,8 @@ def sql(
         raise typer.Exit(EXIT_FAILED) from exc
     from pipelines.storage.warehouse import UnknownRunError
 
-    local = readable(store)
+    with object_storage_errors(store):
+        local = readable(store)
     try:
         con = read_connection(local, as_of)
     except UnknownRunError as exc:
@@ -728,7 +755,7 @@ def maintain(
     from pipelines.storage.remote import writable
     from pipelines.storage.store import Store
 
-    with writable(store) as local:
+    with object_storage_errors(store), writable(store) as local:
         require_tables(local)
         report = Store(local).maintain(retention_days)
     emit(

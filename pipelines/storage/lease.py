@@ -109,7 +109,8 @@ class Lease:
     def check(self) -> None:
         """Renew now, so that the work that follows (publishing) starts under a live lease."""
         if self._lost:
-            raise LeaseLostError(f"store {self.root}: the writer lease was lost; this writer publishes nothing")
+            raise LeaseLostError(f"store {self.root}: the writer lease was lost; this writer "
+                                 "publishes nothing")
         self.renew()
 
     def release(self) -> None:

@@ -84,7 +84,8 @@ class Mirror:
         remote: dict[str, RemoteObject] = {}
         replaced = 0
         for part in parts:
-            remote.update({k: o for k, o in list_objects(self.s3, self.root, f"{part}/").items() if _synced(k)})
+            listed = list_objects(self.s3, self.root, f"{part}/")
+            remote.update({k: o for k, o in listed.items() if _synced(k)})
             for path in _files(self.folder / part):
                 relative = path.relative_to(self.folder).as_posix()
                 if _synced(relative) and relative not in remote:
@@ -114,8 +115,8 @@ class Mirror:
         the files uploaded."""
         parts = tuple(parts)
         manifest = {k: s for k, s in self._manifest().items() if k.split("/", 1)[0] in parts}
-        local = {p.relative_to(self.folder).as_posix(): p for part in parts for p in _files(self.folder / part)}
-        local = {k: p for k, p in local.items() if _synced(k)}
+        files = (p for part in parts for p in _files(self.folder / part))
+        local = {k: p for p in files if _synced(k := p.relative_to(self.folder).as_posix())}
         changed = [k for k, p in local.items() if not _unchanged(manifest.get(k), None, p)]
         for relative in sorted(changed, key=_push_order):
             for step in list(push_steps):
