@@ -1,5 +1,5 @@
 """A store on S3-compatible object storage (moto's server) gives the tables of a local folder:
-`gdan ingest`, `gdan run` and `gdan sql` on ``s3://bucket/prefix``; a publish cut off at any point
+`gdan ingest`, `gdan run`, `gdan sql`, `gdan ratings` and `gdan maintain` on ``s3://bucket/prefix``; a publish cut off at any point
 leaves readers the last whole run and a rerun the same tables."""
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ def test_ingest_run_rerun_and_sql(store_root: str, tmp_path: Path) -> None:
     _gdan("run", "--store", store_root, "--workers", "1")
     both = _matches(store_root)
     assert set(map(tuple, first)) < set(map(tuple, both)) and {s for _, s in both} == {"valid"}
+    assert "rating" in _gdan("ratings", "--store", store_root)
+    _gdan("maintain", "--store", store_root, "--retention-days", "0")
+    assert _matches(store_root) == both
 
 
 @pytest.mark.slow  # two pipeline runs of a simulated corpus: run with -m slow
