@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from pipelines.storage.object_store import ObjectStoreError, RemoteRoot, S3Client
 
@@ -142,11 +142,15 @@ class Lease:
                 self.release()
 
     def _keep(self) -> None:
+        """Renew every third of the lease until released; a failed renewal is tried again at the
+        next, so a brief outage of the object storage costs no lease."""
         while not self._stop.wait(self.seconds / 3):
             try:
                 self.renew()
             except LeaseLostError:
                 return
+            except (ClientError, BotoCoreError):
+                continue
 
 
 def _age_s(head: dict[str, object]) -> float:

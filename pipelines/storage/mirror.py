@@ -46,6 +46,8 @@ PARTS = ("inbox", "annotations", "tables", "state")
 """The store's top-level folders that live on object storage."""
 READ_PARTS = ("state", "tables")
 """What a reader (``gdan sql``, the rankings) pulls: the commit log first, then the tables."""
+PULLING = ".pulling"
+"""Suffix of a download under way (hidden: a pull cut off leaves it, and the next pull removes it)."""
 LOCAL_ONLY = (f"state/{LOCK_FILE}", "state/warehouse.json", LEASE_KEY)
 
 push_steps: list[Callable[[str], None]] = []
@@ -88,6 +90,9 @@ class Mirror:
             remote.update({k: o for k, o in listed.items() if _synced(k)})
             for path in _files(self.folder / part):
                 relative = path.relative_to(self.folder).as_posix()
+                if path.name.endswith(PULLING):
+                    path.unlink()
+                    continue
                 if _synced(relative) and relative not in remote:
                     path.unlink()
                     replaced += 1
@@ -99,7 +104,7 @@ class Mirror:
             if not _unchanged(manifest.get(relative), obj.etag, target):
                 replaced += target.exists()
                 target.parent.mkdir(parents=True, exist_ok=True)
-                partial = target.with_name(f".{target.name}.pulling")
+                partial = target.with_name(f".{target.name}{PULLING}")
                 self.s3.download_file(self.root.bucket, self.root.key(relative), str(partial))
                 os.replace(partial, target)
                 downloaded += 1

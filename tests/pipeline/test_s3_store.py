@@ -1,5 +1,6 @@
 """A store on S3-compatible object storage (moto's server) gives the tables of a local folder:
-`gdan ingest`, `gdan run`, `gdan sql`, `gdan ratings` and `gdan maintain` on ``s3://bucket/prefix``; a publish cut off at any point
+`gdan ingest`, `gdan run`, `gdan sql`, `gdan ratings` and `gdan maintain` on
+``s3://bucket/prefix``; a publish cut off at any point
 leaves readers the last whole run and a rerun the same tables."""
 
 from __future__ import annotations
