@@ -35,10 +35,31 @@ if TYPE_CHECKING:
 
 console = Console(stderr=True)
 
+OBJECT_STORAGE_COMMANDS = frozenset({"ingest", "run", "sql", "maintain", "standings", "dan", "ratings"})
+"""The commands that take an ``s3://`` store (docs/deployment.md); the others need a folder."""
+
+
+def _store_root(ctx: typer.Context, store: Path) -> Path:
+    """``--store`` as given, refused (exit 2, one line) when it is an ``s3://`` root that this
+    command cannot use or a malformed one, before the command makes any folder."""
+    from pipelines.storage.object_store import ObjectStoreError, remote_root
+
+    try:
+        root = remote_root(store)
+    except ObjectStoreError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if root is not None and ctx.command.name not in OBJECT_STORAGE_COMMANDS:
+        raise typer.BadParameter(
+            f"{root}: `gdan {ctx.command.name}` needs a store folder; an s3:// store is taken by "
+            f"{', '.join(sorted(OBJECT_STORAGE_COMMANDS))} (docs/deployment.md)"
+        )
+    return store
+
+
 StoreOption = Annotated[
     Path,
     typer.Option(
-        "--store", envvar="GDAN_STORE", show_envvar=True,
+        "--store", envvar="GDAN_STORE", show_envvar=True, callback=_store_root,
         help="Store folder (inbox, tables, state), or s3://bucket/prefix on S3-compatible object "
         "storage (credentials and endpoint from the AWS environment; docs/deployment.md).",
     ),

@@ -112,3 +112,13 @@ def test_a_missing_bucket_is_one_clear_line(s3_store: str) -> None:
     result = runner.invoke(app, ["sql", QUERY, "--store", "s3://gdan-no-such-bucket/league"])
     assert result.exit_code == 1
     assert "bucket 'gdan-no-such-bucket' cannot be used" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("command", [["dashboard"], ["serve"], ["users", "list"]])
+def test_a_command_that_needs_a_folder_refuses_an_s3_store(command: list[str], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [*command, "--store", "s3://gdan-bucket/league"])
+    assert result.exit_code == 2
+    assert "needs a store folder" in " ".join(result.output.split())
+    assert list(tmp_path.iterdir()) == []
