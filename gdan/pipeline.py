@@ -302,6 +302,10 @@ def run(
     store's path cannot hold Delta tables or the store predates them (rebuild it from its
     events); 130 when interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
     committed state.
+
+    An s3://bucket/prefix store (docs/deployment.md) is run in this host's copy of it, under the
+    store's lease (one writer at a time), and published to the bucket when the run ends with 0
+    or 3; otherwise the bucket keeps its last published state.
     """
     from pipelines.storage.lease import lease_wait_notices
     from pipelines.storage.remote import writable
@@ -314,18 +318,21 @@ def run(
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
     lease_wait_notices.append(waiting)
-    with object_storage_errors(store), writable(store) as local:
-        if not create and not is_store(local):
-            console.print(
-                literal(
-                    f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
-                    "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
-                    "red",
+    try:
+        with object_storage_errors(store), writable(store) as local:
+            if not create and not is_store(local):
+                console.print(
+                    literal(
+                        f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
+                        "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
+                        "red",
+                    )
                 )
-            )
-            raise typer.Exit(EXIT_FAILED)
-        require_table_path(local)
-        quarantined = _run(local, workers, refresh, Executor(executor, address), reviews)
+                raise typer.Exit(EXIT_FAILED)
+            require_table_path(local)
+            quarantined = _run(local, workers, refresh, Executor(executor, address), reviews)
+    finally:
+        lease_wait_notices.remove(waiting)
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
 

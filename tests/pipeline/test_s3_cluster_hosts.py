@@ -2,7 +2,8 @@
 one switch (a bridge in a namespace of its own): moto's S3 server on one, a Dask scheduler on
 another, two Dask workers on two more, the `gdan` driver on another and a reader on the last.
 The driver's run (``--store s3://… --executor dask --address``) gives the tables of a local run,
-and the reader on its own host sees them through the object storage.
+though one worker's process dies in the middle of its first task (``dying_worker``), and the
+reader on its own host sees them through the object storage.
 
 Needs root and ``ip netns`` (iproute2); skipped with the reason where namespaces cannot be made.
 Slow (a cluster and two pipeline runs): run with ``-m slow``.
@@ -160,10 +161,12 @@ def test_a_run_across_hosts_gives_the_tables_of_a_local_run(hosts: Hosts, tmp_pa
     _wait_for(lambda: hosts.reachable("driver", s3_address, S3_PORT), "the S3 server")
     _wait_for(lambda: hosts.reachable("driver", f"{NET}.{HOSTS['scheduler']}", SCHEDULER_PORT),
               "the Dask scheduler")
-    for worker in ("worker1", "worker2"):
+    died = tmp_path / "worker1-died"
+    env["worker1"]["GDAN_TEST_DIE_ONCE"] = str(died)
+    for worker, preload in (("worker1", ["--preload", "tests.pipeline.dying_worker"]), ("worker2", [])):
         hosts.start(worker, [str(BIN / "dask"), "worker", scheduler, "--nworkers", "1", "--nthreads", "1",
-                             "--host", f"{NET}.{HOSTS[worker]}", "--no-dashboard", "--name", worker],
-                    env[worker])
+                             "--host", f"{NET}.{HOSTS[worker]}", "--no-dashboard", "--name", worker,
+                             *preload], env[worker])
     count_workers = (f"from distributed import Client; c = Client({scheduler!r}, timeout=30); "
                      "print(len(c.scheduler_info()['workers'])); c.close()")
     _wait_for(lambda: hosts.run("driver", [sys.executable, "-c", count_workers], env["driver"])
@@ -182,6 +185,7 @@ def test_a_run_across_hosts_gives_the_tables_of_a_local_run(hosts: Hosts, tmp_pa
         done = hosts.run("driver", command, env["driver"])
         assert done.returncode == 0, done.stdout + done.stderr
 
+    assert died.exists(), "worker1 never ran a replay task"
     query = "SELECT match_id, status FROM matches ORDER BY ALL"
     read = [str(BIN / "gdan"), "sql", query, "--store", store, "-f", "csv"]
     seen = hosts.run("reader", read, env["reader"])
