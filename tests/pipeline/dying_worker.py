@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pipelines.steps import replaying
+from pipelines.steps import replay_task as task_module
 
-_replay_task = replaying._replay_task
+_replay_task = task_module.replay_task
 
 
 def _dying_once(*args: Any, **kwargs: Any) -> Any:
@@ -20,4 +20,4 @@ def _dying_once(*args: Any, **kwargs: Any) -> Any:
     os._exit(1)
 
 
-replaying._replay_task = _dying_once
+task_module.replay_task = _dying_once

@@ -65,6 +65,7 @@ class Hosts:
         self.logs = logs
         self.made: list[str] = []
         self.started: list[subprocess.Popen[bytes]] = []
+        self.names: dict[int, str] = {}
 
     def ns(self, name: str) -> str:
         return f"{self.tag}-{name}"
@@ -92,7 +93,17 @@ class Hosts:
             process = subprocess.Popen(["ip", "netns", "exec", self.ns(host), *command], env=env,
                                        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.started.append(process)
+        self.names[process.pid] = host
         return process
+
+    def alive(self) -> bool:
+        """True while every started server runs (a test fails at once, with its log, when one exited)."""
+        for process in self.started:
+            if process.poll() is not None:
+                host = self.names[process.pid]
+                log = (self.logs / f"{host}.log").read_text(errors="replace")[-3000:]
+                pytest.fail(f"the {host} host's server exited ({process.returncode}):\n{log}")
+        return True
 
     def run(self, host: str, command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["ip", "netns", "exec", self.ns(host), *command], env=env,
@@ -158,8 +169,9 @@ def test_a_run_across_hosts_gives_the_tables_of_a_local_run(hosts: Hosts, tmp_pa
     hosts.start("s3", [str(BIN / "moto_server"), "-H", s3_address, "-p", str(S3_PORT)], env["s3"])
     hosts.start("scheduler", [str(BIN / "dask"), "scheduler", "--host", f"{NET}.{HOSTS['scheduler']}",
                               "--port", str(SCHEDULER_PORT), "--no-dashboard"], env["scheduler"])
-    _wait_for(lambda: hosts.reachable("driver", s3_address, S3_PORT), "the S3 server")
-    _wait_for(lambda: hosts.reachable("driver", f"{NET}.{HOSTS['scheduler']}", SCHEDULER_PORT),
+    _wait_for(lambda: hosts.alive() and hosts.reachable("driver", s3_address, S3_PORT), "the S3 server")
+    scheduler_address = f"{NET}.{HOSTS['scheduler']}"
+    _wait_for(lambda: hosts.alive() and hosts.reachable("driver", scheduler_address, SCHEDULER_PORT),
               "the Dask scheduler")
     died = tmp_path / "worker1-died"
     env["worker1"]["GDAN_TEST_DIE_ONCE"] = str(died)
@@ -169,8 +181,8 @@ def test_a_run_across_hosts_gives_the_tables_of_a_local_run(hosts: Hosts, tmp_pa
                              *preload], env[worker])
     count_workers = (f"from distributed import Client; c = Client({scheduler!r}, timeout=30); "
                      "print(len(c.scheduler_info()['workers'])); c.close()")
-    _wait_for(lambda: hosts.run("driver", [sys.executable, "-c", count_workers], env["driver"])
-              .stdout.strip() == "2", "two Dask workers")
+    _wait_for(lambda: hosts.alive() and hosts.run("driver", [sys.executable, "-c", count_workers],
+                                                  env["driver"]).stdout.strip() == "2", "two Dask workers")
 
     bucket = f"gdan-{uuid.uuid4().hex[:12]}"
     store = f"s3://{bucket}/federation"
