@@ -48,10 +48,12 @@ def _store_root(ctx: typer.Context, store: Path) -> Path:
         root = remote_root(store)
     except ObjectStoreError as exc:
         raise typer.BadParameter(str(exc)) from None
-    if root is not None and ctx.command.name not in OBJECT_STORAGE_COMMANDS:
+    top_level = ctx.parent is not None and ctx.parent.parent is None  # not `gdan export standings`
+    if root is not None and not (top_level and ctx.command.name in OBJECT_STORAGE_COMMANDS):
+        command = " ".join(ctx.command_path.split()[1:])
         raise typer.BadParameter(
-            f"{root}: `gdan {ctx.command.name}` needs a store folder; an s3:// store is taken by "
-            f"{', '.join(sorted(OBJECT_STORAGE_COMMANDS))} (docs/deployment.md)"
+            f"{root}: `gdan {command}` needs a store folder; an s3:// store is taken by "
+            f"gdan {', '.join(sorted(OBJECT_STORAGE_COMMANDS))} (docs/deployment.md)"
         )
     return store
 

@@ -50,6 +50,7 @@ def store_root(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("s3_store"))
 
 
+@pytest.mark.slow  # three runs, ratings and maintain per root: run with -m slow
 def test_ingest_run_rerun_and_sql(store_root: str, tmp_path: Path) -> None:
     _gdan("ingest", str(_day(tmp_path / "one", seed=3)), "--store", store_root)
     _gdan("run", "--store", store_root, "--workers", "1")
@@ -66,7 +67,6 @@ def test_ingest_run_rerun_and_sql(store_root: str, tmp_path: Path) -> None:
     assert _matches(store_root) == both
 
 
-@pytest.mark.slow  # two pipeline runs of a simulated corpus: run with -m slow
 def test_a_simulated_corpus_gives_the_tables_of_a_local_folder(s3_store: str, tmp_path: Path) -> None:
     source = _day(tmp_path / "day", seed=3)
     local = str(tmp_path / "local")
@@ -114,7 +114,8 @@ def test_a_missing_bucket_is_one_clear_line(s3_store: str) -> None:
     assert "bucket 'gdan-no-such-bucket' cannot be used" in " ".join(result.output.split())
 
 
-@pytest.mark.parametrize("command", [["dashboard"], ["serve"], ["users", "list"]])
+@pytest.mark.parametrize("command", [["dashboard"], ["serve"], ["users", "list"],
+                                     ["export", "standings", "--event", "spring"]])
 def test_a_command_that_needs_a_folder_refuses_an_s3_store(command: list[str], tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
