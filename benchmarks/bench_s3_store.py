@@ -13,6 +13,7 @@ Run under ``nice`` on a quiet machine:
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import subprocess
@@ -62,6 +63,7 @@ def main() -> None:
                               format=f"deals:{DEALS_PER_MATCH}", seed=7, workers=os.cpu_count() or 1)
     print(f"simulated {summary.matches} matches, {summary.deals} deals, {summary.events} events")
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
