@@ -123,12 +123,14 @@ class DealReview:
 
 @dataclass(frozen=True, slots=True)
 class _Step:
-    """A logged decision: its seq, the solver state before it, the action taken, its phase."""
+    """A logged decision: its seq, the solver state before it, the action taken, its phase and
+    the cards in all hands before it."""
 
     seq: int
     state: SearchState
     action: Action
     phase: str
+    cards_left: int
 
 
 def _ordered(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -202,10 +204,12 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset) 
                 state = solver.state_of(
                     Position({s: tuple(h) for s, h in hands.items()}, level, ruleset, ev["seat"])
                 )
+                held = sum(len(h) for h in hands.values())
             if ev["seat"] != SEATS[state[1]]:
                 raise ValueError(f"seq {ev['seq']}: {ev['seat']} acts but it is {SEATS[state[1]]}'s turn")
             action = _action(solver, state, ev)
-            steps.append(_Step(int(ev["seq"]), state, action, _phase(solver, state, action, jie_feng)))
+            steps.append(_Step(int(ev["seq"]), state, action, _phase(solver, state, action, jie_feng), held))
+            held -= 0 if action is None else len(action.cards)
             after = solver.step(state, action)
             if isinstance(after, DealEnd):
                 return _DealLog(solver, steps, after, i + 1)
@@ -384,7 +388,7 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
                 match: MatchState) -> DealReview:
     """Solve a followed deal's decisions in the window, from its end backwards."""
     solver, end = log.solver, log.end
-    counts = [solver.cards_left(s.state) for s in log.steps]
+    counts = [s.cards_left for s in log.steps]
     window = [(s, n) for s, n in zip(log.steps, counts, strict=True)
               if max_cards_left is None or n <= max_cards_left]
     steps = [s for s, _ in window]

@@ -182,16 +182,24 @@ class Solver:
     # ---- hands --------------------------------------------------------------------------------
 
     def _hand_id(self, hand: tuple[str, ...]) -> int:
-        """The interned id of an exact hand (cards in canonical order)."""
-        hid = self._hand_ids.get(hand)
-        if hid is None:
-            hid = self._hand_ids[hand] = len(self._hands)
-            self._hands.append(hand)
+        """The interned id of an exact hand (cards in canonical order), its canonical key known."""
+        hid = self._raw_hand_id(hand)
+        if self._canon[hid] < 0:
             key = self._canonical_hand(hand)
             cid = self._canon_ids.get(key)
             if cid is None:
                 cid = self._canon_ids[key] = len(self._canon_ids)
-            self._canon.append(cid)
+            self._canon[hid] = cid
+        return hid
+
+    def _raw_hand_id(self, hand: tuple[str, ...]) -> int:
+        """The interned id of an exact hand, its canonical key left for :meth:`_hand_id` (following
+        a logged deal needs none until a position is solved)."""
+        hid = self._hand_ids.get(hand)
+        if hid is None:
+            hid = self._hand_ids[hand] = len(self._hands)
+            self._hands.append(hand)
+            self._canon.append(-1)
         return hid
 
     def _canonical_hand(self, hand: tuple[str, ...]) -> tuple[object, ...]:
@@ -423,6 +431,8 @@ class Solver:
     def solve_state(self, state: SearchState, budget: Budget = DEFAULT_BUDGET) -> Solution:
         """:meth:`solve` for a state this solver built (:meth:`state_of`, :meth:`step`): what
         following a logged deal step by step solves without rebuilding positions."""
+        for hid in state[0]:
+            self._hand_id(self._hands[hid])
         self.nodes = 0
         self._limit = budget.nodes if budget.nodes is not None else 1 << 62
         self._deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
@@ -494,7 +504,7 @@ class Solver:
             joker_pair = action.cards.count("SB") == 2 or action.cards.count("HR") == 2
             if action.combo.type == "full_house" and joker_pair and not self.ruleset.full_house_joker_pair:
                 raise ValueError(f"{self.ruleset.id} allows no full house with a joker pair (rules.md §10)")
-            result = self._play(state, self._hand_id(sort_cards(hand)), action.combo, bk)
+            result = self._play(state, self._raw_hand_id(sort_cards(hand)), action.combo, bk)
         if isinstance(result, int):
             done = (*(SEATS[i] for i in out), seat)
             rest = tuple(s for s in SEATS if s not in done)

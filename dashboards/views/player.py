@@ -311,7 +311,7 @@ everyone = run(review_accuracy, player=None).set_index("phase")
 if everyone.empty or int(everyone.loc["all", "decisions"]) == 0:
     no_data("no_data_table")
 else:
-    phases = [p for p in everyone.index if p in mine.index or p == "all"]
+    phases = list(everyone.index)
     mine = mine.reindex(phases)
 
     def interval(row: pd.Series) -> str:
