@@ -389,6 +389,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "match_loss_per_100": ("match chance lost per 100 (pp)", "每百次损失的胜率（百分点）"),
     "decisions_reviewed": ("decisions reviewed", "复盘决策数"),
     "review_kind_double_dummy": ("exact, all hands visible (double-dummy)", "精确，四家明牌（双明手）"),
+    "review_kind_single_dummy": ("sampled from the player's view (single-dummy)", "按选手视角抽样（单明手）"),
     "choice_real": ("real choice", "真实选择"),
     "choice_forced": ("forced pass (no legal play)", "被迫过牌（无牌可出）"),
     "choice_all_equal": ("no choice (every action equal)", "无选择（所有着法等值）"),

@@ -279,8 +279,9 @@ else:
         real=int(choices.get("real", 0)), forced=int(choices.get("forced", 0)),
         equal=int(choices.get("all_equal", 0)),
     )
-    st.caption(f"{tr('review_kind_double_dummy')} · {tr('review_summary')}: {len(reviews)} · {counts} · "
-               f"{tr('mistakes')}: {len(mistakes)}")
+    kinds = " · ".join(tr(f"review_kind_{k}") for k in sorted(reviews["kind"].unique()))
+    summary = f"{tr('review_summary')}: {len(reviews)} · {counts} · {tr('mistakes')}: {len(mistakes)}"
+    st.caption(f"{kinds} · {summary}")
     verdict = verdicts.get(int(step.action["seq"])) if step.action is not None else None
     if verdict is None:
         st.caption(tr("review_not_this_step"))
