@@ -278,7 +278,7 @@ def run(
         bool,
         typer.Option(
             "--reviews/--no-reviews",
-            help="Review the replayed deals with the exact endgame solver (play_reviews; about 8x "
+            help="Review the replayed deals with the exact endgame solver (play_reviews; about 3-4x "
             "the replay's CPU). --no-reviews: this run's matches get no play_reviews rows.",
         ),
     ] = True,

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gdan.render import OutputFormat
 
-VERDICTS = {0: "best", 1: "mistake (−1)", 2: "mistake (−2)"}
-"""Verdict by loss in levels; 3 or more is a blunder."""
+if TYPE_CHECKING:
+    from replay.review import DealReview, DecisionReview
+
+KIND_LABEL = "exact, all hands visible (double-dummy)"
+"""How an exact verdict was reached, as the output names it."""
+
+CHOICE_NOTES = {"forced": "forced pass (no legal play)", "all_equal": "no choice (every action equal)"}
+"""The verdict of a decision that was no real choice: counted, not scored."""
 
 
 def register(app: typer.Typer) -> None:
@@ -18,9 +24,26 @@ def register(app: typer.Typer) -> None:
     app.command("review")(review)
 
 
-def verdict(loss: int) -> str:
-    """The word for a decision that loses ``loss`` levels."""
-    return VERDICTS.get(loss, f"blunder (−{loss})")
+def verdict(review: DecisionReview) -> str:
+    """The word for a decision: forced / no choice, else its severity by the match-winning chance
+    it lost (``pipelines.steps.reviews.severity``) with the levels lost."""
+    from pipelines.steps.reviews import severity
+
+    if review.choice in CHOICE_NOTES:
+        return CHOICE_NOTES[review.choice]
+    word = severity(review)
+    return word if review.loss == 0 else f"{word} (−{review.loss})"
+
+
+def empty_note(report: DealReview, cards: int, nodes: int) -> str:
+    """Why a deal has no reviewed decision, from what the review could do."""
+    if report.status == "outside_window":
+        return (f"no decision in the window: the deal ended with at least {report.fewest_cards} cards "
+                f"in all hands, more than --cards {cards}")
+    if report.status == "no_play":
+        return "the log shows no play or pass in this deal"
+    return (f"{report.in_window} decisions with at most {cards} cards left, the latest of them not solved "
+            f"within {nodes} nodes (raise --nodes)")
 
 
 def review(
@@ -33,7 +56,7 @@ def review(
     cards: Annotated[
         int,
         typer.Option("--cards", help="Review decisions with at most this many cards left in all hands."),
-    ] = 16,
+    ] = 20,
     nodes: Annotated[int, typer.Option("--nodes", help="Solver node budget per position.")] = 200_000,
     output: Annotated[
         OutputFormat, typer.Option("--format", help="table, csv or json.")
@@ -41,15 +64,18 @@ def review(
 ) -> None:
     """Solve the deal backwards from its end and print each decision with its verdict.
 
-    Values are levels (rules.md §5.8) for the deciding team: the position's exact value before the
-    decision, the value after the action taken, and the loss (0 for a best move). The review stops
-    at the first position (going backwards) the node budget cannot solve; the deal must show all
-    four hands. Exit status 1 when the match or deal is not in the file or cannot be reviewed.
+    Verdicts are exact with all four hands visible (double-dummy). Each row: the player's hand,
+    the action played, the best actions, the loss in levels (rules.md §5.8) for the deciding team
+    and in match-winning chance (the team's chance to win the match after the deal, best minus
+    played, replay.match_value), and the verdict: forced passes and decisions where every action
+    is equal are shown but not scored. The review stops at the first position (going backwards)
+    the node budget cannot solve; the deal must show all four hands. Exit status 1 when the match
+    or deal is not in the file or cannot be reviewed.
     """
     from gdan.render import Rows, emit, stderr_console
     from gdan.validate import _read_events
     from pipelines.steps.reviews import action_text
-    from replay.review import review_deal
+    from replay.review import review_deal_report
     from replay.solver import Budget
 
     matches, _ = _read_events([file])
@@ -58,19 +84,25 @@ def review(
         stderr_console().print(f"no match {match!r} in {file}", markup=False)
         raise typer.Exit(1)
     try:
-        reviews = review_deal(events, Budget(nodes=nodes), deal=deal, max_cards_left=cards)
+        report = review_deal_report(events, Budget(nodes=nodes), deal=deal, max_cards_left=cards)
     except ValueError as exc:
         stderr_console().print(f"cannot review deal {deal} of {match}: {exc}", markup=False)
         raise typer.Exit(1) from exc
     rows = Rows(
-        ["seq", "seat", "action", "cards_left", "value_before", "value_after", "loss", "verdict",
-         "best_moves"],
+        ["seq", "seat", "phase", "hand", "played", "best", "loss", "match_loss", "verdict", "cards_left",
+         "value_before", "value_after", "choice", "kind"],
         [
-            (r.seq, r.seat, action_text(r.action), r.cards_left, r.value_before, r.value_after, r.loss,
-             verdict(r.loss), " | ".join(action_text(m) for m in r.best_moves))
-            for r in reviews
+            (r.seq, r.seat, r.phase, " ".join(r.hand), action_text(r.action),
+             " | ".join(action_text(m) for m in r.best_moves), r.loss,
+             None if r.match_loss is None else round(r.match_loss, 3), verdict(r), r.cards_left,
+             r.value_before, r.value_after, r.choice, r.kind)
+            for r in report.rows
         ],
     )
-    emit(rows, output, title=f"{match} deal {deal}: {len(reviews)} decisions reviewed",
-         keep=("seq", "action", "loss", "verdict"), drop_first=("best_moves",),
-         empty_note=f"no decision with at most {cards} cards left could be solved within {nodes} nodes")
+    real = sum(r.choice == "real" for r in report.rows)
+    title = (f"{match} deal {deal}: {len(report.rows)} decisions reviewed ({real} real choices), "
+             f"{KIND_LABEL}")
+    emit(rows, output, title=title,
+         keep=("seq", "hand", "played", "best", "loss", "verdict"),
+         drop_first=("kind", "choice", "value_after", "value_before", "cards_left", "phase", "match_loss"),
+         empty_note=empty_note(report, cards, nodes))

@@ -46,9 +46,12 @@ COMPILED: tuple[str, ...] = (
     "finish",
     "replayer",
     "lines",
+    "solver",
+    "review",
 )
-"""Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event, and
-``lines``, the ingest's work on every input line."""
+"""Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event,
+``lines``, the ingest's work on every input line, and the endgame solver and decision review that
+``gdan run`` applies to every fully known deal."""
 
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""

@@ -89,7 +89,8 @@ def deal_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
     return dataframe(
         con,
         """
-        SELECT seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves
+        SELECT seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves,
+               hand, kind, choice, phase, win_best, win_after, match_loss, severity
         FROM play_reviews WHERE match_id = $match AND deal_no = $deal ORDER BY seq
         """,
         {"match": match, "deal": deal},

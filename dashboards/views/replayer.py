@@ -4,8 +4,10 @@ order of the deal's level, wilds marked, jokers as 小王/大王), who won each 
 coach looks for: passes that could have beaten, partner overtakes, bombs, 接风.
 
 Steps move with buttons that also answer the keyboard (← →, Home, T next trick, F next flagged,
-M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``)
-are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
+M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``, exact
+with all hands visible) are marked by severity in match terms: green ✓ best, blue ~ inaccuracy,
+amber ✗ mistake, red ✗✗ blunder, and grey when they were no real choice (· forced pass, = every
+action equal); the verdict shows the player's hand, the best moves and the match-winning chance.
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
 the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
@@ -14,7 +16,8 @@ never an edit of the logs or of an earlier note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -50,19 +53,34 @@ from dashboards.ui import (
 )
 from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
 
-# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
-# (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).
-REVIEW_MARKS = (("✓", "green"), ("✗", "orange"), ("✗✗", "red"))
+# Marks of a reviewed decision by severity (pipelines.steps.reviews.severity), and of a decision
+# that was no real choice (counted, not scored), with their colours (symbols of the DejaVu fonts:
+# emoji draw as boxes where no emoji font is installed).
+REVIEW_MARKS = {
+    "best": ("✓", "green"),
+    "inaccuracy": ("~", "blue"),
+    "mistake": ("✗", "orange"),
+    "blunder": ("✗✗", "red"),
+    "forced": ("·", "gray"),
+    "all_equal": ("=", "gray"),
+}
 
 
-def review_mark(loss: int) -> str:
-    """The mark of a decision that lost ``loss`` levels: ✓, ✗, ✗✗ (plain text, for the slider)."""
-    return REVIEW_MARKS[min(loss, 2)][0]
+def review_key(verdict: Mapping[str, Any]) -> str:
+    """The :data:`REVIEW_MARKS` key of a reviewed decision: its choice when it was none, else its
+    severity."""
+    choice = str(verdict["choice"])
+    return choice if choice in ("forced", "all_equal") else str(verdict["severity"])
 
 
-def review_badge(loss: int) -> str:
-    """:func:`review_mark` in its colour (green, amber, red), as Streamlit markdown."""
-    mark, colour = REVIEW_MARKS[min(loss, 2)]
+def review_mark(verdict: Mapping[str, Any]) -> str:
+    """The mark of a reviewed decision (plain text, for the slider)."""
+    return REVIEW_MARKS[review_key(verdict)][0]
+
+
+def review_badge(verdict: Mapping[str, Any]) -> str:
+    """:func:`review_mark` in its colour, as Streamlit markdown."""
+    mark, colour = REVIEW_MARKS[review_key(verdict)]
     return f":{colour}[{mark}]"
 
 
@@ -149,11 +167,12 @@ steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records")
 reviews = run(deal_reviews, match=match, deal=deal)
 # Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
-# Steps whose reviewed decision lost levels.
+# Steps whose reviewed decision was a real choice that lost levels.
 mistakes = [
     s.index
     for s in steps
     if s.action is not None and verdicts.get(int(s.action["seq"]), {}).get("loss", 0) > 0
+    and verdicts[int(s.action["seq"])]["choice"] == "real"
 ]
 # Steps worth a coach's look: a reviewed mistake or a mark.
 flagged = sorted({*mistakes, *(s.index for s in steps if marks(s.action))})
@@ -187,7 +206,7 @@ def step_label(s: Step) -> str:
     if s.index == 1:
         return tr("after_tribute_step")
     verdict = verdicts.get(int(s.action["seq"])) if s.action is not None else None
-    review = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
+    review = f" {review_mark(verdict)}" if verdict is not None else ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
     what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
     seat = seat_name(s.action["seat"], lang()) if s.action is not None else ""
@@ -255,16 +274,37 @@ st.subheader(tr("review"))
 if reviews.empty:
     st.caption(tr("review_none"))
 else:
-    st.caption(f"{tr('review_summary')}: {len(reviews)} · {tr('mistakes')}: {len(mistakes)}")
+    choices = reviews["choice"].value_counts()
+    counts = tr("review_counts").format(
+        real=int(choices.get("real", 0)), forced=int(choices.get("forced", 0)),
+        equal=int(choices.get("all_equal", 0)),
+    )
+    kinds = " · ".join(tr(f"review_kind_{k}") for k in sorted(reviews["kind"].unique()))
+    summary = f"{tr('review_summary')}: {len(reviews)} · {counts} · {tr('mistakes')}: {len(mistakes)}"
+    st.caption(f"{kinds} · {summary}")
     verdict = verdicts.get(int(step.action["seq"])) if step.action is not None else None
     if verdict is None:
         st.caption(tr("review_not_this_step"))
     else:
         loss = int(verdict["loss"])
-        word = tr("review_best") if loss == 0 else f"{tr('review_mistake')} −{loss}"
+        key = review_key(verdict)
+        word = tr(f"choice_{key}") if key in ("forced", "all_equal") else tr(f"severity_{key}")
+        lost = f" · {tr('levels_lost')}: {loss}" if loss else ""
+        phase = tr(f"phase_{verdict['phase']}")
         st.markdown(
-            f"{review_badge(loss)} **{word}** · {tr('value_before')}: {int(verdict['value_before']):+d} · "
+            f"{review_badge(verdict)} **{word}**{lost} · {phase} · "
+            f"{tr('value_before')}: {int(verdict['value_before']):+d} · "
             f"{tr('value_after')}: {int(verdict['value_after']):+d}"
+        )
+        if pd.notna(verdict["win_best"]):
+            st.caption(
+                f"{tr('match_chance')}: {100 * float(verdict['win_best']):.0f} % → "
+                f"{100 * float(verdict['win_after']):.0f} % ({tr('match_chance_note')})"
+            )
+        st.markdown(
+            f"{tr('player_hand')} ({seat_word(verdict['seat'])}): "
+            + cards_html(list(verdict["hand"]), level, lang()),
+            unsafe_allow_html=True,
         )
         best = [m.split() for m in str(verdict["best_moves"]).split(" | ")]
         st.markdown(

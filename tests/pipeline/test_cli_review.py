@@ -1,4 +1,6 @@
-"""``gdan review``: one line per decision ``review_deal`` reviews, with its verdict and best moves."""
+"""``gdan review``: one line per decision ``review_deal`` reviews, with the player's hand, the
+action played, the best ones, the loss and the verdict and its kind; a deal that never reached
+the window says so."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ def test_review_prints_each_decisions_verdict(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     match_id = events[0]["match"]
-    expected = review_deal(events, Budget(nodes=200_000), deal=1, max_cards_left=16)
+    expected = review_deal(events, Budget(nodes=200_000), deal=1, max_cards_left=20)
     assert expected
     args = ["review", str(path), "--match", match_id, "--deal", "1"]
     result = CliRunner().invoke(app, [*args, "--format", "json"])
@@ -27,10 +29,26 @@ def test_review_prints_each_decisions_verdict(tmp_path: Path) -> None:
     rows = json.loads(result.stdout)
     assert [(r["seq"], r["loss"], r["value_before"], r["value_after"]) for r in rows] == [
         (e.seq, e.loss, e.value_before, e.value_after) for e in expected]
-    assert [r["verdict"] for r in rows] == [verdict(e.loss) for e in expected]
-    assert all(r["verdict"] == "best" for r in rows if r["loss"] == 0)
-    table = CliRunner().invoke(app, args)
+    assert [r["verdict"] for r in rows] == [verdict(e) for e in expected]
+    assert [(r["hand"], r["played"]) for r in rows] == [
+        (" ".join(e.hand), "pass" if e.action is None else " ".join(e.action.cards)) for e in expected]
+    assert all(r["kind"] == "double_dummy" for r in rows)
+    forced = [r for r in rows if r["choice"] == "forced"]
+    assert forced and all(r["verdict"] == "forced pass (no legal play)" for r in forced)
+    assert all(r["verdict"] == "best" for r in rows if r["loss"] == 0 and r["choice"] == "real")
+    table = CliRunner().invoke(app, [*args, "--format", "table"], terminal_width=200)
     assert table.exit_code == 0 and f"{len(expected)} decisions reviewed" in table.stdout
+    assert "double-dummy" in table.stdout
+
+
+def test_a_deal_outside_the_window_says_so(tmp_path: Path) -> None:
+    events = simulate_match("national", seed=3)
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    args = ["review", str(path), "--match", events[0]["match"], "--deal", "1", "--cards", "0"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0
+    assert "no decision in the window" in result.stderr and "nodes" not in result.stderr
 
 
 def test_review_of_an_unknown_match_fails(tmp_path: Path) -> None:
