@@ -19,7 +19,7 @@ import orjson
 
 from replay.errors import ErrorCode, ReplayError
 from replay.replayer import MatchReplay, paused_gc, replay_match
-from replay.rows import QuarantineRow, Row
+from replay.rows import PlayColumns, QuarantineRow, Row
 from replay.rulesets import Ruleset
 
 if TYPE_CHECKING:
@@ -54,9 +54,10 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
 
 
 def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
-    from replay.arrow import DERIVED, rows_to_table
+    from replay.arrow import DERIVED, columns_to_table, rows_to_table
 
-    out: dict[str, list[Row]] = {name: [] for name in DERIVED}
+    out: dict[str, list[Row]] = {name: [] for name in DERIVED if name != "plays"}
+    plays = PlayColumns()
     cols = ("source_file", "line_no", "match_id", "seq", "payload", "parse_error")
     data = {
         c: events.column(c).to_pylist() if c in events.column_names else [None] * events.num_rows
@@ -104,8 +105,14 @@ def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> d
             out["quarantine"].append(_quarantine(base, err.code.value, err.message, err.seq))
         rows = result.rows
         for name in rows:
-            out[name].extend(rows.typed(name))
-    return {name: rows_to_table(name, out[name]) for name in DERIVED}
+            if name != "plays":
+                out[name].extend(rows.typed(name))
+        if rows.plays is not None:
+            plays.extend(rows.plays)
+    return {
+        name: columns_to_table(name, plays.columns()) if name == "plays" else rows_to_table(name, out[name])
+        for name in DERIVED
+    }
 
 
 def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:
