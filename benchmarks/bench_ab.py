@@ -36,6 +36,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -89,7 +90,9 @@ from pipelines.exec.cpu import CPU_S
 from pipelines.run.runner import run_pipeline
 run_pipeline(sys.argv[1], workers=int(sys.argv[2]), reviews=sys.argv[3] == "1")
 import replay
-pathlib.Path(sys.argv[4]).write_text(json.dumps({"split": CPU_S, "replay_from": replay.__file__}))
+from replay import native
+pathlib.Path(sys.argv[4]).write_text(json.dumps({"split": CPU_S, "replay_from": replay.__file__,
+                                                 "compiled": native.is_compiled()}))
 """
 """The ``pipeline`` measure's child: store, workers, reviews (0/1), the file for its CPU split."""
 
@@ -104,7 +107,8 @@ def tree_env(tree: Path) -> dict[str, str]:
 def prepare_base(commit: str, base_dir: Path) -> Path:
     """A detached worktree of ``commit`` with its compiled engine built (made once, then reused)."""
     if not (base_dir / ".git").exists():
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base_dir), commit], check=True)
+        command = ["git", "-C", str(REPO), "worktree", "add", "--detach", str(base_dir), commit]
+        subprocess.run(command, check=True)
     head = subprocess.run(["git", "-C", str(base_dir), "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
     wanted = subprocess.run(["git", "-C", str(REPO), "rev-parse", commit], capture_output=True, text=True,
@@ -138,15 +142,15 @@ def corpus_file(corpus_dir: Path, matches: int) -> Path:
     return path
 
 
-def replay_run(tree: Path, corpus: Path, repeat: int) -> dict[str, float]:
+def replay_run(tree: Path, corpus: Path, repeat: int) -> dict[str, Any]:
     """One child of ``tree`` measuring the replay on ``corpus``."""
     out = subprocess.run([sys.executable, "-c", REPLAY_CHILD, str(corpus), str(HERE), str(repeat)],
                          cwd=tree, env=tree_env(tree), capture_output=True, text=True, check=True)
-    result: dict[str, float] = json.loads(out.stdout.splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
     return result
 
 
-def pipeline_run(tree: Path, inbox: Path, work: Path, workers: int, reviews: bool) -> dict[str, float]:
+def pipeline_run(tree: Path, inbox: Path, work: Path, workers: int, reviews: bool) -> dict[str, Any]:
     """One pipeline run of ``tree`` on a fresh store holding ``inbox``: CPU seconds and their split."""
     store = work / "store"
     shutil.rmtree(store, ignore_errors=True)
@@ -162,10 +166,10 @@ def pipeline_run(tree: Path, inbox: Path, work: Path, workers: int, reviews: boo
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     child = json.loads(split_file.read_text())
     split = child["split"]
-    own = split.get("parse", 0.0) + split.get("replay", 0.0)
-    return {"wall": wall, "cpu": cpu, "parse": split.get("parse", 0.0), "replay_batch": split.get("replay", 0.0),
-            "reviews": split.get("reviews", 0.0), "rest": cpu - own - split.get("reviews", 0.0),
-            "replay_from": child["replay_from"]}
+    parse, replay, reviews = (split.get(k, 0.0) for k in ("parse", "replay", "reviews"))
+    return {"wall": wall, "cpu": cpu, "parse": parse, "replay_batch": replay,
+            "reviews": reviews, "rest": cpu - parse - replay - reviews,
+            "replay_from": child["replay_from"], "compiled": child["compiled"]}
 
 
 def load() -> str:
@@ -198,7 +202,7 @@ def main() -> None:
     if args.measure == "pipeline" and args.input is None:
         raise SystemExit("pipeline needs --input")
     corpus = corpus_file(args.corpus_dir, args.matches) if args.measure == "replay" else None
-    results: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
+    results: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
     for pair in range(args.pairs):
         for label in ("A", "B") if pair % 2 == 0 else ("B", "A"):
             before = load()
@@ -209,8 +213,9 @@ def main() -> None:
                 result = pipeline_run(trees[label], args.input, args.work / label, args.workers, args.reviews)
             results[label].append(result)
             shown = ", ".join(f"{k} {v:.3f}" for k, v in result.items() if isinstance(v, float))
-            print(f"pair {pair + 1} {label}: {shown} | load {before} -> {load()} | {result['replay_from']}",
-                  flush=True)
+            engine = "compiled" if result["compiled"] else "sources"
+            print(f"pair {pair + 1} {label}: {shown} | load {before} -> {load()} | "
+                  f"{result['replay_from']} ({engine})", flush=True)
         a, b = results["A"][-1], results["B"][-1]
         ratios = ", ".join(f"{k} {b[k] / a[k]:.3f}" for k in a if isinstance(a[k], float) and a[k] > 0)
         print(f"pair {pair + 1} B/A: {ratios}", flush=True)
@@ -221,7 +226,8 @@ def main() -> None:
     if corpus is not None:
         for label, runs in results.items():
             parse = min(r["parse"] for r in runs)
-            print(f"{label}: best replay_batch / best orjson parse {min(r['replay_batch'] for r in runs) / parse:.1f}x, "
+            batch = min(r["replay_batch"] for r in runs)
+            print(f"{label}: best replay_batch / best orjson parse {batch / parse:.1f}x, "
                   f"parse + replay_match / parse {min(r['replay_match'] for r in runs) / parse:.1f}x, "
                   f"{runs[0]['deals']:.0f} deals")
 
