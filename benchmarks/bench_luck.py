@@ -5,9 +5,11 @@ fits the expected-deal-result model and reports (docs/ratings.md, "Luck against 
 
 - held-out validation: R², RMSE and the calibration table (mean expected vs mean actual per band);
 - Spearman correlation with the simulator's true skills (``players.json``) of each player's raw
-  mean result per deal and of their levels above expectation.
+  mean result per deal and of their levels above expectation, per seed, and their mean difference:
+  whether taking the cards out ranks players closer to their skill (on new seeds it does not:
+  docs/ratings.md).
 
-Run: ``.venv/bin/python benchmarks/bench_luck.py --players 96 --rounds 40``.
+Run: ``.venv/bin/python benchmarks/bench_luck.py --seeds 21,22,23`` (96 players × 40 sessions).
 """
 
 from __future__ import annotations
@@ -58,15 +60,12 @@ def league(out: Path, players: int, rounds: int, seed: int) -> dict[str, pl.Data
     return result
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=96)
-    ap.add_argument("--rounds", type=int, default=40, help="league sessions")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=None, help="log folder (reused when present)")
-    args = ap.parse_args()
-    out = args.out or Path(f"/tmp/gdan-bench-luck-p{args.players}-r{args.rounds}-s{args.seed}")
-    tables = league(out, args.players, args.rounds, args.seed)
+def bench_seed(
+    players: int, rounds: int, seed: int, out: Path | None, console: Console
+) -> tuple[float, float]:
+    """Validation and model of one league; its (raw, adjusted) Spearman with true skill."""
+    out = out or Path(f"/tmp/gdan-bench-luck-p{players}-r{rounds}-s{seed}")
+    tables = league(out, players, rounds, seed)
     rows = team_deals(tables["deal_hands"], tables["deals"], tables["tributes"])
     check = validate(rows)
     model = fit(rows)
@@ -74,9 +73,8 @@ def main() -> None:
     skills = {p["id"]: p["skill"] for p in json.loads((out / "players.json").read_text())}
     luck = luck.filter(pl.col("player_id").is_in(list(skills)))
     true = [skills[p] for p in luck["player_id"]]
-    console = Console(width=120)
-    console.print(f"{rows.height // 2} deals, {luck.height} players with ≥ {LOW_DATA_DEALS} deals; "
-                  f"held out {check.test_rows} team-deals: R² {check.r2:.3f}, RMSE {check.rmse:.3f}")
+    console.print(f"seed {seed}: {rows.height // 2} deals, {luck.height} players with ≥ {LOW_DATA_DEALS} "
+                  f"deals; held out {check.test_rows} team-deals: R² {check.r2:.3f}, RMSE {check.rmse:.3f}")
     calib = Table("band", "mean expected", "mean actual", "team-deals", title="calibration (held out)")
     for i, (e, a, n) in enumerate(check.calibration, 1):
         calib.add_row(str(i), f"{e:+.3f}", f"{a:+.3f}", str(n))
@@ -86,10 +84,32 @@ def main() -> None:
                        model.coefficients, strict=True):
         coef.add_row(name, f"{c:+.3f}")
     console.print(coef)
-    raw = spearmanr(true, luck["actual_mean"].to_list()).statistic
-    adjusted = spearmanr(true, luck["above_expectation"].to_list()).statistic
-    console.print(f"Spearman vs true skill: raw mean result {raw:.3f}, "
-                  f"levels above expectation {adjusted:.3f}")
+    raw = float(spearmanr(true, luck["actual_mean"].to_list()).statistic)
+    adjusted = float(spearmanr(true, luck["above_expectation"].to_list()).statistic)
+    return raw, adjusted
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=96)
+    ap.add_argument("--rounds", type=int, default=40, help="league sessions")
+    ap.add_argument("--seeds", default="21,22,23", help="league seeds, comma-separated")
+    ap.add_argument("--out", type=Path, default=None, help="log folder of one seed (reused)")
+    args = ap.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    if args.out is not None and len(seeds) != 1:
+        ap.error("--out names the folder of one seed")
+    console = Console(width=120)
+    summary = Table("seed", "raw mean result", "levels above expectation", "difference",
+                    title="Spearman with true skill (players with enough deals)")
+    differences = []
+    for seed in seeds:
+        raw, adjusted = bench_seed(args.players, args.rounds, seed, args.out, console)
+        differences.append(adjusted - raw)
+        summary.add_row(str(seed), f"{raw:.3f}", f"{adjusted:.3f}", f"{adjusted - raw:+.3f}")
+    console.print(summary)
+    console.print(f"mean difference {sum(differences) / len(differences):+.3f} over {len(seeds)} seeds "
+                  f"(positive: the adjustment ranks players closer to their true skill)")
 
 
 if __name__ == "__main__":

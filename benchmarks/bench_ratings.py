@@ -41,7 +41,7 @@ import numpy as np
 import orjson
 import polars as pl
 import pyarrow as pa
-from rating_baselines import BradleyTerry, Elo, Gaussian, Method, OpenSkill, Ridge, TrueSkill
+from rating_baselines import BradleyTerry, Elo, Gaussian, Method, OpenSkill, Ridge, TrueSkill, WinRate
 from rich.console import Console
 from rich.table import Table
 from scipy.stats import spearmanr
@@ -208,6 +208,7 @@ def methods(params: RatingParams, skills: dict[str, float], first_half: Sequence
         Elo(),
         BradleyTerry(BT_LAMBDA),
         Ridge(RIDGE_LAMBDA),
+        WinRate(),
         TrueSkill(skills, first_half),
     ]
 

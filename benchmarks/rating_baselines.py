@@ -12,6 +12,8 @@ session's results. The methods:
   (Platt) on the training rounds;
 - ``ridge``: a whole-history ridge fit on each round's final level difference, refitted each
   session; Gaussian forecasts with the residual and parameter variance;
+- ``win_rate``: each player's share of rounds won (draws ½) so far; a round's win chance is the
+  two teams' difference of summed win rates, scaled by a Platt slope fitted on the earlier rounds;
 - ``gaussian``: ``scoring.ratings`` (the pipeline's model);
 - ``true_skill``: the simulator's true skills, a team's win chance a logistic fit on its skill
   margin over the first half's rounds: the ceiling.
@@ -233,6 +235,49 @@ class BradleyTerry(_WholeHistory):
 
     def forecast(self, r: RatedRound) -> float:
         return float(expit(self.slope * float(self._row(r) @ self.theta))) if len(self.theta) else 0.5
+
+
+class WinRate(Method):
+    """Each player's share of rounds won (a draw ½); a round's chance is a Platt-scaled difference
+    of the teams' summed shares (players not seen yet count ½), refitted after each session."""
+
+    def __init__(self) -> None:
+        self.score: dict[str, float] = {}
+        self.played: dict[str, int] = {}
+        self.rounds: list[RatedRound] = []
+        self.slope = 0.0
+        self.name = "win rate"
+
+    def _rate(self, player: str) -> float:
+        n = self.played.get(player, 0)
+        return self.score.get(player, 0.0) / n if n else 0.5
+
+    def _margin(self, r: RatedRound) -> float:
+        return float(sum(sign * self._rate(r.players[s]) for s, sign in zip(SEATS, _SIGN, strict=True)))
+
+    def forecast(self, r: RatedRound) -> float:
+        return float(expit(self.slope * self._margin(r)))
+
+    def learn(self, session: Sequence[RatedRound]) -> None:
+        for r in session:
+            for s, sign in zip(SEATS, _SIGN, strict=True):
+                pid = r.players[s]
+                ew = {"win": 1.0, "draw": 0.5, "loss": 0.0}[r.result["EW"]]
+                self.score[pid] = self.score.get(pid, 0.0) + (ew if sign > 0 else 1.0 - ew)
+                self.played[pid] = self.played.get(pid, 0) + 1
+        self.rounds.extend(session)
+        decided = [r for r in self.rounds if r.result["EW"] in ("win", "loss")]
+        eta = np.array([self._margin(r) for r in decided])
+        target = np.array([1.0 if r.result["EW"] == "win" else -1.0 for r in decided])
+
+        def platt(a: float) -> float:
+            return -float(log_expit(target * a * eta).sum())
+
+        fitted = minimize_scalar(platt, bounds=(0.0, 50.0), method="bounded").x if len(eta) else 0.0
+        self.slope = float(fitted)
+
+    def skills(self) -> dict[str, float]:
+        return {pid: self._rate(pid) for pid in self.played}
 
 
 class Gaussian(Method):

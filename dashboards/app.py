@@ -31,6 +31,7 @@ PAGES: list[tuple[str, str, str, str]] = [
     ("views/tournament.py", "page_tournament", "tournament", ":material/emoji_events:"),
     ("views/entry.py", "page_entry", "entry", ":material/edit_note:"),
     ("views/replayer.py", "page_replayer", "replayer", ":material/play_circle:"),
+    ("views/puzzles.py", "page_puzzles", "puzzles", ":material/extension:"),
     ("views/quality.py", "page_quality", "quality", ":material/rule:"),
 ]
 

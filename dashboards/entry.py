@@ -42,6 +42,12 @@ PAIRING_NOTES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"table (?P<t>\d+) plays for 3rd place"), "note_third_place"),
     (re.compile(r"paired although round (?P<r>\d+) has no result for (?P<what>.*)"), "note_paired_missing"),
+    (re.compile(r"snake seating, by the MP score rate after round (?P<r>\d+)"), "note_snake"),
+    (re.compile(r"snake seating, drawn at random"), "note_snake_first"),
+    (
+        re.compile(r"snake seating, by the standings after round (?P<r>\d+) \((?P<points>\w+)\)"),
+        "note_snake_standings",
+    ),
 )
 """The notes of ``pipelines.reads.pairing_sheet`` (written in English for `gdan pair`) and their labels."""
 

@@ -37,13 +37,13 @@ def _date_filter(label_key: str, key: str, param: str, first: date | None, last:
     return day
 
 
-def min_sample(prefix: str) -> int:
-    """The minimum sample setting (default :data:`MIN_SAMPLE`), bound to ``?min_n=``."""
+def min_sample(prefix: str, default: int = MIN_SAMPLE) -> int:
+    """The minimum sample setting (``default`` unless ``?min_n=`` says otherwise), bound to ``?min_n=``."""
     key = f"{prefix}_min_n"
     from_url(key, "min_n", parse=int)
-    st.session_state.setdefault(key, MIN_SAMPLE)
+    st.session_state.setdefault(key, default)
     value = int(st.number_input(tr("min_sample"), min_value=1, step=1, key=key, help=tr("min_sample_help")))
-    to_url(key, "min_n", value, default=MIN_SAMPLE)
+    to_url(key, "min_n", value, default=default)
     return value
 
 

@@ -473,12 +473,14 @@ LABELS: dict[str, tuple[str, str]] = {
     "luck": ("Luck or skill?", "运气还是实力？"),
     "luck_intro": (
         "A model predicts each deal's result from the cards dealt (bombs, jokers, wild cards …). "
-        "Levels above expectation is how many levels per deal the player's team did better than "
-        "their cards predicted: above zero is skill (or luck in play), around zero means the "
-        "results came with the cards. The bar is the 95 % interval; grey players have too few deals.",
-        "模型根据发到的牌（炸弹、王、逢人配……）预测每副的结果。超出预期的级数表示该选手所在一方每副"
-        "比手牌预测多赢的级数：大于零说明靠实力（或打牌时的运气），接近零说明成绩来自手牌。竖线为 95% "
-        "区间；灰色选手的副数太少。",
+        "Expected from the cards says how good the player's cards were; levels above expectation "
+        "is how many levels per deal the player's team did better than those cards predicted. It "
+        "still holds the partners' and opponents' strength and the luck of play, and it ranks "
+        "players no better than levels per deal: for skill, see the rating. The bar is the 95 % "
+        "interval; grey players have too few deals.",
+        "模型根据发到的牌（炸弹、王、逢人配……）预测每副的结果。“按手牌预期”说明该选手的牌好坏；"
+        "超出预期的级数表示该选手所在一方每副比手牌预测多赢的级数。它仍包含搭档与对手的强弱以及"
+        "打牌时的运气，排序选手并不比每副级数更准：衡量实力请看等级分。竖线为 95% 区间；灰色选手的副数太少。",
     ),
     "luck_chart": ("Levels above expectation, every player", "超出预期的级数（全部选手）"),
     "above_expectation": ("Levels above expectation", "超出预期级数"),
@@ -530,6 +532,27 @@ LABELS: dict[str, tuple[str, str]] = {
     "low_sample": ("Small sample", "样本不足"),
     "below_min_sample": ("greyed: fewer than {n} cases", "灰色：样本少于 {n}"),
     "no_deals_filtered": ("No deals pass these filters.", "没有符合这些筛选条件的牌局。"),
+    # results-only deals left out, head-to-head minimum, dan progress
+    "window_points": ("Points this window", "本窗口积分"),
+    "window_needed": ("Needed this window", "本窗口所需积分"),
+    "window_progress": ("Progress this window", "本窗口进度"),
+    "window_progress_note": (
+        "Progress is the share of the points the next dan needs that were earned in the current "
+        "window: a window used up clears them (BCTA rules), so it is 0 % right after a "
+        "promotion or a reset, whatever the total.",
+        "进度为本窗口内已得积分占晋升下一段位所需积分的比例：窗口用完未晋段则清零（BCTA 规则），"
+        "因此刚晋段或刚清零时进度为 0%，与总积分无关。",
+    ),
+    "results_only_excluded": (
+        "Results-only deals (result recorded, no play) left out of this page's figures: {n:,}.",
+        "本页数据未计入仅录成绩（无出牌记录）的牌：{n:,} 副。",
+    ),
+    "h2h_minimum_note": (
+        "Nemesis and best partner are chosen among players met in at least {n} rounds (default "
+        "{default}; two players meet far less often than one plays); fewer are greyed.",
+        "克星与最佳搭档只在同场至少 {n} 轮的选手中选出（默认 {default} 轮：两名选手同场的次数远少于"
+        "各自的比赛轮数）；不足者显示为灰色。",
+    ),
     "deal_record": ("Deals in the filter", "筛选范围内的牌局"),
     "double_win_rate": ("双上 double wins", "双上率"),
     "double_loss_rate": ("双下 double losses", "双下率"),
@@ -856,6 +879,87 @@ LABELS: dict[str, tuple[str, str]] = {
     "audit_entered_via": ("How", "方式"),
     "audit_replaces_column": ("Replaces revision", "取代版本"),
     "audit_none": ("No result was entered in the browser yet.", "尚无在浏览器中录入的成绩。"),
+    # duplicate events as seed 004 scores them (scoring.md §S9): snake seating, outcome classes
+    "note_snake": (
+        "snake seating (蛇形排位) by the MP score rate after round {r}: table 1 = ranks 1 v 2, "
+        "table 2 = ranks 4 v 3, …; each table's boards are also played in the other room with the "
+        "seats turned",
+        "按第 {r} 轮后的 MP 得分率蛇形排位：1 号桌为第 1 名对第 2 名，2 号桌为第 4 名对第 3 名……；"
+        "每桌的牌在另一房间换位再打一次",
+    ),
+    "note_snake_first": (
+        "snake seating (蛇形排位): round 1 is drawn at random; each table's boards are also played "
+        "in the other room with the seats turned",
+        "蛇形排位：第 1 轮随机分桌；每桌的牌在另一房间换位再打一次",
+    ),
+    "note_snake_standings": (
+        "snake seating (蛇形排位) by the standings after round {r} ({points}): table 1 = ranks 1 v 2, "
+        "table 2 = ranks 4 v 3, …",
+        "按第 {r} 轮后的排名（{points}）蛇形排位：1 号桌为第 1 名对第 2 名，2 号桌为第 4 名对第 3 名……",
+    ),
+    "outcome_class": ("Result (class)", "结果（升级档次）"),
+    "outcome_class_help": (
+        "The deal's outcome for the pair's side by finishing places: +3 1st and 2nd, +2 1st and 3rd, "
+        "+1 1st and 4th; −3/−2/−1 when the other side has it (also at K or A, where the level moves "
+        "less or not at all)",
+        "按名次计的本方结果：头游和二游 +3，头游和三游 +2，头游和末游 +1；对方如此则为 −3/−2/−1"
+        "（在 K 或 A 上升级较少或不升级时亦然）",
+    ),
+    "board_sets": ("Matches (board-sets)", "场次（套牌）"),
+    "board_sets_help": (
+        "Board-sets played: the two rooms of one board count as one match",
+        "所打套牌数：同一套牌的两个房间算作一场",
+    ),
+    "entry_pairing_system": ("Pairing system", "编排方式"),
+    "entry_pairing_system_help": (
+        "How the next rounds are paired: automatic (snake seating for a duplicate event, round robin "
+        "for a stage named so, else Swiss), Swiss, round robin, or snake seating (蛇形排位: table 1 = "
+        "ranks 1 v 2, table 2 = ranks 4 v 3, …; round 1 drawn at random)",
+        "下一轮的编排方式：自动（复式赛用蛇形排位，名为循环赛的阶段用循环赛，其余为瑞士移位）、瑞士移位、"
+        "循环赛或蛇形排位（1 号桌为第 1 名对第 2 名，2 号桌为第 4 名对第 3 名……；第 1 轮随机）",
+    ),
+    "pairing_auto": ("automatic", "自动"),
+    "pairing_swiss": ("Swiss", "瑞士移位"),
+    "pairing_round_robin": ("round robin", "循环赛"),
+    "pairing_snake": ("snake seating (蛇形排位)", "蛇形排位"),
+    "duplicate_ranked_note": (
+        "A duplicate event is ranked by this MP table; the match-point table below it counts each "
+        "room as a match and is shown for reference only.",
+        "复式赛以此 MP 表排名；下方的场分表把每个房间算作一场，仅供参考。",
+    ),
+    # puzzles
+    "page_puzzles": ("Puzzles", "残局练习"),
+    "puzzle_kind": (
+        "Positions from real deals where one play alone keeps the best result and the player chose "
+        "another, losing at least one level. Exact, all hands visible (double-dummy): verified by the "
+        "endgame solver against every other play.",
+        "取自实战牌局的局面：只有一种出法能保住最佳结果，而选手选了别的出法，至少少升一级。"
+        "精确结论，四家手牌全部可见（明牌分析）：残局求解器已逐一验证其他所有出法。",
+    ),
+    "puzzles_none": (
+        "No puzzle yet: none of the reviewed mistakes has a single winning play.",
+        "暂无残局：已复盘的失误中没有唯一正解的局面。",
+    ),
+    "puzzle": ("Puzzle", "残局"),
+    "puzzle_to_move": ("**{seat}** to play, level {level}.", "轮到 **{seat}** 出牌，打 {level}。"),
+    "puzzle_table": ("On the table: {play} by {seat}.", "桌面：{seat} 出的 {play}。"),
+    "puzzle_lead": ("A new trick: the player leads.", "新一轮：由该选手首出。"),
+    "puzzle_choose": ("Your play", "你的出法"),
+    "puzzle_play": ("Play", "出牌"),
+    "puzzle_right": ("The best play: the deal ends at {value} levels.", "正解！本副结果为 {value} 级。"),
+    "puzzle_wrong": (
+        "Not the best: the deal ends at {value} levels; the best play reaches {best}.",
+        "不是最佳：本副结果为 {value} 级；正解可得 {best} 级。",
+    ),
+    "puzzle_unsolved": (
+        "The solver could not finish this line within its budget.",
+        "求解器未能在预算内算完这条变化。",
+    ),
+    "puzzle_line": ("What follows under best play", "双方最佳应对下的后续"),
+    "puzzle_answer": ("Answer", "答案"),
+    "puzzle_solution": ("The winning play", "正解"),
+    "puzzle_in_game": ("Played in the game", "实战出法"),
+
 }
 
 

@@ -12,11 +12,13 @@ from gdan import (
     export,
     importer,
     pipeline,
+    puzzles,
     rankings,
     review,
     rules,
     serve,
     simulate,
+    single_dummy,
     tournament,
     users,
     validate,
@@ -30,7 +32,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
 )
 
-for module in (rules, validate, review, simulate, pipeline, serve, rankings, importer):
+for module in (rules, validate, review, single_dummy, puzzles, simulate, pipeline, serve, rankings, importer):
     module.register(app)
 tournament.register(app)
 export.register(app)

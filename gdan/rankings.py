@@ -96,6 +96,12 @@ _LABELS = {
     "p_promote": "chance",
     "expected_rounds": "rounds to next",
     "low_data": "low data",
+    "matches": "matches",
+    "deals_compared": "compared",
+    "mp": "MP",
+    "mp_max": "MP available",
+    "mp_rate": "MP rate",
+    "place_counts": "boards 1st,2nd,…",
 }
 """Short headers of the rich tables (csv and json keep the table's column names)."""
 
@@ -105,7 +111,7 @@ def _cell(column: str, value: Any) -> str:
     times with their offset."""
     if isinstance(value, datetime):
         return time_label(value)
-    if column in ("progress", "p_promote") and value is not None:
+    if column in ("progress", "p_promote", "mp_rate") and value is not None:
         return f"{value:.1%}"
     if column == "low_data":
         return "low data ⚠" if value else ""
@@ -194,6 +200,10 @@ def standings(
     Art. 26–27, `jiangsu`), then decided_by, the step that put the entry below the one ranked
     just above it (empty: first place or a shared rank). Without --event, lists the events
     with their stages, rounds and ruleset.
+
+    A duplicate (複式) event's standings are its MP table (scoring.md §S9): matches (board-sets,
+    the rooms of one board being one match), boards compared, MP, MP available, MP score rate
+    and boards placed 1st, 2nd, …; pairs equal on all of these share the rank, the next skipped.
     """
     if event is None and (stage is not None or round_no is not None):
         raise _fail("--stage and --round need --event (run `gdan standings` to list the events)")
@@ -205,10 +215,17 @@ def standings(
                 raise _fail(f"no standings in {store}: no event has scored rounds yet (run `gdan run`)")
             _emit(events, output, title=f"events with standings in {store}", keep=("event_id", "stage"))
             return
-        table = _event_standings(con, events, event, stage, round_no, overrides)
+        table = _duplicate_standings(con, event, stage, round_no) or _event_standings(
+            con, events, event, stage, round_no, overrides
+        )
     finally:
         con.close()
     rows = table.rows
+    if table.primary == "mp_rate":
+        keep = ("rank", "team_id", "mp_rate", "decided_by")
+        shown = rows.without(["player_1", "player_2"]) if output is OutputFormat.table else rows
+        _emit(shown, output, title=table.title, keep=keep, drop_first=("deals_compared", "mp_max"))
+        return
     if output is OutputFormat.table:
         deductions = [c for c in ("deducted_match_points", "deducted_level_points") if rows.all_zero(c)]
         rows = rows.without(["player_1", "player_2", *deductions])
@@ -219,6 +236,40 @@ def standings(
         keep=("rank", "team_id", rows.columns[-1], table.primary),
         drop_first=("byes", "draws", "losses", "rounds"),
     )
+
+
+def _duplicate_standings(
+    con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int | None
+) -> _Standings | None:
+    """A duplicate event stage's MP table after a round (scoring.md §S9); None for another event."""
+    from pipelines.reads.printout_documents import duplicate_decided
+    from pipelines.reads.tournament_data import LookupFailed, duplicate_ranking, is_duplicate, stage_of
+
+    try:
+        info = stage_of(con, event, stage)
+    except LookupFailed:
+        return None  # the match-point standings' lookup says what is known
+    if not is_duplicate(con, info):
+        return None
+    after = round_no or max(info.rounds)
+    if after not in info.rounds:
+        raise _fail(
+            f"event {event} has no standings after round {after}; rounds: {', '.join(map(str, info.rounds))}"
+        )
+    table = duplicate_ranking(con, info, after)
+    columns = ["rank", "team_id", "player_1", "player_2", "matches", "deals_compared", "mp", "mp_max",
+               "mp_rate", "place_counts", "decided_by"]
+    rows = []
+    for r in table:
+        decided = duplicate_decided(r["decided_by"])
+        r["decided_by"] = None if decided is None else decided[0].format(**decided[1])
+        rows.append(tuple(r[c] for c in columns))
+    stage_text = f" · stage {info.stage}" if info.stage is not None else ""
+    title = (
+        f"{event}{stage_text} · duplicate · after round {after} of {max(info.rounds)} · rules {info.rules} · "
+        "ranked by MP score rate › boards placed 1st › 2nd › … (scoring.md §S9)"
+    )
+    return _Standings(title, Rows(columns, rows), "mp_rate")
 
 
 @dataclass(frozen=True)

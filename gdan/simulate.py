@@ -47,6 +47,14 @@ def simulate(
             "--knockout", min=0, help="Tournaments: a knockout stage of the first N pairs after the rounds."
         ),
     ] = 0,
+    shared_boards: Annotated[
+        bool,
+        typer.Option(
+            "--shared-boards",
+            help="Duplicate tournaments: every table of a round plays the same board, compared across "
+            "all the round's rooms (default: each table's board in its own two rooms).",
+        ),
+    ] = False,
     seed: Annotated[
         int, typer.Option("--seed", help="Same arguments and seed give byte-identical files.")
     ] = 0,
@@ -83,6 +91,7 @@ def simulate(
             matches=matches,
             system=system,
             knockout=knockout,
+            shared_boards=shared_boards,
             progress=True,
         )
     except (ValueError, KeyError, OSError) as exc:

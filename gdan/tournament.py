@@ -1,4 +1,4 @@
-"""`gdan pair`: the table assignments of an event's next round (scoring.md §S8).
+"""`gdan pair`: the table assignments of an event's next round (scoring.md §S8, §S9).
 
 The pairing is :func:`pipelines.reads.pairing_sheet.pairing_sheet` (the dashboards' results entry page
 uses it too): :func:`scoring.pairing.pair_round`, the same code the simulator pairs its
@@ -25,11 +25,13 @@ console = Console(stderr=True)
 
 
 class PairingSystem(StrEnum):
-    """``auto``: knockout or round robin when the stage is called so, else Swiss."""
+    """``auto``: knockout or round robin when the stage is called so, snake seating for a
+    duplicate event, else Swiss."""
 
     AUTO = "auto"
     SWISS = "swiss"
     ROUND_ROBIN = "round_robin"
+    SNAKE = "snake"
     KNOCKOUT = "knockout"
 
 
@@ -42,7 +44,8 @@ def pair(
     system: Annotated[
         PairingSystem,
         typer.Option(
-            help="Pairing system; auto: knockout or round robin for a stage called so, else Swiss.",
+            help="Pairing system; auto: knockout or round robin for a stage called so, snake seating "
+            "for a duplicate event, else Swiss.",
             case_sensitive=False,
         ),
     ] = PairingSystem.AUTO,
@@ -92,6 +95,11 @@ def pair(
     An individual event (partners rotate between rounds, e.g. a dan league) is refused: §S8
     pairs fixed pairs; seat its tables yourself and import their score sheets (`gdan import`).
 
+    Snake seating (scoring.md §S9), the default for a duplicate event: round 1 drawn at random,
+    then table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, table 3 = ranks 5 v 6, … by the MP score
+    rate after round N − 1 (by the standings for another event); each table's boards are also
+    played in the other room with the seats turned.
+
     A round after one with tables that have no result (the tables the event registry drew, or
     teams of the event without a match) is refused too, since their teams would be left out;
     --allow-missing pairs it anyway and records the override in the store's service folder.
@@ -105,6 +113,7 @@ def pair(
     systems: dict[PairingSystem, System] = {
         PairingSystem.SWISS: "swiss",
         PairingSystem.ROUND_ROBIN: "round_robin",
+        PairingSystem.SNAKE: "snake",
         PairingSystem.KNOCKOUT: "knockout",
     }
     chosen = systems.get(system)

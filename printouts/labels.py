@@ -35,6 +35,18 @@ ZH: dict[str, str] = {
     "L": "负",
     "byes": "轮空",
     "MP": "场分",
+    # duplicate (複式) standings, scoring.md §S9
+    "matches": "场次",
+    "results compared": "比较副数",
+    "matchpoints": "比赛分 MP",
+    "MP available": "MP 满分",
+    "MP score rate": "MP 得分率",
+    "boards 1st · 2nd · …": "名次副数 第1 · 第2 · …",
+    "more boards placed {k}": "第{k}名副数更多",
+    "shared rank": "并列",
+    "MP score rate, then boards placed 1st, 2nd, … (duplicate, seed 004)": (
+        "MP 得分率，其次第1、第2……名副数（复式）"
+    ),
     "LP": "级差分",
     "BCTA score": "BCTA 局分",
     "H2H": "胜负关系",

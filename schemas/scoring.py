@@ -277,7 +277,8 @@ DUPLICATE_RESULTS = pa.schema(
         pa.field("rooms", pa.int32(), nullable=False),
     ],
     metadata={"doc": "one row per pair per duplicate deal played in two or more rooms: the pair's "
-                     "signed level result and its matchpoints against the other rooms (scoring.md §S8)"},
+                     "signed outcome class by finishing places (+3/+2/+1, −3/−2/−1) and its "
+                     "matchpoints against the other rooms (scoring.md §S9)"},
 )
 
 DUPLICATE_STANDINGS = pa.schema(
@@ -288,6 +289,7 @@ DUPLICATE_STANDINGS = pa.schema(
         pa.field("team_id", pa.string(), nullable=False),
         pa.field("player_1", pa.string()),
         pa.field("player_2", pa.string()),
+        pa.field("matches", pa.int32()),
         pa.field("deals_compared", pa.int32()),
         pa.field("mp", pa.int32()),
         pa.field("mp_max", pa.int32()),
@@ -296,7 +298,8 @@ DUPLICATE_STANDINGS = pa.schema(
         pa.field("decided_by", pa.string()),
     ],
     metadata={"doc": "one row per pair per duplicate event: MP score rate ranking with seed 004's "
-                     "tie-breaks (deals placed 1st, 2nd, …), equal pairs sharing the rank"},
+                     "tie-breaks (deals placed 1st, 2nd, …), equal pairs sharing the rank and the next "
+                     "rank skipped; matches: board-sets played (the rooms of one board are one match)"},
 )
 
 LUCK_MODEL = pa.schema(

@@ -288,6 +288,38 @@ REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
 """Tables the replay step appends besides ``DERIVED``, computed in the same worker tasks
 (``pipelines.steps.reviews``)."""
 
+SINGLE_DUMMY_REVIEWS = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal_no", pa.int32(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("seat", pa.string(), nullable=False),
+        pa.field("player_id", pa.string()),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("cards_left", pa.int16(), nullable=False),
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("best_action", pa.string(), nullable=False),
+        pa.field("played_mean", pa.float64(), nullable=False),
+        pa.field("played_low", pa.float64(), nullable=False),
+        pa.field("played_high", pa.float64(), nullable=False),
+        pa.field("best_mean", pa.float64(), nullable=False),
+        pa.field("loss", pa.float64(), nullable=False),
+        pa.field("worse_in", pa.int16(), nullable=False),
+        pa.field("layouts", pa.int16(), nullable=False),
+        pa.field("exact_layouts", pa.int16(), nullable=False),
+        pa.field("classes", pa.int32(), nullable=False),
+        pa.field("candidates", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),
+    ],
+    metadata={"doc": "one row per real decision (a play, pass or return card with at least two action "
+                     "classes) of the deals the opt-in single-dummy job reviewed: candidates valued over "
+                     "layouts of the unseen cards sampled from the player's view; values in levels for "
+                     "the deciding team"},
+)
+
+SAMPLED: dict[str, pa.Schema] = {"single_dummy_reviews": SINGLE_DUMMY_REVIEWS}
+"""Tables of the opt-in jobs, never written by a default run (``pipelines.steps.single_dummy``)."""
+
 INCOMPLETE_MATCHES = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),

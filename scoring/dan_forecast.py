@@ -13,6 +13,12 @@ of ``scoring.dan`` (promotion at the threshold, points cleared when the window i
 - ``expected_rounds``: counted rounds until promotion, windows resets included, when more than half
   of the runs promote within ``HORIZON`` rounds (else null: not in sight).
 
+The simulated share is pessimistic: backtested, players promoted more often than it said in almost
+every band of probability (docs/ratings.md). ``p_promote`` is therefore the simulated share mapped
+through :data:`RECALIBRATION`, a Platt mapping fitted on tuning leagues only
+(``benchmarks/bench_dan_forecast.py --fit``) and checked on other seeds; ``expected_rounds`` is the
+simulation's own.
+
 Fewer than ``LOW_DATA_ROUNDS`` rated counted rounds is flagged ``low_data``. The naive baseline
 ``naive_promote`` extrapolates the points per round earned so far in the window.
 """
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from scipy.special import expit, logit
 
 from schemas.scoring import DAN_FORECAST
 from scoring.frames import frame
@@ -35,6 +42,27 @@ LOW_DATA_ROUNDS = 10
 HORIZON = 300
 """Counted rounds simulated at most when counting rounds to the next dan."""
 RESULTS = ("win", "draw", "loss")
+
+
+@dataclass(frozen=True)
+class Recalibration:
+    """p = σ(``intercept`` + ``slope`` · logit(p₀)) of a simulated share p₀, the share first kept
+    half a future away from 0 and 1 (2,000 futures cannot tell 0 from 1 in 4,000)."""
+
+    intercept: float = 0.0
+    slope: float = 1.0
+
+    def __call__(self, share: float) -> float:
+        edge = 0.5 / SIMULATIONS
+        return float(expit(self.intercept + self.slope * logit(min(max(share, edge), 1 - edge))))
+
+
+IDENTITY = Recalibration()
+"""No mapping but the clipping: the simulation's share (what the benchmark fits on)."""
+
+RECALIBRATION = Recalibration(intercept=1.049, slope=0.798)
+"""Fitted by maximum likelihood on the raw backtest forecasts of the tuning leagues (96 × 40, seeds
+1001 and 1002; ``benchmarks/bench_dan_forecast.py --fit``), never on the seeds it is checked on."""
 
 
 @dataclass(frozen=True)
@@ -143,9 +171,13 @@ def window_states(ledger: pl.DataFrame) -> dict[str, WindowState]:
 
 
 def dan_forecast(
-    ledger: pl.DataFrame, history: pl.DataFrame, params: DanParams | None = None
+    ledger: pl.DataFrame,
+    history: pl.DataFrame,
+    params: DanParams | None = None,
+    recalibration: Recalibration = RECALIBRATION,
 ) -> pl.DataFrame:
-    """The ``dan_forecast`` table: one row per player below the top dan."""
+    """The ``dan_forecast`` table: one row per player below the top dan (``p_promote`` mapped
+    through ``recalibration``)."""
     params = params or DanParams()
     rounds = rated_rounds(ledger, history)
     model = point_model(rounds)
@@ -167,7 +199,7 @@ def dan_forecast(
                 "rounds_left": params.windows[state.dan] - state.used,
                 "win_chance": p_win,
                 "rated_rounds": basis,
-                "p_promote": p_promote,
+                "p_promote": recalibration(p_promote),
                 "expected_rounds": expected,
                 "naive_promote": naive_promote(state, params),
                 "low_data": basis < LOW_DATA_ROUNDS,

@@ -1,5 +1,6 @@
-"""Tournament pairing (scoring.md §S8): Swiss without rematches, byes, round-robin rotation and
-knockout brackets with seeding (:mod:`scoring.knockout`).
+"""Tournament pairing (scoring.md §S8, §S9): Swiss without rematches, byes, round-robin rotation,
+snake seating (蛇形排位) for duplicate events and knockout brackets with seeding
+(:mod:`scoring.knockout`).
 
 One implementation for the simulator (``simulator.tournament``) and for pairing the next round
 of a real event (``gdan pair``), so a simulated tournament is paired exactly like a real one.
@@ -15,8 +16,8 @@ from typing import Literal
 
 from scoring.knockout import Winners, knockout_round
 
-System = Literal["swiss", "round_robin", "knockout"]
-SYSTEMS: tuple[System, ...] = ("swiss", "round_robin", "knockout")
+System = Literal["swiss", "round_robin", "snake", "knockout"]
+SYSTEMS: tuple[System, ...] = ("swiss", "round_robin", "snake", "knockout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,13 @@ def pair_round(
     - ``swiss`` later rounds: ``teams`` is the ranking after the previous round (best first);
       neighbours are paired top-down without rematches (``met``), and with an odd number of
       teams the lowest-ranked team without a bye (``had_bye``) sits out (`national` Art. 26).
+    - ``snake`` (蛇形排位, §S9, seed 004): round 1 is the random draw of a Swiss round 1; later
+      rounds seat ``teams``, the ranking after the previous round (a duplicate event's MP score
+      rate), in snake order: table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, table 3 = ranks 5 v 6,
+      … (the first named sits E–W). Rematches are not avoided (seed 004 seats by rank alone; they
+      are listed in ``rematches``). In a duplicate event each table's boards are also played in
+      the other room with the seats turned, which is the caller's to schedule. With an odd
+      number of teams the lowest-ranked team without a bye sits out first, as in a Swiss.
     - ``knockout``: ``teams`` is the seeding (seed 1 first, :func:`scoring.knockout.seeding`);
       round 1 is the seeded bracket with byes to the top seeds, later rounds advance the
       ``winners`` of the earlier ones (:func:`scoring.knockout.knockout_round`); the better
@@ -91,6 +99,9 @@ def pair_round(
         else:
             ranking, avoid = list(teams), met
         pairs, bye = swiss_pairs(ranking, set(avoid), set(had_bye))
+    elif system == "snake":
+        ranking = first_round_order(teams, seed) if round_no == 1 else list(teams)
+        pairs, bye = snake_pairs(ranking, set(had_bye))
     else:
         raise ValueError(f"unknown pairing system {system!r}; expected one of {', '.join(SYSTEMS)}")
     tables = tuple(Table(i, ew, ns) for i, (ew, ns) in enumerate(pairs, start=1))
@@ -149,6 +160,25 @@ def swiss_pairs(
     pairs = _pair(teams, met)
     if pairs is None:
         pairs = [(teams[i], teams[i + 1]) for i in range(0, len(teams), 2)]
+    return pairs, bye
+
+
+def snake_pairs(
+    ranking: Sequence[str], had_bye: Collection[str] = ()
+) -> tuple[list[tuple[str, str]], str | None]:
+    """Snake seating (蛇形排位, scoring.md §S9, seed 004 "按照當前排名進行蛇形排位") of ``ranking``
+    (best first): table k takes the next two ranks, in rank order on odd tables and reversed on
+    even ones (1 v 2, 4 v 3, 5 v 6, 8 v 7, …). With an odd number of teams the lowest-ranked team
+    without a bye (``had_bye``) sits out first (`national` Art. 26)."""
+    teams = list(ranking)
+    bye = None
+    if len(teams) % 2:
+        bye = next((t for t in reversed(teams) if t not in had_bye), teams[-1])
+        teams.remove(bye)
+    pairs = []
+    for k in range(len(teams) // 2):
+        first, second = teams[2 * k], teams[2 * k + 1]
+        pairs.append((first, second) if k % 2 == 0 else (second, first))
     return pairs, bye
 
 

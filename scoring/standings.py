@@ -50,6 +50,8 @@ class _Team:
     deducted_match_points: float = 0.0
     deducted_level_points: float = 0.0
     opponents: list[str] = field(default_factory=list)
+    """Every opponent met, once per round: the rooms of one duplicate board are one meeting (§S9)."""
+    met_in_round: set[tuple[Any, str]] = field(default_factory=set)
     meetings: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0.0]))
     """Per opponent: [match points, level points] scored against it."""
 
@@ -69,7 +71,9 @@ class _Team:
         self.losses += result == "loss"
         self.byes += result == "bye"
         for opp in row["opponents"] or []:
-            self.opponents.append(opp)
+            if (row["round"], opp) not in self.met_in_round:
+                self.met_in_round.add((row["round"], opp))
+                self.opponents.append(opp)
             self.meetings[opp][0] += row["match_points"] or 0.0
             self.meetings[opp][1] += row["level_points"] or 0
 

@@ -184,6 +184,7 @@ def simulate_to_dir(
     matches: int = 20,
     system: str = "swiss",
     knockout: int = 0,
+    shared_boards: bool = False,
     progress: bool = False,
     start: datetime = MATCHES_START,
 ) -> SimulationSummary:
@@ -191,10 +192,11 @@ def simulate_to_dir(
 
     Defaults: tournaments are Swiss (`system`: swiss, round_robin, duplicate or knockout) of
     `pairs` pairs over 5 rounds under `national`, then, with `knockout` = k, a knockout stage of
-    the first k (``simulator.tournament``); leagues have 240 players over 40 sessions under `bcta`
-    (its 60-minute / 11-deal rounds); `matches` runs `matches` independent matches among
-    `players` (default 16) players, two hours apart from `start`. `rounds` and `format` override
-    the defaults.
+    the first k (``simulator.tournament``); a duplicate tournament with `shared_boards` plays one
+    board a round at every table, compared across all the round's rooms; leagues have 240 players
+    over 40 sessions under `bcta` (its 60-minute / 11-deal rounds); `matches` runs `matches`
+    independent matches among `players` (default 16) players, two hours apart from `start`.
+    `rounds` and `format` override the defaults.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -208,7 +210,7 @@ def simulate_to_dir(
         if system not in SYSTEMS:
             raise ValueError(f"unknown tournament system {system!r}; expected one of {', '.join(SYSTEMS)}")
         teams, roster = make_teams(pairs, seed)
-        schedule = Tournament(teams, system, ruleset, fmt, seed, n_rounds, knockout)
+        schedule = Tournament(teams, system, ruleset, fmt, seed, n_rounds, knockout, shared_boards)
         team_of = {p.id: t.id for t in teams for p in t.players}
     elif kind == "league":
         roster = make_players(players or DEFAULT_LEAGUE_PLAYERS, seed)

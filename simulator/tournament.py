@@ -5,6 +5,13 @@ scoring.md §S8). A tournament is played round by round: `specs(round)` builds t
 standings so far, `record(round, results)` scores them (match points 2/1/0, bye 1.5 and 17,
 level-difference points 13 ± d) for the next Swiss pairing.
 
+A duplicate tournament is seated by snake seating (蛇形排位, scoring.md §S9, seed 004): round 1
+drawn at random, later rounds table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, … by the MP score
+rate so far (``scoring.duplicate``: each deal's outcome class compared across the rooms that held
+the same cards, boards placed 1st, 2nd, … breaking ties); each table's board is played in an open
+and a closed room with the seats turned; with ``shared_boards`` every table of a round plays the
+same board, so a deal is compared across all the round's rooms (rooms ``open-t1``, ``closed-t1``, …).
+
 A knockout stage (``scoring.knockout``, the same code as ``gdan pair``) follows the stage's
 rounds when ``knockout`` = k > 0: the first k of the ranking are seeded by their place (`huaian`
 Art. 25 "以前一階段比賽的名次"), e.g. a Swiss then a top-8 knockout. System ``knockout`` is a
@@ -20,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
 from replay.rulesets import RoundFormat, Ruleset
+from scoring.duplicate import matchpoints
 from scoring.knockout import knockout_round, rounds_needed
 from scoring.pairing import pair_round
 from simulator.match import MatchResult, MatchSpec
@@ -44,6 +52,16 @@ class Standing:
     level_points: int = 0
     met: set[str] = field(default_factory=set)
     bye: bool = False
+    mp: int = 0
+    """Duplicate: matchpoints earned, out of ``mp_max`` (scoring.md §S9)."""
+    mp_max: int = 0
+    places: list[int] = field(default_factory=list)
+    """Duplicate: the place of each compared result (1 = best)."""
+
+    def mp_key(self, most: int) -> tuple[float, ...]:
+        """The §S9 order: MP score rate, then results placed 1st, 2nd, … ``most`` (higher first)."""
+        rate = self.mp / self.mp_max if self.mp_max else 0.0
+        return (rate, *(self.places.count(k) for k in range(1, most + 1)))
 
 
 def level_difference(result: MatchResult) -> int:
@@ -65,6 +83,7 @@ class Tournament:
         seed: int,
         rounds: int,
         knockout: int = 0,
+        shared_boards: bool = False,
     ) -> None:
         if system not in SYSTEMS:
             raise ValueError(f"unknown tournament system {system!r}; expected one of {', '.join(SYSTEMS)}")
@@ -78,6 +97,9 @@ class Tournament:
         self.rules = rules
         self.format = fmt
         self.seed = seed
+        self.shared_boards = shared_boards and system == "duplicate"
+        """Duplicate: every table of a round plays the same board, so each deal is compared across
+        all the round's rooms (2 per table) instead of the two rooms of one table."""
         if system == "knockout":
             rounds = 0
         elif system == "round_robin":
@@ -92,6 +114,8 @@ class Tournament:
         self.standings = {t.id: Standing() for t in teams}
         self.next_start = datetime(2026, 6, 18, 9, 0, tzinfo=CHINA)
         self._tables: dict[str, tuple[str, str]] = {}
+        self._boards: dict[str, str] = {}
+        """Duplicate: match id → its board."""
 
     def file_name(self, round_no: int) -> str:
         """Stable file name of a round's events (knockout rounds: ``-koNN``)."""
@@ -113,13 +137,21 @@ class Tournament:
     def _ranking(self) -> list[str]:
         tiebreak = random.Random(f"rank:{self.seed}")
         jitter = {t: tiebreak.random() for t in self.teams}
+        if self.system == "duplicate":
+            most = max((p for s in self.standings.values() for p in s.places), default=1)
+            mp_key = {t: tuple(-v for v in self.standings[t].mp_key(most)) for t in self.teams}
+            return sorted(self.teams, key=lambda t: (mp_key[t], jitter[t]))
         return sorted(
             self.teams,
             key=lambda t: (-self.standings[t].match_points, -self.standings[t].level_points, jitter[t]),
         )
 
     def _pairs(self, round_no: int) -> list[tuple[str, str]]:
-        system: Literal["swiss", "round_robin"] = "round_robin" if self.system == "round_robin" else "swiss"
+        systems: dict[str, Literal["swiss", "round_robin", "snake"]] = {
+            "round_robin": "round_robin",
+            "duplicate": "snake",
+        }
+        system = systems.get(self.system, "swiss")
         ranking = list(self.teams) if round_no == 1 or system == "round_robin" else self._ranking()
         pairing = pair_round(
             system,
@@ -146,12 +178,16 @@ class Tournament:
             pairs, stage, stage_round, tag = self._knockout_pairs(ko_round), KNOCKOUT_STAGE, ko_round, "ko"
         else:
             pairs, stage, stage_round, tag = self._pairs(round_no), self.system, round_no, "r"
-        for board, (a, b) in enumerate(pairs, start=1):
-            rooms = (
+        shared = self.shared_boards and ko_round <= 0
+        for number, (a, b) in enumerate(pairs, start=1):
+            board = 1 if shared else number
+            rooms: tuple[tuple[str | None, str, str], ...] = (
                 (("open", a, b), ("closed", b, a))
                 if self.system == "duplicate" and ko_round <= 0
                 else ((None, a, b),)
             )
+            if shared:
+                rooms = tuple((f"{room}-t{number}", ew, ns) for room, ew, ns in rooms)
             deck_seed = f"{self.event_id}:{tag}{stage_round}:b{board}"
             for room, ew, ns in rooms:
                 table = len(specs) + 1
@@ -159,6 +195,8 @@ class Tournament:
                 e, w = self.teams[ew].players
                 n, s = self.teams[ns].players
                 self._tables[match_id] = (ew, ns)
+                if room:
+                    self._boards[match_id] = f"{self.event_id}-{tag}{stage_round}-b{board}"
                 specs.append(
                     MatchSpec(
                         match_id=match_id,
@@ -209,10 +247,35 @@ class Tournament:
                     standing.level_points += 13 + d
                 else:
                     standing.level_points += 13 - d
+        self._matchpoint(results)
         last = max(r.end for r in results) if results else self.next_start
         start = last + timedelta(minutes=20)
         start += timedelta(minutes=(-start.minute) % 5, seconds=-start.second)
         self.next_start = start
+
+
+    def _matchpoint(self, results: list[MatchResult]) -> None:
+        """Duplicate rooms: compare each deal's outcome class of the pairs that held the same cards
+        (scoring.md §S9) and add their matchpoints and places to the standings."""
+        compared: dict[tuple[str, int, str], list[tuple[str, int]]] = {}
+        for result in results:
+            board = self._boards.get(result.match_id)
+            if board is None:
+                continue
+            teams = dict(zip(("EW", "NS"), self._tables[result.match_id], strict=True))
+            for deal_no, (winner, outcome) in enumerate(result.deal_winners, start=1):
+                for side, team in teams.items():
+                    held = compared.setdefault((board, deal_no, side), [])
+                    held.append((team, outcome if side == winner else -outcome))
+        for entries in compared.values():
+            if len(entries) < 2:
+                continue  # played in one room only: no comparison (national Art. 37)
+            scored = matchpoints([r for _, r in entries])
+            for (team, _), (mp, mp_max, place) in zip(entries, scored, strict=True):
+                standing = self.standings[team]
+                standing.mp += mp
+                standing.mp_max += mp_max
+                standing.places.append(place)
 
 
 def _check_knockout(qualifiers: int, teams: int, rules: Ruleset, fmt: RoundFormat) -> None:

@@ -49,7 +49,8 @@ _BOMBS_OF_SEATS = f"""
 
 def coach_win_by_bombs(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Deal wins of the filtered seats' teams by natural bombs held (dealt) and bombs played
-    (capped at 4, meaning 4 or more): ``kind`` held|used, ``bombs``, ``wins`` and ``n`` seats."""
+    (capped at 4, meaning 4 or more): ``kind`` held|used, ``bombs``, ``wins`` and ``n`` seats.
+    Results-only deals are left out (neither is known)."""
     seats, params = seats_cte(player, filters)
     return dataframe(
         con,
@@ -58,7 +59,7 @@ def coach_win_by_bombs(con: Con, *, player: str | None, filters: SeatFilters = N
         h AS (
             SELECT least(natural_bombs, 4) AS held, least(bombs_played, 4) AS used,
                    (winning_team = team) AS won
-            FROM seats WHERE winning_team IS NOT NULL
+            FROM seats WHERE winning_team IS NOT NULL AND NOT results_only
         )
         SELECT 'held' AS kind, held AS bombs, count(*) FILTER (WHERE won) AS wins, count(*) AS n
         FROM h WHERE held IS NOT NULL GROUP BY ALL
@@ -71,7 +72,10 @@ def coach_win_by_bombs(con: Con, *, player: str | None, filters: SeatFilters = N
 
 
 def coach_bombs_per_deal(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
-    """The filtered seat-deals' deals (each once) by the number of bombs played in them, both teams."""
+    """The filtered seat-deals' deals (each once) by the number of bombs played in them, both teams.
+
+    Results-only deals are left out: their bombs are unknown, not 0 (docs/event-extensions.md).
+    """
     seats, params = seats_cte(player, filters)
     return dataframe(
         con,
@@ -79,6 +83,7 @@ def coach_bombs_per_deal(con: Con, *, player: str | None, filters: SeatFilters =
         WITH {seats}
         SELECT coalesce(d.bombs_EW, 0) + coalesce(d.bombs_NS, 0) AS bombs, count(*) AS n
         FROM deals d SEMI JOIN seats s USING (match_id, deal_no)
+        WHERE d.plays IS NOT NULL
         GROUP BY ALL ORDER BY bombs
         """,
         params,

@@ -64,6 +64,23 @@ def coach_deal_record(con: Con, *, player: str | None, filters: SeatFilters = NO
     )
 
 
+def coach_results_only(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
+    """One row: the filtered seat-deals' results-only deals (each once; docs/event-extensions.md),
+    which the Tributes and Bombs pages leave out for want of play: ``deals`` and ``after_first``
+    (those after a match's first deal, the ones that could have had a tribute, rules.md §6)."""
+    seats, params = seats_cte(player, filters)
+    return dataframe(
+        con,
+        f"""
+        WITH {seats}
+        SELECT count(DISTINCT (match_id, deal_no)) AS deals,
+               count(DISTINCT (match_id, deal_no)) FILTER (WHERE deal_no > 1) AS after_first
+        FROM seats WHERE results_only
+        """,
+        params,
+    )
+
+
 def coach_finish_positions(con: Con, *, player: str, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
     """Finishing positions (rules.md §5.5) of the player's seat-deals passing the filters and of
     everyone's under the same filters but the partner (``player_n``, ``population_n``).

@@ -41,7 +41,12 @@ def player_dan(con: Con, *, player: str) -> pd.DataFrame:
 
 def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
     """Players nearest to their next dan (scoring.md §S5): fewest points to go first; ``last_played``
-    in the local time of the player's latest round."""
+    in the local time of the player's latest round.
+
+    ``window_points`` are the points earned in the current window (the total less the total held
+    on reaching the dan, what a reset clears back to) of the ``window_needed`` it takes from there:
+    ``progress`` is their ratio, 0 right after a promotion or a reset whatever the total.
+    """
     return dataframe(
         con,
         f"""
@@ -52,12 +57,17 @@ def close_to_promotion(con: Con, *, limit: int = 50) -> pd.DataFrame:
             ORDER BY points_to_next, rounds_left DESC, player_id LIMIT $limit
         ),
         last_round AS (
-            SELECT l.player_id, arg_max(o.utc_offset_min, (l.started_at, l.seq)) AS utc_offset_min
+            SELECT l.player_id, arg_max(o.utc_offset_min, (l.started_at, l.seq)) AS utc_offset_min,
+                   coalesce(arg_max(l.total_after, l.seq) FILTER (WHERE l.event = 'promoted'), 0) AS held
             FROM dan_ledger l SEMI JOIN near USING (player_id) LEFT JOIN {MATCH_OFFSETS} o USING (match_id)
             GROUP BY l.player_id
         )
-        SELECT near.* REPLACE ({sql_time_label("near.last_played", "last_round.utc_offset_min")}
-                               AS last_played)
+        SELECT near.player_id, near.dan, near.points,
+               near.points - coalesce(last_round.held, 0) AS window_points,
+               near.next_threshold - coalesce(last_round.held, 0) AS window_needed,
+               near.progress, near.next_dan, near.next_threshold, near.points_to_next,
+               near.window_rounds_used, near.rounds_left,
+               {sql_time_label("near.last_played", "last_round.utc_offset_min")} AS last_played
         FROM near LEFT JOIN last_round USING (player_id)
         ORDER BY points_to_next, rounds_left DESC, player_id
         """,

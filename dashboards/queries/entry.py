@@ -7,6 +7,7 @@ import pandas as pd
 
 from dashboards.queries.common import Con, dataframe
 from pipelines.reads.pairing_sheet import PairingSheet
+from scoring.pairing import System
 
 
 def entry_events(con: Con) -> pd.DataFrame:
@@ -66,12 +67,14 @@ def entry_pairing(
     round_no: int,
     drawn: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | None = None,
     allow_missing: bool = False,
+    system: System | None = None,
 ) -> PairingSheet:
-    """The tables of round ``round_no`` by scoring.md §S8, as `gdan pair` gives them (raises
+    """The tables of round ``round_no`` by scoring.md §S8/§S9, as `gdan pair` gives them (raises
     ``pipelines.reads.tournament_data.LookupFailed`` when the event cannot be paired); ``drawn``: the
     round before as the registry drew it (table, (seat, player)…), ``allow_missing``: pair
-    although that round lacks results."""
+    although that round lacks results; ``system``: the pairing system (None: `gdan pair`'s auto,
+    snake seating for a duplicate event)."""
     from pipelines.reads.pairing_sheet import pairing_sheet
 
     tables = None if drawn is None else {table: dict(seats) for table, seats in drawn}
-    return pairing_sheet(con, event, stage, round_no, None, 0, None, tables, allow_missing)
+    return pairing_sheet(con, event, stage, round_no, system, 0, None, tables, allow_missing)

@@ -31,8 +31,13 @@ def overview_totals(con: Con) -> pd.DataFrame:
     )
 
 
+MATCH_STATUSES = ("valid", "partial", "results_only", "invalid")
+"""The statuses a replayed match can have (events.md "Validation" and "Results-only deals"): the
+Overview shows a tile for each, so the tiles add up to the match total."""
+
+
 def status_counts(con: Con) -> pd.DataFrame:
-    """Matches by validation status (events.md "Validation"): valid, partial, invalid."""
+    """Matches by status (events.md "Validation", "Results-only deals"): one row per status present."""
     return dataframe(con, "SELECT status, count(*) AS n FROM matches GROUP BY status ORDER BY status")
 
 

@@ -75,7 +75,8 @@ def seats_cte(
     player: str | None, filters: SeatFilters, *, partner_column: bool = False
 ) -> tuple[str, dict[str, Any]]:
     """The CTE ``seats`` (one row per seat per deal of ``player``, or of everyone for ``None``,
-    passing ``filters``) and its bound parameters.
+    passing ``filters``) and its bound parameters. ``results_only`` marks a deal recorded by its
+    result alone (docs/event-extensions.md: no play, so no tribute cards, bombs or tricks).
 
     Only the filters that are set become conditions (their values are bound, never written into
     the SQL), and ``matches`` is joined only when a filter or the ``partner_id`` column
@@ -93,7 +94,7 @@ def seats_cte(
     seats AS (
         SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
                h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
-               d.rules{partner}
+               d.rules, d.plays IS NULL AS results_only{partner}
         FROM deal_hands h JOIN deals d USING (match_id, deal_no){match}
         WHERE {where}
     )

@@ -100,12 +100,25 @@ def standings(con: Con, *, event: str, round_no: int | None = None) -> pd.DataFr
     )
 
 
-def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
-    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S8)."""
+def duplicate_standings(con: Con, *, event: str, after_round: int | None = None) -> pd.DataFrame:
+    """A duplicate event's pairs by MP score rate (``duplicate_standings``, scoring.md §S9); after
+    an earlier round (``after_round``), ranked again from the boards of the rounds up to it."""
+    if after_round is not None:
+        from scoring.duplicate import duplicate_standings as rank
+
+        results = con.execute(
+            "SELECT r.* FROM duplicate_results r JOIN matches m USING (match_id) "
+            "WHERE r.event_id = $event AND m.round <= $after",
+            {"event": event, "after": after_round},
+        ).pl()
+        if results.is_empty():
+            return dataframe(con, "SELECT * FROM duplicate_standings WHERE false")
+        table = rank(results).sort("stage", "rank", "team_id", nulls_last=False)
+        return table.drop("event_id").to_pandas()
     return dataframe(
         con,
         """
-        SELECT stage, rank, team_id, player_1, player_2, deals_compared, mp, mp_max, mp_rate,
+        SELECT stage, rank, team_id, player_1, player_2, matches, deals_compared, mp, mp_max, mp_rate,
                place_counts, decided_by
         FROM duplicate_standings WHERE event_id = $event
         ORDER BY stage NULLS FIRST, rank, team_id
@@ -115,7 +128,7 @@ def duplicate_standings(con: Con, *, event: str) -> pd.DataFrame:
 
 
 def duplicate_results(con: Con, *, event: str) -> pd.DataFrame:
-    """A duplicate event's results per board and deal: each pair's level result and matchpoints."""
+    """A duplicate event's results per board and deal: each pair's outcome class and matchpoints (§S9)."""
     return dataframe(
         con,
         """

@@ -11,14 +11,18 @@ from schemas.vocabulary import sql_rank, sql_team
 
 
 def coach_tribute_kinds(con: Con, *, player: str | None, filters: SeatFilters = NO_FILTERS) -> pd.DataFrame:
-    """Deals after the first (rules.md §6) among the filtered seat-deals' deals, by tribute kind."""
+    """Deals after the first (rules.md §6) among the filtered seat-deals' deals, by tribute kind.
+
+    Results-only deals are left out: without their play a sheet may show no tribute at all, which
+    is not "none" (the page says how many, :func:`dashboards.queries.coach.coach_results_only`).
+    """
     seats, params = seats_cte(player, filters)
     return dataframe(
         con,
         f"""
         WITH {seats}
         SELECT coalesce(tribute_kind, 'none') AS kind, count(DISTINCT (match_id, deal_no)) AS n
-        FROM seats WHERE deal_no > 1
+        FROM seats WHERE deal_no > 1 AND NOT results_only
         GROUP BY ALL ORDER BY n DESC, kind
         """,
         params,
@@ -53,6 +57,7 @@ def coach_level_gain(con: Con, *, player: str | None, filters: SeatFilters = NO_
     the teams of the filtered seats in deals with a tribute paid (each deal once per team).
 
     Rows: ``side`` (payer|receiver), ``gain`` (0 when the other team won the deal), ``n`` deals.
+    Results-only deals are left out, as in :func:`coach_tribute_kinds`.
     """
     seats, params = seats_cte(player, filters)
     return dataframe(
@@ -67,7 +72,7 @@ def coach_level_gain(con: Con, *, player: str | None, filters: SeatFilters = NO_
             SELECT DISTINCT s.match_id, s.deal_no, s.team, s.winning_team, s.level_gain,
                    CASE WHEN s.team = p.payer_team THEN 'payer' ELSE 'receiver' END AS side
             FROM seats s JOIN payers p USING (match_id, deal_no)
-            WHERE s.winning_team IS NOT NULL
+            WHERE s.winning_team IS NOT NULL AND NOT s.results_only
         )
         SELECT side, CASE WHEN winning_team = team THEN level_gain ELSE 0 END AS gain, count(*) AS n
         FROM sides GROUP BY ALL ORDER BY side, gain

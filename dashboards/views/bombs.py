@@ -3,7 +3,8 @@ left, bombs on the partner, 四大天王 and 同花顺, and deal win rate by bom
 
 Everything follows the coach's filters (one player or all; date range, event, ruleset, partner,
 seat, level; :mod:`dashboards.filters`), kept in the address; every rate shows its numerator and
-denominator, greyed below the minimum sample.
+denominator, greyed below the minimum sample. Results-only deals (no play recorded) are left out,
+and the page says how many.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import streamlit as st
 from dashboards import charts
 from dashboards.filters import filter_bar, rate_metric
 from dashboards.queries.bombs import coach_bombs, coach_bombs_per_deal, coach_win_by_bombs
-from dashboards.queries.coach import coach_deal_record
+from dashboards.queries.coach import coach_deal_record, coach_results_only
 from dashboards.queries.players import players
 from dashboards.ui import flag_low_data, no_data, player_picker, run, show_figure, show_table, tr
 
@@ -26,6 +27,8 @@ if roster.empty:
 player = player_picker(roster, key="bm_player", all_option=True)
 filters, minimum = filter_bar("bm", player, roster)
 record = run(coach_deal_record, player=player, filters=filters).iloc[0]
+excluded = int(run(coach_results_only, player=player, filters=filters).iloc[0]["deals"])
+st.caption(tr("results_only_excluded").format(n=excluded))
 seats = int(record["deals"])
 if seats == 0:
     st.info(tr("no_deals_filtered"), icon=":material/search:")

@@ -47,14 +47,17 @@ else:
                 "points": tr("dan_points"),
                 "next_threshold": tr("next_threshold"),
                 "points_to_next": tr("points_to_next"),
+                "window_points": tr("window_points"),
+                "window_needed": tr("window_needed"),
                 "progress": st.column_config.ProgressColumn(
-                    tr("progress"), format="percent", min_value=0, max_value=1
+                    tr("window_progress"), format="percent", min_value=0, max_value=1
                 ),
                 "window_rounds_used": tr("window_used"),
                 "rounds_left": tr("rounds_left"),
                 "last_played": tr("last_played_local"),
             },
         )
+        st.caption(tr("window_progress_note"))
     st.subheader(tr("forecast"))
     st.caption(tr("forecast_intro"))
     forecast = run(promotion_forecast)

@@ -56,8 +56,14 @@ from printouts import Section, to_csv
 from replay import BUILTIN
 from replay.rulesets import RoundFormat, parse_round_format
 from schemas.vocabulary import SEATS
+from scoring.pairing import System
 from service import confirmation, registry
 from service.confirmation import CONFIRMING_SIDE, ENTERING_SIDE
+
+PAIRING_SYSTEMS: tuple[System | None, ...] = (None, "swiss", "round_robin", "snake")
+"""The pairing systems a manager may choose (None: `gdan pair`'s auto: knockout or round robin for
+a stage named so, snake seating for a duplicate event, else Swiss); a knockout is `gdan pair`'s."""
+
 
 # The event choice that opens the new-event form.
 NEW = "\0new"
@@ -321,6 +327,15 @@ from_url("en_round", "round", parse=_positive)
 round_no = int(st.number_input(tr("round"), min_value=1, step=1, key="en_round"))
 to_url("en_round", "round", round_no, default=last + 1)
 
+if manages:
+    st.selectbox(
+        tr("entry_pairing_system"),
+        PAIRING_SYSTEMS,
+        key=f"en_system_{event_id}",
+        format_func=lambda s: tr(f"pairing_{s or 'auto'}"),
+        help=tr("entry_pairing_system_help"),
+    )
+
 if reg is not None and manages:
     with st.expander(f"{tr('entry_registered_pairs')} ({len(reg.pairs)})"):
         for number, pair in enumerate(reg.pairs):
@@ -348,8 +363,8 @@ def _drawn(round_before: int) -> tuple[tuple[str, tuple[tuple[str, str], ...]], 
 
 
 def _pairing(round_to_pair: int, override: bool) -> PairingSheet:
-    """The §S8 pairing of a round (``override``: although the round before lacks results, which
-    is recorded: who, when, which tables)."""
+    """The §S8/§S9 pairing of a round by the system chosen (``override``: although the round
+    before lacks results, which is recorded: who, when, which tables)."""
     sheet = run(
         queries.entry_pairing,
         event=event_id,
@@ -357,6 +372,7 @@ def _pairing(round_to_pair: int, override: bool) -> PairingSheet:
         round_no=round_to_pair,
         drawn=_drawn(round_to_pair - 1),
         allow_missing=override,
+        system=st.session_state.get(f"en_system_{event_id}"),
     )
     if sheet.missing is not None:
         registry.record_override(

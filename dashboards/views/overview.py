@@ -7,7 +7,13 @@ import streamlit as st
 from dashboards import charts
 from dashboards.i18n import LABELS
 from dashboards.naming import ruleset_name
-from dashboards.queries.overview import matches_by_ruleset, matches_per_day, overview_totals, status_counts
+from dashboards.queries.overview import (
+    MATCH_STATUSES,
+    matches_by_ruleset,
+    matches_per_day,
+    overview_totals,
+    status_counts,
+)
 from dashboards.ui import lang, no_data, run, show_chart, show_figure, show_table, tr
 
 st.title(f"🃏 {tr('app_title')} · {tr('page_overview')}")
@@ -27,9 +33,9 @@ if first is not None and str(first) != "NaT":
 
 status = run(status_counts)
 counts = dict(zip(status["status"], status["n"], strict=True))
-status_cols = st.columns(3)
-for col, key in zip(status_cols, ("valid", "partial", "invalid"), strict=True):
-    col.metric(tr(f"status_{key}"), f"{int(counts.get(key, 0)):,}")
+shown = [*MATCH_STATUSES, *sorted(set(counts) - set(MATCH_STATUSES))]
+for col, key in zip(st.columns(len(shown)), shown, strict=True):
+    col.metric(tr(f"status_{key}") if f"status_{key}" in LABELS else key, f"{int(counts.get(key, 0)):,}")
 
 left, right = st.columns(2)
 with left:

@@ -37,6 +37,97 @@ from dashboards.ui import (
 )
 from pipelines.reads.printout_documents import round_document, standings_document
 
+
+def duplicate_sections(event: str, after_round: int | None, names: dict[str, str]) -> None:
+    """A duplicate (複式) event's standings, its MP table (scoring.md §S9) after ``after_round``
+    (None: the last), and its results per board; pairs by their players' ``names``."""
+    st.subheader(tr("duplicate_standings"))
+    st.caption(tr("duplicate_intro"))
+    duplicate = run(duplicate_standings, event=event, after_round=after_round)
+    if not duplicate.empty:
+        duplicate = duplicate.assign(
+            pair=[
+                " / ".join(names.get(p, p) for p in pair if isinstance(p, str))
+                for pair in zip(duplicate["player_1"], duplicate["player_2"], strict=True)
+            ],
+            place_counts=[
+                " · ".join(str(n) for n in counts) if counts is not None else ""
+                for counts in duplicate["place_counts"]
+            ],
+            decided_by=[decided_label(d) for d in duplicate["decided_by"]],
+        )[
+            [
+                "rank",
+                "pair",
+                "team_id",
+                "matches",
+                "deals_compared",
+                "mp",
+                "mp_max",
+                "mp_rate",
+                "place_counts",
+                "decided_by",
+            ]
+        ]
+    show_table(
+        duplicate,
+        "duplicate_standings",
+        column_config={
+            "rank": "#",
+            "pair": tr("pair"),
+            "team_id": tr("team"),
+            "matches": st.column_config.NumberColumn(tr("board_sets"), help=tr("board_sets_help")),
+            "deals_compared": tr("deals_compared"),
+            "mp": tr("mp"),
+            "mp_max": tr("mp_max"),
+            "mp_rate": st.column_config.NumberColumn(tr("mp_rate"), format="percent"),
+            "place_counts": tr("place_counts"),
+            "decided_by": tr("decided_by"),
+        },
+    )
+    st.subheader(tr("duplicate_boards"))
+    boards = run(duplicate_results, event=event)
+    if not boards.empty:
+        boards = boards.assign(
+            pair=[
+                " / ".join(names.get(p, p) for p in pair if isinstance(p, str))
+                for pair in zip(boards["player_1"], boards["player_2"], strict=True)
+            ],
+            room=[tr(f"room_{r}") if r in ("open", "closed") else (r or "") for r in boards["room"]],
+        )[
+            [
+                "board",
+                "deal_no",
+                "direction",
+                "room",
+                "pair",
+                "result",
+                "mp",
+                "mp_max",
+                "place",
+                "rooms",
+                "match_id",
+            ]
+        ]
+    show_table(
+        boards,
+        "duplicate_results",
+        column_config={
+            "board": tr("board"),
+            "deal_no": tr("choose_deal"),
+            "direction": tr("direction"),
+            "room": tr("room"),
+            "pair": tr("pair"),
+            "result": st.column_config.NumberColumn(tr("outcome_class"), help=tr("outcome_class_help")),
+            "mp": tr("mp"),
+            "mp_max": tr("mp_max"),
+            "place": tr("place"),
+            "rooms": tr("rooms"),
+            "match_id": tr("choose_match"),
+        },
+    )
+
+
 st.title(tr("page_tournament"))
 
 stored_events = run(events)
@@ -75,10 +166,15 @@ with right:
 to_url("tn_round", "round", "all" if round_no is None else round_no, default=last_round)
 
 shown_round = round_no if round_no is not None else max(rounds, default="")
-st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
-table = run(standings, event=event, round_no=round_no)
 roster = run(players)
 player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict=True) if isinstance(n, str)}
+duplicate_event = bool(stored_events.set_index("event_id")["duplicate"].get(event, False))
+if duplicate_event:
+    duplicate_sections(event, None if round_no in (None, last_round) else round_no, player_names)
+st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
+if duplicate_event:
+    st.caption(tr("duplicate_ranked_note"))
+table = run(standings, event=event, round_no=round_no)
 key = table["primary_key"].dropna()
 points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
 if table.empty:
@@ -165,88 +261,3 @@ show_table(
         "level_diff": tr("level_diff"),
     },
 )
-
-if bool(stored_events.set_index("event_id")["duplicate"].get(event, False)):
-    st.subheader(tr("duplicate_standings"))
-    st.caption(tr("duplicate_intro"))
-    duplicate = run(duplicate_standings, event=event)
-    if not duplicate.empty:
-        duplicate = duplicate.assign(
-            pair=[
-                " / ".join(p for p in pair if isinstance(p, str))
-                for pair in zip(duplicate["player_1"], duplicate["player_2"], strict=True)
-            ],
-            place_counts=[
-                " · ".join(str(n) for n in counts) if counts is not None else ""
-                for counts in duplicate["place_counts"]
-            ],
-            decided_by=[decided_label(d) for d in duplicate["decided_by"]],
-        )[
-            [
-                "rank",
-                "pair",
-                "team_id",
-                "deals_compared",
-                "mp",
-                "mp_max",
-                "mp_rate",
-                "place_counts",
-                "decided_by",
-            ]
-        ]
-    show_table(
-        duplicate,
-        "duplicate_standings",
-        column_config={
-            "rank": "#",
-            "pair": tr("pair"),
-            "team_id": tr("team"),
-            "deals_compared": tr("deals_compared"),
-            "mp": tr("mp"),
-            "mp_max": tr("mp_max"),
-            "mp_rate": st.column_config.NumberColumn(tr("mp_rate"), format="percent"),
-            "place_counts": tr("place_counts"),
-            "decided_by": tr("decided_by"),
-        },
-    )
-    st.subheader(tr("duplicate_boards"))
-    boards = run(duplicate_results, event=event)
-    if not boards.empty:
-        boards = boards.assign(
-            pair=[
-                " / ".join(p for p in pair if isinstance(p, str))
-                for pair in zip(boards["player_1"], boards["player_2"], strict=True)
-            ],
-            room=[tr(f"room_{r}") if r in ("open", "closed") else (r or "") for r in boards["room"]],
-        )[
-            [
-                "board",
-                "deal_no",
-                "direction",
-                "room",
-                "pair",
-                "result",
-                "mp",
-                "mp_max",
-                "place",
-                "rooms",
-                "match_id",
-            ]
-        ]
-    show_table(
-        boards,
-        "duplicate_results",
-        column_config={
-            "board": tr("board"),
-            "deal_no": tr("choose_deal"),
-            "direction": tr("direction"),
-            "room": tr("room"),
-            "pair": tr("pair"),
-            "result": tr("level_result"),
-            "mp": tr("mp"),
-            "mp_max": tr("mp_max"),
-            "place": tr("place"),
-            "rooms": tr("rooms"),
-            "match_id": tr("choose_match"),
-        },
-    )

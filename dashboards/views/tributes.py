@@ -3,6 +3,7 @@ of the paying team against the receiving team in the deal that follows.
 
 Everything follows the coach's filters (one player or all; date range, event, ruleset, partner,
 seat, level; :mod:`dashboards.filters`), kept in the address, and every share shows its count.
+Results-only deals (no play recorded) are left out, and the page says how many.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import streamlit as st
 
 from dashboards import charts
 from dashboards.filters import filter_bar, low
+from dashboards.queries.coach import coach_results_only
 from dashboards.queries.players import players
 from dashboards.queries.tributes import coach_level_gain, coach_tribute_cards, coach_tribute_kinds
 from dashboards.ui import lang, no_data, player_picker, run, show_chart, show_figure, show_table, tr
@@ -24,6 +26,8 @@ if roster.empty:
 player = player_picker(roster, key="tr_player", all_option=True)
 filters, minimum = filter_bar("tr", player, roster)
 kinds = run(coach_tribute_kinds, player=player, filters=filters)
+excluded = int(run(coach_results_only, player=player, filters=filters).iloc[0]["after_first"])
+st.caption(tr("results_only_excluded").format(n=excluded))
 if kinds.empty:
     st.info(tr("no_deals_filtered"), icon=":material/search:")
     st.stop()

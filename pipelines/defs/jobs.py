@@ -1,12 +1,15 @@
-"""The Dagster jobs: the whole pipeline (every asset and check, as ``gdan run``), and the store's
-maintenance (``gdan maintain``)."""
+"""The Dagster jobs: the whole pipeline (every asset and check, as ``gdan run``; not the opt-in
+single-dummy review, ``pipelines.defs.single_dummy``), and the store's maintenance (``gdan maintain``)."""
 
 from dagster import AssetSelection, Config, OpExecutionContext, define_asset_job, job, op
 
 from pipelines.defs.resources import StoreResource
+from pipelines.defs.single_dummy import GROUP as SINGLE_DUMMY_GROUP
 
 pipeline_job = define_asset_job(
-    "pipeline", selection=AssetSelection.all(), description="ingest -> replay -> scoring -> warehouse"
+    "pipeline",
+    selection=AssetSelection.all() - AssetSelection.groups(SINGLE_DUMMY_GROUP),
+    description="ingest -> replay -> scoring -> warehouse (not the opt-in single-dummy review)",
 )
 
 

@@ -8,12 +8,12 @@ its last tasks and shuts down. No pool retires a worker of its own (``max_tasks_
 Python 3.11's ``ProcessPoolExecutor`` handles a retired worker in its management thread
 (``self.processes.pop(result_item.exit_pid)``), which raised ``KeyError`` under load and left the
 run hanging (CPython gh-115634 and its kin, fixed in 3.13 and 3.14 only). A worker that dies
-(killed, out of memory) breaks its pool, and the run gets ``BrokenProcessPool`` instead of a
-hang. Workers are forked from a ``forkserver`` (the pipeline may run inside
-Dagster's threads, where forking this process is unsafe; the server is a fresh single-threaded
-interpreter) that has imported the workers' modules once (:data:`PRELOAD`) and frozen them out
-of the garbage collector's scans: a worker started with ``spawn`` spent 1–3 CPU-s importing
-them, once per :data:`TASKS_PER_WORKER` tasks (docs/performance.md). With one
+(killed, out of memory; even part-way through sending its result) breaks its pool, and the run
+gets ``BrokenProcessPool`` instead of a hang. Workers are forked from a ``forkserver`` (the
+pipeline may run inside Dagster's threads, where forking this process is unsafe; the server is a
+fresh single-threaded interpreter) that has imported the workers' modules once (:data:`PRELOAD`)
+and frozen them out of the garbage collector's scans: a worker started with ``spawn`` spent 1–3
+CPU-s importing them, once per :data:`TASKS_PER_WORKER` tasks (docs/performance.md). With one
 worker the function runs in this process.
 
 Stopping is never left to the workers' goodwill. A worker inherits ignored signals from its
@@ -38,10 +38,11 @@ import os
 import select
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import cache
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
@@ -65,6 +66,11 @@ STOP_WAIT_S = 5.0
 
 PARENT_POLL_S = 1.0
 """How often a worker looks for its pool's process where the system has no process handles."""
+
+WATCH_S = 1.0
+"""How often a caller waiting for a task's result wakes: to look whether a worker of its pool has
+died, and to act on a Ctrl-C or SIGTERM the kernel gave another thread (CPython runs signal
+handlers in the main thread, and a signal to another thread does not end the main one's wait)."""
 
 
 def start_worker(parent: int) -> None:
@@ -153,8 +159,82 @@ def _stop_forkserver() -> None:
         stop()
 
 
+class _Pool:
+    """A ``ProcessPoolExecutor`` with the private handles that stopping it needs.
+
+    The executor has no public way to list or stop its workers before Python 3.14
+    (``terminate_workers``): its ``_processes`` map (filled as workers start, the same map its
+    manager thread watches) and its ``_result_queue`` are the one place they are reachable.
+    """
+
+    def __init__(self, fn: Callable[..., Any], workers: int) -> None:
+        self.fn = fn
+        self.executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=forkserver_context(),
+            initializer=start_worker,
+            initargs=(os.getpid(),),
+        )
+        self.processes: MutableMapping[int, multiprocessing.Process] = self.executor._processes
+        self.result_writer: Connection = self.executor._result_queue._writer  # type: ignore[attr-defined]
+        self.retiring = False
+
+    def submit(self, task: tuple[Any, ...]) -> Future[Any]:
+        return self.executor.submit(self.fn, *task)
+
+    def retire(self) -> None:
+        """Let the workers finish the tasks already submitted, then exit."""
+        self.retiring = True
+        self.executor.shutdown(wait=False)
+
+    def close(self) -> None:
+        """Wait for the workers to finish and exit."""
+        self.executor.shutdown(wait=True)
+
+    def lost_a_worker(self) -> bool:
+        """Whether a worker has died, rather than exited because the pool is retiring."""
+        ended = [p.exitcode for p in list(self.processes.values()) if p.exitcode is not None]
+        return any(code != 0 or not self.retiring for code in ended)
+
+    def stop(self) -> None:
+        """Cancel what is pending and stop the workers (:func:`stop_processes`)."""
+        processes = list(self.processes.values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.break_up(processes)
+
+    def break_up(self, processes: Sequence[BaseProcess] | None = None) -> None:
+        """Stop every worker and fail every task not yet done with ``BrokenProcessPool``.
+
+        The executor's manager thread reads a result message whole: if a worker died part-way
+        through sending one, the thread waits forever for the rest (the pipe's write end is
+        also held here, so it never sees end-of-file), and with it every caller waiting for a
+        result and the interpreter's exit, which joins the thread. With every worker gone,
+        closing this process's write end gives the thread end-of-file: it marks the pool broken
+        and exits.
+        """
+        stop_processes(list(self.processes.values()) if processes is None else processes)
+        self.result_writer.close()
+
+
+class _WatchedFuture:
+    """A task's future whose :meth:`result` fails, instead of waiting forever, once a worker of
+    its pool has died (:meth:`_Pool.break_up`)."""
+
+    def __init__(self, future: Future[Any], pool: _Pool) -> None:
+        self.future = future
+        self.pool = pool
+
+    def result(self) -> Any:
+        while True:
+            try:
+                return self.future.result(timeout=WATCH_S)
+            except TimeoutError:
+                if self.pool.lost_a_worker():
+                    self.pool.break_up()
+
+
 class _RecycledPools:
-    """Submits tasks to a ``ProcessPoolExecutor`` that is replaced by a fresh one every
+    """Submits tasks to a pool (:class:`_Pool`) that is replaced by a fresh one every
     ``per_pool`` tasks.
 
     A replaced pool finishes its tasks and shuts down beside the new one; it is joined when the
@@ -166,40 +246,30 @@ class _RecycledPools:
         self.fn = fn
         self.workers = workers
         self.per_pool = per_pool
-        self.pools: list[ProcessPoolExecutor] = []
+        self.pools: list[_Pool] = []
         self.submitted = 0
 
-    def submit(self, task: tuple[Any, ...]) -> Future[Any]:
+    def submit(self, task: tuple[Any, ...]) -> _WatchedFuture:
         if not self.pools or self.submitted == self.per_pool:
             if self.pools:
-                self.pools[-1].shutdown(wait=False)
+                self.pools[-1].retire()
             while len(self.pools) > 1:
-                self.pools.pop(0).shutdown(wait=True)
-            self.pools.append(
-                ProcessPoolExecutor(
-                    max_workers=self.workers,
-                    mp_context=forkserver_context(),
-                    initializer=start_worker,
-                    initargs=(os.getpid(),),
-                )
-            )
+                self.pools.pop(0).close()
+            self.pools.append(_Pool(self.fn, self.workers))
             self.submitted = 0
         self.submitted += 1
-        return self.pools[-1].submit(self.fn, *task)
+        pool = self.pools[-1]
+        return _WatchedFuture(pool.submit(task), pool)
 
     def close(self) -> None:
         """Wait for every pool's workers to finish and exit."""
         for pool in self.pools:
-            pool.shutdown(wait=True)
+            pool.close()
 
     def stop(self) -> None:
-        """Cancel what is pending and stop every pool's workers (:func:`stop_processes`)."""
-        # ProcessPoolExecutor has no public way to stop its workers before Python 3.14
-        # (terminate_workers); its ``_processes`` map is the one place they are listed.
-        processes = [p for pool in self.pools for p in (pool._processes or {}).values()]
+        """Cancel what is pending and stop every pool's workers."""
         for pool in self.pools:
-            pool.shutdown(wait=False, cancel_futures=True)
-        stop_processes(processes)
+            pool.stop()
 
 
 @contextmanager

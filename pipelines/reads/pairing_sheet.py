@@ -96,7 +96,14 @@ def pairing_sheet(
     (``drawn``: that round's tables as drawn, per table the player at each seat, when known),
     unless ``allow_missing``: the sheet then says which are missing, for the caller to record
     the override."""
-    from pipelines.reads.tournament_data import roster, round_scores, stage_of, standings
+    from pipelines.reads.tournament_data import (
+        duplicate_ranking,
+        is_duplicate,
+        roster,
+        round_scores,
+        stage_of,
+        standings,
+    )
     from schemas.vocabulary import is_knockout
     from scoring.pairing import pair_round
 
@@ -105,16 +112,18 @@ def pairing_sheet(
     stage = stage_of(con, event, stage_name)
     if system is None and is_knockout(stage.stage):
         return _knockout_sheet(con, event, stage.stage, round_no, seed, knockout or KnockoutOptions())
-    chosen = system or _auto_system(stage)
+    chosen = system or _auto_system(con, stage)
     refuse_individual(con, stage)
     earlier = round_scores(con, stage, before=round_no)
     everyone = round_scores(con, stage)
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
-    if chosen == "swiss" and round_no > 1:
+    by_mp = False
+    if chosen in ("swiss", "snake") and round_no > 1:
         after = round_no - 1
-        ranked = standings(con, stage, after)
+        by_mp = chosen == "snake" and is_duplicate(con, stage)
+        ranked = duplicate_ranking(con, stage, after) if by_mp else standings(con, stage, after)
         if not ranked:
             raise PairingRefused(
                 f"event {event} has no standings after round {after} (rounds with results: "
@@ -147,7 +156,8 @@ def pairing_sheet(
     first_players = {r["team_id"]: r["player_1"] for r in everyone}
     clubs = {t: names[first_players[t]].club if first_players.get(t) in names else None for t in teams}
     pairing = pair_round(chosen, round_no, teams, met, had_bye, clubs, seed)
-    sheet = _sheet(stage, pairing, table, names, everyone, round_no)
+    points = "mp_rate" if by_mp else None
+    sheet = _sheet(stage, pairing, table, names, everyone, round_no, points)
     if missing is None:
         return sheet
     from dataclasses import replace
@@ -244,9 +254,14 @@ def refuse_individual(con: duckdb.DuckDBPyConnection, stage: Stage) -> None:
     )
 
 
-def _auto_system(stage: Stage) -> System:
-    """Round robin for a stage named so, else Swiss."""
-    return "round_robin" if (stage.stage or "").replace("-", "_").lower() == "round_robin" else "swiss"
+def _auto_system(con: duckdb.DuckDBPyConnection, stage: Stage) -> System:
+    """Round robin for a stage named so; snake seating for a duplicate (複式) stage (scoring.md
+    §S9); else Swiss."""
+    from pipelines.reads.tournament_data import is_duplicate
+
+    if (stage.stage or "").replace("-", "_").lower() == "round_robin":
+        return "round_robin"
+    return "snake" if is_duplicate(con, stage) else "swiss"
 
 
 def _sheet(
@@ -280,17 +295,31 @@ def _sheet(
             seats[t.number] = {"E": e, "N": n, "W": w, "S": s}
     for bye in pairing.byes:
         rows.append(["bye", bye, label(bye), *standing(bye), None, None, None, None])
-    system = {"round_robin": "round robin", "knockout": "knockout"}.get(pairing.system, "Swiss")
-    title = f"{stage.title} · round {round_no} pairing ({system}, scoring.md §S8)"
+    names_of = {"round_robin": "round robin", "knockout": "knockout", "snake": "snake"}
+    system = names_of.get(pairing.system, "Swiss")
+    section = "§S9" if pairing.system == "snake" else "§S8"
+    title = f"{stage.title} · round {round_no} pairing ({system}, scoring.md {section})"
     notes = []
     if round_no in stage.rounds:
         notes.append(
             f"round {round_no} already has results in the store: this is the pairing §S8 gives, "
             "to check against the one played"
         )
-    if pairing.rematches:
+    if pairing.rematches and pairing.system != "snake":
         shown = ", ".join(f"{a} v {b}" for a, b in pairing.rematches)
         notes.append(f"no pairing without rematches exists: {shown} meet again")
     if pairing.system == "swiss" and round_no > 1:
         notes.append(f"ranked by the standings after round {round_no - 1} ({points})")
+    if pairing.system == "snake":
+        ranked = (
+            "drawn at random"
+            if round_no == 1
+            else f"by the MP score rate after round {round_no - 1}"
+            if points == "mp_rate"
+            else f"by the standings after round {round_no - 1} ({points})"
+        )
+        notes.append(
+            f"snake seating, {ranked}: table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, …; each table's "
+            "boards are also played in the other room with the seats turned (scoring.md §S9)"
+        )
     return PairingSheet(title, COLUMNS, rows, notes, seats)

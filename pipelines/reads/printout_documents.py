@@ -21,6 +21,7 @@ from schemas.times import local_time, offset_label
 if TYPE_CHECKING:
     import duckdb
 
+    from pipelines.reads.tournament_data import Stage
     from printouts import Document
 
 TIE_BREAK_LABELS: dict[str, str] = {
@@ -83,13 +84,16 @@ def _team(names: dict[str, Any], *ids: str | None) -> tuple[str, str]:
 def standings_document(
     con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int | None, lang: Lang = "en"
 ) -> Document:
-    """The standings after a round (default: the last), columns in the ruleset's tie-break order."""
-    from pipelines.reads.tournament_data import LookupFailed, roster, stage_of, standings
+    """The standings after a round (default: the last), columns in the ruleset's tie-break order;
+    a duplicate event's are its MP table (:func:`duplicate_standings_document`)."""
+    from pipelines.reads.tournament_data import LookupFailed, is_duplicate, roster, stage_of, standings
     from printouts import Document, Section
     from scoring.params import params_for
 
     info = stage_of(con, event, stage)
     after = round_no or max(info.rounds)
+    if is_duplicate(con, info):
+        return duplicate_standings_document(con, info, after, lang)
     table = standings(con, info, after)
     if not table:
         raise LookupFailed(
@@ -126,6 +130,79 @@ def standings_document(
             event=event,
             rules=info.rules,
             ranked=ranked,
+            printed=_printed(lang),
+        ),
+    )
+
+
+DUPLICATE_COLUMNS = ("rank", "players", "clubs", "team_id", "matches", "deals_compared", "mp", "mp_max",
+                     "mp_rate", "place_counts", "decided_by")
+"""The columns of a duplicate event's standings (scoring.md §S9), in the CLI and the printouts."""
+
+DUPLICATE_LABELS = {
+    "matches": "matches",
+    "deals_compared": "results compared",
+    "mp": "matchpoints",
+    "mp_max": "MP available",
+    "mp_rate": "MP score rate",
+    "place_counts": "boards 1st · 2nd · …",
+}
+"""Short headers of the duplicate standings' columns."""
+
+
+def duplicate_decided(decided: str | None) -> tuple[str, dict[str, str]] | None:
+    """A duplicate standings' ``decided_by`` as a printable template and its fields (None: first
+    place): ``mp_rate``, ``place_k`` (more boards placed k-th) or ``shared``."""
+    if decided is None:
+        return None
+    if decided.startswith("place_"):
+        return "more boards placed {k}", {"k": decided.removeprefix("place_")}
+    return {"mp_rate": "MP score rate", "shared": "shared rank"}.get(decided, decided), {}
+
+
+def duplicate_standings_document(
+    con: duckdb.DuckDBPyConnection, info: Stage, after: int, lang: Lang = "en"
+) -> Document:
+    """A duplicate (複式) event's standings after a round: the MP table of scoring.md §S9 (MP, MP
+    available, MP score rate, boards placed 1st, 2nd, …; tied pairs share the rank and the next
+    is skipped); ``matches`` counts board-sets, the rooms of one board being one match."""
+    from pipelines.reads.tournament_data import LookupFailed, duplicate_ranking, roster
+    from printouts import Document, Section
+
+    table = duplicate_ranking(con, info, after)
+    if not table:
+        raise LookupFailed(
+            f"duplicate event {info.event_id} has no compared boards up to round {after}; rounds: "
+            f"{', '.join(map(str, info.rounds))}"
+        )
+    names = roster(con)
+    t = translator(lang)
+    labels = {**_LABELS, **DUPLICATE_LABELS}
+    last = max(info.rounds)
+    body = []
+    for r in table:
+        players, clubs = _team(names, r["player_1"], r["player_2"])
+        decided = duplicate_decided(r["decided_by"])
+        values = {
+            **r,
+            "players": players,
+            "clubs": clubs,
+            "mp_rate": f"{r['mp_rate']:.2%}" if r["mp_rate"] is not None else None,
+            "place_counts": " · ".join(map(str, r["place_counts"] or [])),
+            "decided_by": None if decided is None else t(decided[0], **decided[1]),
+        }
+        body.append([values[c] for c in DUPLICATE_COLUMNS])
+    section = Section(
+        t("Standings after round {after}", after=after), [t(labels[c]) for c in DUPLICATE_COLUMNS], body
+    )
+    return Document(
+        t("{title} — standings after round {after} of {of}", title=info.title, after=after, of=last),
+        [section],
+        subtitle=t(
+            "{event} · rules {rules} · ranked by {ranked} · {printed}",
+            event=info.event_id,
+            rules=info.rules,
+            ranked=t("MP score rate, then boards placed 1st, 2nd, … (duplicate, seed 004)"),
             printed=_printed(lang),
         ),
     )

@@ -132,6 +132,36 @@ def standings(con: duckdb.DuckDBPyConnection, stage: Stage, after_round: int) ->
     )
 
 
+def is_duplicate(con: duckdb.DuckDBPyConnection, stage: Stage) -> bool:
+    """Whether the stage is a duplicate (複式) one: its matches are rooms of duplicate boards."""
+    found = con.execute(
+        "SELECT bool_or(duplicate_board IS NOT NULL) FROM matches "
+        "WHERE event_id = ? AND stage IS NOT DISTINCT FROM ?",
+        [stage.event_id, stage.stage],
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def duplicate_ranking(
+    con: duckdb.DuckDBPyConnection, stage: Stage, after_round: int | None = None
+) -> list[dict[str, Any]]:
+    """The stage's duplicate (MP) standings (scoring.md §S9) in rank order, over the boards of the
+    rounds up to ``after_round`` (None: every round), ranked by :func:`scoring.duplicate.duplicate_standings`
+    from the stored ``duplicate_results``; empty when those rounds compared no deal."""
+    from scoring.duplicate import duplicate_standings
+
+    where = "" if after_round is None else "AND m.round <= ?"
+    params: list[Any] = [stage.event_id, stage.stage] + ([] if after_round is None else [after_round])
+    results = con.execute(
+        "SELECT r.* FROM duplicate_results r JOIN matches m USING (match_id) "
+        f"WHERE r.event_id = ? AND r.stage IS NOT DISTINCT FROM ? {where}",
+        params,
+    ).pl()
+    if results.is_empty():
+        return []
+    return duplicate_standings(results).sort("rank", "team_id").to_dicts()
+
+
 def is_individual(con: duckdb.DuckDBPyConnection, stage: Stage) -> bool:
     """Whether the stage's standings rank players (``entry = individual``: partners rotate)."""
     found = con.execute(

@@ -108,14 +108,20 @@ class InboxWatcher:
         self.report = report
         self.clock = clock
         self.seen: dict[str, str] = {}
+        self.started = False
 
     def poll(self) -> Poll:
         """Look at the inbox once; run the pipeline if anything is new. Never raises for a failed
         run (an interrupt, KeyboardInterrupt, goes through)."""
         new = {name: stamp(path) for name, path in new_files(self.inbox, self.seen)}
+        at_start, self.started = not self.started, True
         if not new:
             return Poll(0)
-        self.report(f"{len(new)} new file(s) in the inbox: running the pipeline")
+        if at_start:
+            self.report(f"{len(new)} file(s) in the inbox at start: running the pipeline (what "
+                        "is already ingested is skipped)")
+        else:
+            self.report(f"{len(new)} new file(s) in the inbox: running the pipeline")
         started = self.clock()
         try:
             result = self.run()
@@ -127,9 +133,10 @@ class InboxWatcher:
             return Poll(len(new), error=str(exc) or type(exc).__name__, seconds=seconds)
         seconds = self.clock() - started
         self.seen.update(new)
-        published = (f"published run {result.published}" if result.published is not None
-                     else "nothing new published")
-        self.report(f"ingested {len(new)} file(s), {published} in {seconds:.1f} s")
+        if result.published is not None:
+            self.report(f"ingested {len(new)} file(s), published run {result.published} in {seconds:.1f} s")
+        else:
+            self.report(f"looked at {len(new)} file(s): nothing new to publish ({seconds:.1f} s)")
         if result.quarantined:
             self.report(f"{result.quarantined} quarantine row(s) added by this run: see the Data "
                         "quality page or `gdan sql \"SELECT * FROM quarantine\"`")

@@ -27,7 +27,7 @@ from schemas.catalog import ALL_TABLES
 from scoring.frames import typed_table
 
 TABLE = "scoring_partitions"
-SCHEME = f"3/polars-{pl.__version__}"
+SCHEME = f"4/polars-{pl.__version__}"
 """How digests are computed, and the version of the scoring code they stand for: a stored digest
 of another scheme (or polars, whose hashes it relies on: they are stable within one version
 only) is not compared. Bump the number

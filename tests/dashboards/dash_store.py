@@ -149,8 +149,82 @@ def _plays(match: str, deal: int, seats: dict[str, str], hands: dict[str, list[s
     return rows
 
 
-def build_store(root: Path) -> Path:
-    """Write the small store under ``root`` through the ``Store`` and publish it; return ``root``."""
+def _results_only_match(
+    matches: list[dict[str, Any]],
+    deals: list[dict[str, Any]],
+    deal_hands: list[dict[str, Any]],
+    player_matches: list[dict[str, Any]],
+) -> None:
+    """Append ``m6``: a ``bcta`` match of two results-only deals (docs/event-extensions.md: the
+    result and levels known; play columns, hands and tribute unknown, so null)."""
+    seats = dict(zip(SEATS, ("p1", "p2", "p7", "p8"), strict=True))
+    start = T0 + timedelta(days=3)
+    matches.append(
+        {
+            "match_id": "m6",
+            "rules": "bcta",
+            "format_kind": "deals",
+            "format_deals": 2,
+            "status": "results_only",
+            **{f"player_{s}": p for s, p in seats.items()},
+            "known_seats": list(SEATS),
+            "deals_played": 2,
+            "start_level_EW": "2",
+            "start_level_NS": "2",
+            "final_level_EW": "6",
+            "final_level_NS": "2",
+            "winner": "EW",
+            "end_reason": "deals",
+            "started_at": start,
+            "n_events": 6,
+        }
+    )
+    for deal in (1, 2):
+        deals.append(
+            {
+                "match_id": "m6",
+                "deal_no": deal,
+                "rules": "bcta",
+                "level": "2" if deal == 1 else "4",
+                "declarers": None if deal == 1 else "EW",
+                "finish_order": ["E", "W"],
+                "winning_team": "EW",
+                "level_gain": 2,
+                "double_win": True,
+                "started_at": start,
+            }
+        )
+        deal_hands.extend(
+            {
+                "match_id": "m6",
+                "deal_no": deal,
+                "seat": seat,
+                "player_id": seats[seat],
+                "team": _team(seat),
+                "finish_position": {"E": 1, "W": 2}.get(seat),
+            }
+            for seat in SEATS
+        )
+    for seat in SEATS:
+        team = _team(seat)
+        player_matches.append(
+            {
+                "match_id": "m6",
+                "player_id": seats[seat],
+                "seat": seat,
+                "team": team,
+                "rules": "bcta",
+                "status": "results_only",
+                "result": "win" if team == "EW" else "loss",
+                "deals_played": 2,
+                "started_at": start,
+            }
+        )
+
+
+def build_store(root: Path, *, results_only: bool = False) -> Path:
+    """Write the small store under ``root`` through the ``Store`` and publish it; return ``root``.
+    ``results_only`` adds ``m6``, a match of results-only deals (:func:`_results_only_match`)."""
     store = Store(root)
     matches, deals, deal_hands, plays, tributes, player_matches = [], [], [], [], [], []
     specs = [
@@ -299,6 +373,8 @@ def build_store(root: Path) -> Path:
                     "started_at": start,
                 }
             )
+    if results_only:
+        _results_only_match(matches, deals, deal_hands, player_matches)
     raw = [
         {
             "source_file": "logs/a.jsonl",

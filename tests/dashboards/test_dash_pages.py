@@ -327,7 +327,7 @@ def test_tournament_shows_duplicate_standings_and_boards(open_app: Open, mini_st
     _no_exception(at)
     tables = {tuple(df.value.columns): df.value for df in at.dataframe}
     standings = next(v for k, v in tables.items() if "mp_rate" in k)
-    assert list(standings["pair"]) == ["p1 / p2", "p3 / p4"]
+    assert list(standings["pair"]) == ["Player 1 / Player 2", "Player 3 / Player 4"]  # names, not ids
     assert list(standings["place_counts"]) == ["1 · 0", "0 · 1"]
     assert list(standings["decided_by"]) == ["", "MP score rate"]
     boards = next(v for k, v in tables.items() if "board" in k)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from pipelines.definitions import defs
 from pipelines.defs.assets import PRIVATE
 from pipelines.defs.resources import ExecutorResource, StoreResource
+from pipelines.defs.single_dummy import single_dummy_reviews
 from pipelines.exec.executor import Executor, ExecutorKind
 from pipelines.run import plan
 from pipelines.run.runner import run_pipeline
@@ -38,6 +39,16 @@ def test_every_asset_depends_on_what_its_step_declares_it_reads() -> None:
         declared = {AssetKey(t) for t in step.reads if t not in step.writes and t not in PRIVATE}
         for table in step.writes:
             assert graph.get(AssetKey(table)).parent_keys == declared, table
+
+
+def test_the_single_dummy_review_is_opt_in() -> None:
+    """Its asset reads the events and the matches, and the default ``pipeline`` job leaves it out."""
+    graph = defs.resolve_asset_graph()
+    key = AssetKey("single_dummy_reviews")
+    assert graph.get(key).parent_keys == {AssetKey("raw_events"), AssetKey("matches")}
+    pipeline = defs.resolve_job_def("pipeline").asset_layer.selected_asset_keys
+    assert key not in pipeline and AssetKey("matches") in pipeline
+    assert defs.resolve_job_def("single_dummy").asset_layer.selected_asset_keys == {key}
 
 
 def test_the_sensor_and_the_maintenance_schedule_are_deployed() -> None:
@@ -73,8 +84,9 @@ def test_the_code_location_materializes_the_same_tables_as_run_pipeline(tmp_path
     by_dagster, by_runner = tmp_path / "dagster", tmp_path / "runner"
     for root in (by_dagster, by_runner):
         shutil.copytree(inbox, root / "inbox")
+    default_run = [a for a in defs.assets or () if a is not single_dummy_reviews]  # the opt-in asset aside
     result = materialize(
-        [*defs.assets, *defs.asset_checks],  # type: ignore[list-item]
+        [*default_run, *defs.asset_checks],  # type: ignore[list-item]
         resources={"store": StoreResource(root=str(by_dagster), replay_workers=1),
                    "executor": ExecutorResource()},
         instance=DagsterInstance.ephemeral(),

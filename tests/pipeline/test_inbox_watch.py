@@ -100,5 +100,6 @@ def test_a_run_with_nothing_new_and_quarantined_rows_say_so(tmp_path: Path) -> N
     watcher = InboxWatcher(inbox, lambda: RunResult(published=None, quarantined=3), report=said.append,
                            clock=lambda: 0.0)
     watcher.poll()
-    assert said[1] == "ingested 1 file(s), nothing new published in 0.0 s"
+    assert said[0].startswith("1 file(s) in the inbox at start: running the pipeline")
+    assert said[1] == "looked at 1 file(s): nothing new to publish (0.0 s)"
     assert said[2].startswith("3 quarantine row(s) added by this run")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -152,16 +153,60 @@ def die_on_7(i):
     return i
 
 if __name__ == "__main__":
+    done = []
     try:
         with pool.ordered_map(die_on_7, 2) as run:
-            list(run([(i,) for i in range(50)]))
+            done.extend(run([(i,) for i in range(50)]))
     except Exception as exc:
-        print(type(exc).__name__)
+        print(len(done), type(exc).__name__)
 """
-"""A worker dies in the middle of the map (its process exits in task 7)."""
+"""A worker dies in the middle of the map (its process exits in task 7). Run from a file: the
+workers import its functions from there (a ``-c`` script's functions cannot reach them)."""
 
 
-def test_a_worker_that_dies_fails_the_map_instead_of_hanging_it() -> None:
-    done = subprocess.run([sys.executable, "-c", LOSING], capture_output=True, text=True, timeout=300)
+def _run_script(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    script = folder / "script.py"
+    script.write_text(code)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+
+
+def test_a_worker_that_dies_fails_the_map_instead_of_hanging_it(tmp_path: Path) -> None:
+    """The tasks before the lost one give their results; the map then fails."""
+    done = _run_script(LOSING, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-1] == "BrokenProcessPool"
+    assert done.stdout.split()[-2:] == ["7", "BrokenProcessPool"], done.stdout
+
+
+CUT_OFF = """
+import os, struct
+from multiprocessing import connection
+from pipelines.exec import pool
+
+def send_half_then_die(self, buf):
+    self._send(struct.pack("!i", len(buf)))
+    self._send(bytes(buf)[: len(buf) // 2])
+    os._exit(9)
+
+def big_result(i):
+    if i == 7:
+        connection.Connection._send_bytes = send_half_then_die
+    return bytes(4_000_000)
+
+if __name__ == "__main__":
+    done = []
+    try:
+        with pool.ordered_map(big_result, 2) as run:
+            done.extend(run([(i,) for i in range(50)]))
+    except Exception as exc:
+        print(len(done), type(exc).__name__)
+"""
+"""A worker dies part-way through sending its result (task 7's four megabytes): the pool's manager
+thread has read the message's length and half of it, and would wait for the rest forever."""
+
+
+def test_a_worker_that_dies_sending_its_result_fails_the_map_instead_of_hanging_it(tmp_path: Path) -> None:
+    """In a child with a timeout, so a hang fails here; where the worker dies does not depend on
+    timing (it cuts its own message off)."""
+    done = _run_script(CUT_OFF, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == ["7", "BrokenProcessPool"], done.stdout

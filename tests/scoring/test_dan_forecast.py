@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -11,8 +12,12 @@ from scoring_builders import T0, frame
 
 from schemas.scoring import DAN_LEDGER, RATING_HISTORY
 from scoring.dan_forecast import (
+    IDENTITY,
     LOW_DATA_ROUNDS,
+    RECALIBRATION,
+    SIMULATIONS,
     PointModel,
+    Recalibration,
     WindowState,
     dan_forecast,
     naive_promote,
@@ -118,3 +123,33 @@ def test_no_ratings_is_low_data_at_even_odds() -> None:
     row = dan_forecast(ledger, frame([], RATING_HISTORY)).row(0, named=True)
     assert row["win_chance"] == 0.5 and row["low_data"] is True
     assert isinstance(dan_forecast(frame([], DAN_LEDGER), frame([], RATING_HISTORY)), pl.DataFrame)
+
+
+def test_identity_recalibration_only_keeps_the_share_off_0_and_1() -> None:
+    assert IDENTITY(0.3) == pytest.approx(0.3)
+    edge = 0.5 / SIMULATIONS
+    assert IDENTITY(0.0) == pytest.approx(edge) and IDENTITY(1.0) == pytest.approx(1 - edge)
+
+
+def test_recalibration_keeps_the_order_and_lifts_the_pessimistic_middle() -> None:
+    """The simulated share was too low in the middle bands (docs/ratings.md): the fitted mapping
+    raises it there and never reorders two players."""
+    shares = np.linspace(0.0, 1.0, 101)
+    mapped = [RECALIBRATION(float(p)) for p in shares]
+    assert all(a < b for a, b in pairwise(mapped))
+    assert RECALIBRATION(0.5) > 0.5 and RECALIBRATION(0.2) > 0.2
+    assert Recalibration(intercept=0.0, slope=1.0)(0.7) == pytest.approx(0.7)
+
+
+def test_forecast_table_maps_the_share_through_the_recalibration() -> None:
+    ledger = frame([ledger_row("a", i, None, 0, 300 * i, i) for i in range(1, 11)], DAN_LEDGER)
+    history = frame(
+        [
+            {"player_id": "a", "match_id": f"m{i}", "result": "win", "win_probability": 0.6}
+            for i in range(1, 11)
+        ],
+        RATING_HISTORY,
+    )
+    raw = dan_forecast(ledger, history, recalibration=IDENTITY).row(0, named=True)["p_promote"]
+    shown = dan_forecast(ledger, history).row(0, named=True)["p_promote"]
+    assert shown == pytest.approx(RECALIBRATION(raw))

@@ -1,4 +1,5 @@
-"""scoring/pairing.py (scoring.md §S8): Swiss without rematches, byes, round-robin schedules."""
+"""scoring/pairing.py (scoring.md §S8, §S9): Swiss without rematches, byes, round-robin schedules,
+snake seating."""
 
 from __future__ import annotations
 
@@ -112,3 +113,41 @@ def test_unknown_system_and_round() -> None:
         pair_round("dutch", 1, ["A", "B"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="start at 1"):
         pair_round("swiss", 0, ["A", "B"])
+
+
+def _snake_tables(n: int, rankings: list[list[int]]) -> list[list[tuple[str, str]]]:
+    """Three rounds of snake seating of ``n`` pairs P1…Pn: round 1 drawn, rounds 2 and 3 from the
+    given rankings (pair numbers, best first), as the MP score rate would order them."""
+    teams = [f"P{i}" for i in range(1, n + 1)]
+    rounds = [pair_round("snake", 1, teams, seed=7)]
+    rounds += [pair_round("snake", r, [f"P{i}" for i in ranking]) for r, ranking in enumerate(rankings, 2)]
+    return [[(t.ew, t.ns) for t in p.tables] for p in rounds]
+
+
+@pytest.mark.parametrize("n", [8, 12])
+def test_snake_seating_over_three_rounds(n: int) -> None:
+    """§S9 / seed 004 蛇形排位: round 1 random; from round 2 table 1 = ranks 1 v 2, table 2 = ranks
+    4 v 3, table 3 = ranks 5 v 6, …, by the ranking after the round before."""
+    after_1 = {8: [3, 8, 1, 6, 2, 7, 4, 5], 12: [3, 8, 1, 6, 2, 7, 4, 5, 9, 10, 11, 12]}[n]
+    after_2 = {8: [8, 3, 6, 1, 7, 2, 5, 4], 12: [8, 3, 6, 1, 7, 2, 5, 4, 12, 11, 10, 9]}[n]
+    round_1, round_2, round_3 = _snake_tables(n, [after_1, after_2])
+    assert sorted(t for table in round_1 for t in table) == sorted(f"P{i}" for i in range(1, n + 1))
+    assert round_1 == _snake_tables(n, [after_1, after_2])[0]  # the draw is the seed's
+    assert round_1 != [(f"P{i}", f"P{i + 1}") for i in range(1, n + 1, 2)]
+    expected_2 = {
+        8: [("P3", "P8"), ("P6", "P1"), ("P2", "P7"), ("P5", "P4")],
+        12: [("P3", "P8"), ("P6", "P1"), ("P2", "P7"), ("P5", "P4"), ("P9", "P10"), ("P12", "P11")],
+    }
+    expected_3 = {
+        8: [("P8", "P3"), ("P1", "P6"), ("P7", "P2"), ("P4", "P5")],
+        12: [("P8", "P3"), ("P1", "P6"), ("P7", "P2"), ("P4", "P5"), ("P12", "P11"), ("P9", "P10")],
+    }
+    assert round_2 == expected_2[n]
+    assert round_3 == expected_3[n]
+
+
+def test_snake_odd_count_bye_to_lowest_without_one() -> None:
+    """An odd field: the lowest-ranked pair without a bye sits out, the rest snake (§S8, §S9)."""
+    pairing = pair_round("snake", 2, ["A", "B", "C", "D", "E"], had_bye={"E"})
+    assert pairing.bye == "D"
+    assert [(t.ew, t.ns) for t in pairing.tables] == [("A", "B"), ("E", "C")]

@@ -288,3 +288,20 @@ def test_complete_round_robin_is_recognised_without_its_name() -> None:
     assert table["opponents_score"].null_count() == table.height
     swiss_like = standings(score_matches(matches(*rows[:4]), deals()))
     assert swiss_like["opponents_score"].null_count() == 0
+
+
+def test_two_rooms_of_one_board_meet_an_opponent_once_s9() -> None:
+    """§S9: the open and closed rooms of one duplicate board are one match, so opponents' score
+    counts the opponent once: a+b met c+d in both rooms of round 1 and e+f in round 2."""
+    rooms = [
+        (1, AB, CD, ("4", "3")),
+        (1, CD, AB, ("4", "3")),
+        (1, EF, GH, ("4", "3")),
+        (1, GH, EF, ("3", "4")),
+        (2, AB, EF, ("3", "4")),
+        (2, CD, GH, ("4", "3")),
+    ]
+    t = final_table(rooms)
+    row = {r["team_id"]: r for r in t.iter_rows(named=True)}
+    points = {team: row[team]["match_points"] for team in row}
+    assert row["a+b"]["opponents_score"] == points["c+d"] + points["e+f"]

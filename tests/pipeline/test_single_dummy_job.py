@@ -1,0 +1,33 @@
+"""The opt-in single-dummy job over a store: it reviews the valid matches not reviewed yet, a whole
+match at a time, stops starting matches once its budget is spent, and keeps what earlier jobs wrote."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pipelines.steps.single_dummy import write_single_dummy_reviews
+from pipelines.storage.store import Store
+from replay.single_dummy import LABEL, Settings
+
+SMALL = Settings(layouts=1, max_candidates=2)
+
+
+def _reviewed(root: Path) -> list[dict[str, object]]:
+    return Store(root).read_table("single_dummy_reviews").to_pylist()
+
+
+def test_the_job_goes_match_by_match_within_its_budget(sim_store: Path, tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    shutil.copytree(sim_store, root)
+    first = write_single_dummy_reviews(Store(root).pinned(), SMALL, seconds=0)
+    rows = _reviewed(root)
+    assert rows and first.deals >= 1 and first.skipped >= 1 and not first.failed
+    matches = {r["match_id"] for r in rows}
+    assert len(matches) == 1
+    assert all(r["label"] == LABEL and r["player_id"] and r["layouts"] == 1 for r in rows)
+    second = write_single_dummy_reviews(Store(root).pinned(), SMALL, seconds=0)
+    after = _reviewed(root)
+    assert second.skipped == first.skipped - 1
+    assert {r["match_id"] for r in after} > matches
+    assert [r for r in after if r["match_id"] in matches] == rows

@@ -1,0 +1,74 @@
+"""A duplicate event in `gdan standings`, `gdan pair` and `gdan export` (scoring.md §S9): the
+standings are the MP table, the next round is snake-seated by it, the printout prints it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from gdan import app
+
+runner = CliRunner()
+EVENT = "national-duplicate-s1"
+
+
+@pytest.fixture(scope="module")
+def dup_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four pairs, two rounds of one-deal boards, each board in an open and a closed room."""
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
+    from simulator import simulate_to_dir
+
+    root = tmp_path_factory.mktemp("dup_store")
+    simulate_to_dir(Store(root).inbox, kind="tournament", system="duplicate", pairs=4, rounds=2,
+                    format="deals:1", seed=1)
+    run_pipeline(root, workers=1, reviews=False)
+    return root
+
+
+def _gdan(store: Path, *args: str) -> Result:
+    result = runner.invoke(app, [*args, "--store", str(store)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_standings_are_the_mp_table(dup_store: Path) -> None:
+    """§S9: MP, MP available, score rate, boards placed 1st/2nd; two rooms of a board are one match."""
+    rows = json.loads(_gdan(dup_store, "standings", "--event", EVENT, "--format", "json").stdout)
+    assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+    assert {r["matches"] for r in rows} == {2}  # two rounds: two board-sets, four rooms
+    for r in rows:
+        assert r["mp_max"] == 2 * r["deals_compared"]  # each result against the other room's: 2 MP
+        assert r["mp_rate"] == pytest.approx(r["mp"] / r["mp_max"])
+        assert sum(r["place_counts"]) == r["deals_compared"]
+    rates = [r["mp_rate"] for r in rows]
+    assert rates == sorted(rates, reverse=True)
+    after_1 = json.loads(_gdan(dup_store, "standings", "-e", EVENT, "-r", "1", "--format", "json").stdout)
+    assert {r["matches"] for r in after_1} == {1}
+
+
+def test_next_round_is_snake_seated_by_mp_rate(dup_store: Path) -> None:
+    """§S9: table 1 = ranks 1 v 2, table 2 = ranks 4 v 3 (ties in the order the table lists them)."""
+    rows = json.loads(_gdan(dup_store, "standings", "--event", EVENT, "--format", "json").stdout)
+    ranking = [r["team_id"] for r in rows]
+    sheet = json.loads(_gdan(dup_store, "pair", "--event", EVENT, "--round", "3", "--format", "json").stdout)
+    tables = [(t["ew_team"], t["ns_team"]) for t in sheet["tables"]]
+    assert tables == [(ranking[0], ranking[1]), (ranking[3], ranking[2])]
+    assert [t["ew_points"] for t in sheet["tables"]] == [rows[0]["mp_rate"], rows[3]["mp_rate"]]
+    assert any(n.startswith("snake seating, by the MP score rate after round 2") for n in sheet["notes"])
+
+
+def test_standings_printout_is_the_mp_table(dup_store: Path, tmp_path: Path) -> None:
+    """The standings printout of a duplicate event is its MP table, in Chinese here."""
+    out = tmp_path / "standings.csv"
+    _gdan(dup_store, "export", "standings", "-e", EVENT, "--format", "csv", "--out", str(out), "--lang", "zh")
+    lines = out.read_text(encoding="utf-8-sig").splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("名次"))
+    table = list(csv.DictReader(io.StringIO("\n".join(lines[header:]))))
+    assert list(table[0])[4:9] == ["场次", "比较副数", "比赛分 MP", "MP 满分", "MP 得分率"]
+    assert {r["场次"] for r in table} == {"2"}
