@@ -94,11 +94,11 @@ def test_stale_and_partial_builds(tmp_path: Path) -> None:
     os.utime(tmp_path / "moves.py", (3_000, 3_000))
     (tmp_path / f"cards{suffix}").unlink()
     assert native.stale_modules(tmp_path) == ["cards", "moves"]
-    (tmp_path / "batch.py").write_text("")
-    (tmp_path / f"batch{suffix}").write_text("")
-    assert native.stale_modules(tmp_path) == ["cards", "moves", "batch"]
+    (tmp_path / "retired.py").write_text("")
+    (tmp_path / f"retired{suffix}").write_text("")
+    assert native.stale_modules(tmp_path) == ["cards", "moves", "retired"]
     (tmp_path / f"_native__mypyc{suffix}").unlink()
-    assert native.stale_modules(tmp_path) == [*native.COMPILED, "batch"]
+    assert native.stale_modules(tmp_path) == [*native.COMPILED, "retired"]
 
 
 REVIEW_IN_SOURCES = """
