@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from scoring.decision_skill import combined, decision_skill, reliability
 
+
 def test_more_loss_ranks_lower_and_few_choices_shrink() -> None:
     losses = {
         "careful": [0.0] * 40 + [1.0] * 2,
