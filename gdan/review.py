@@ -1,4 +1,5 @@
-"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts."""
+"""`gdan review`: a deal's decisions with the exact endgame solver's verdicts, and on request the
+single-dummy ones (sampled from the player's view) computed on the spot."""
 
 from __future__ import annotations
 
