@@ -353,7 +353,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "flags_later": ("Step into the play to see each play's flags.", "进入出牌阶段后显示每手牌的标记。"),
     "no_plays": ("This deal has no recorded plays.", "此副无出牌记录。"),
     # decision review (the exact endgame solver)
-    "review": ("Decision review (exact endgame solver)", "决策复盘（残局精确求解）"),
+    "review": ("Decision review", "决策复盘"),
     "review_none": (
         "No decision of this deal was reviewed "
         "(the solver reviews the endgame of deals with all four hands known).",
@@ -390,6 +390,39 @@ LABELS: dict[str, tuple[str, str]] = {
     "decisions_reviewed": ("decisions reviewed", "复盘决策数"),
     "review_kind_double_dummy": ("exact, all hands visible (double-dummy)", "精确，四家明牌（双明手）"),
     "review_kind_single_dummy": ("sampled from the player's view (single-dummy)", "按选手视角抽样（单明手）"),
+    # decision review from the player's view (the opt-in single-dummy job)
+    "review_kinds_shown": ("Verdicts shown", "显示的判定"),
+    "review_kinds_none": ("none for this deal", "此副暂无"),
+    "sampled_none": (
+        "No single-dummy verdict for this deal: the review from the player's view is an opt-in job "
+        "(slow: about 20 CPU-s a deal). Run the `single_dummy` Dagster job, or for an event file "
+        "`gdan single-dummy FILE --match ID --deal N` or `gdan review FILE --match ID --deal N "
+        "--single-dummy`; the job's verdicts show here from the next published run.",
+        "此副没有单明手判定：按选手视角的复盘是需手动启动的任务（较慢：单核每副约 20 秒）。"
+        "在编排器中运行 `single_dummy` 任务；对事件文件可用 `gdan single-dummy FILE --match ID --deal N` "
+        "或 `gdan review FILE --match ID --deal N --single-dummy`。任务的判定在下次发布运行后显示于此。",
+    ),
+    "sampled_summary": ("Decisions judged from the player's view", "按选手视角判定的决策数"),
+    "sampled_not_this_step": (
+        "This step's decision has no single-dummy verdict (forced, or not reviewed).",
+        "此步决策没有单明手判定（被迫，或未复盘）。",
+    ),
+    "sampled_return": ("Return card after the tribute", "还贡牌"),
+    "sampled_worse_in": (
+        "worse than the best in {k} of {n} layouts", "在 {n} 种抽样牌局中有 {k} 种劣于最佳"
+    ),
+    "sampled_played_mean": ("Played: mean (95 % interval)", "实际着法：均值（95% 区间）"),
+    "mean_levels_lost": ("mean levels lost", "平均损失级数"),
+    "sampled_candidates": (
+        "Candidates: mean value in levels over the layouts", "候选着法：各抽样牌局的平均价值（级）"
+    ),
+    "sampled_played": ("played", "实际"),
+    "sampled_best": ("best", "最佳"),
+    "sampled_method": (
+        "{exact} of {n} layouts solved exactly, the rest played out by the simulator's bots · "
+        "{classes} action classes, {valued} valued",
+        "{n} 种牌局中 {exact} 种精确求解，其余由模拟器机器人打完 · 共 {classes} 类着法，评估 {valued} 类",
+    ),
     "choice_real": ("real choice", "真实选择"),
     "choice_forced": ("forced pass (no legal play)", "被迫过牌（无牌可出）"),
     "choice_all_equal": ("no choice (every action equal)", "无选择（所有着法等值）"),

@@ -8,6 +8,10 @@ M next mistake) or the slider. Decisions the endgame solver reviewed (``play_rev
 with all hands visible) are marked by severity in match terms: green ✓ best, blue ~ inaccuracy,
 amber ✗ mistake, red ✗✗ blunder, and grey when they were no real choice (· forced pass, = every
 action equal); the verdict shows the player's hand, the best moves and the match-winning chance.
+Beside it, the verdicts of the opt-in single-dummy job (``single_dummy_reviews``, sampled from the
+player's view) with the same marks by the mean levels lost: every candidate's mean, the action
+taken's interval and in how many layouts it did worse; a decision with no exact verdict takes its
+slider mark from them (return cards show on the after-tribute step).
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
 the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
@@ -29,6 +33,7 @@ from dashboards.queries.replayer import (
     deal_hands,
     deal_plays,
     deal_reviews,
+    deal_sampled_reviews,
     deal_tributes,
     find_matches,
     match_deals,
@@ -52,6 +57,7 @@ from dashboards.ui import (
     url_text,
 )
 from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.steps.single_dummy import sampled_severity
 
 # Marks of a reviewed decision by severity (pipelines.steps.reviews.severity), and of a decision
 # that was no real choice (counted, not scored), with their colours (symbols of the DejaVu fonts:
@@ -82,6 +88,20 @@ def review_badge(verdict: Mapping[str, Any]) -> str:
     """:func:`review_mark` in its colour, as Streamlit markdown."""
     mark, colour = REVIEW_MARKS[review_key(verdict)]
     return f":{colour}[{mark}]"
+
+
+def sampled_badge(row: Mapping[str, Any]) -> tuple[str, str]:
+    """The coloured mark (Streamlit markdown) and severity of a single-dummy verdict: the exact
+    verdicts' marks, by the mean levels lost (``pipelines.steps.single_dummy.sampled_severity``)."""
+    key = sampled_severity(float(row["loss"]))
+    mark, colour = REVIEW_MARKS[key]
+    return f":{colour}[{mark}]", key
+
+
+def candidate_means(text: str) -> list[tuple[str, float]]:
+    """The ``candidates`` cell of a single-dummy row (``action=mean`` joined by `` | ``) as pairs."""
+    pairs = (item.rsplit("=", 1) for item in text.split(" | ") if "=" in item)
+    return [(action, float(mean)) for action, mean in pairs]
 
 
 def shown(value: object) -> str:
@@ -167,6 +187,10 @@ steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records")
 reviews = run(deal_reviews, match=match, deal=deal)
 # Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
+sampled = run(deal_sampled_reviews, match=match, deal=deal)
+# Decisions judged single-dummy by seq: the plays and passes, then the return cards (step 1).
+sampled_plays = {int(r["seq"]): r for r in sampled.to_dict("records") if r["kind"] == "play"}
+sampled_returns = [r for r in sampled.to_dict("records") if r["kind"] == "return"]
 # Steps whose reviewed decision was a real choice that lost levels.
 mistakes = [
     s.index
@@ -205,8 +229,15 @@ def step_label(s: Step) -> str:
         return tr("start")
     if s.index == 1:
         return tr("after_tribute_step")
-    verdict = verdicts.get(int(s.action["seq"])) if s.action is not None else None
-    review = f" {review_mark(verdict)}" if verdict is not None else ""
+    seq = int(s.action["seq"]) if s.action is not None else None
+    verdict = verdicts.get(seq) if seq is not None else None
+    single = sampled_plays.get(seq) if seq is not None else None
+    if verdict is not None:
+        review = f" {review_mark(verdict)}"
+    elif single is not None:  # no exact verdict: the single-dummy one
+        review = f" {REVIEW_MARKS[sampled_severity(float(single['loss']))][0]}"
+    else:
+        review = ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
     what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
     seat = seat_name(s.action["seat"], lang()) if s.action is not None else ""
@@ -271,6 +302,10 @@ if not tributes.empty:
         )
 
 st.subheader(tr("review"))
+kinds_shown = [tr(f"review_kind_{k}") for k in sorted(reviews["kind"].unique())]
+if not sampled.empty:
+    kinds_shown.append(tr("review_kind_single_dummy"))
+st.caption(f"{tr('review_kinds_shown')}: {' · '.join(kinds_shown) or tr('review_kinds_none')}")
 if reviews.empty:
     st.caption(tr("review_none"))
 else:
@@ -312,6 +347,52 @@ else:
             + " · ".join(tr("pass") if m == ["pass"] else cards_html(m, level, lang()) for m in best),
             unsafe_allow_html=True,
         )
+
+
+
+def show_sampled(row: Mapping[str, Any]) -> None:
+    """One single-dummy verdict: its mark and severity, the mean levels lost, how often the action
+    taken did worse, its mean with the interval, and every candidate's mean."""
+    badge, key = sampled_badge(row)
+    loss = float(row["loss"])
+    lost = f" · {tr('mean_levels_lost')}: {loss:.2f}" if loss > 0 else ""
+    what = f"{tr('sampled_return')} · " if row["kind"] == "return" else ""
+    worse = tr("sampled_worse_in").format(k=int(row["worse_in"]), n=int(row["layouts"]))
+    st.markdown(
+        f"{badge} **{tr(f'severity_{key}')}**{lost} · {what}{seat_word(row['seat'])} · {worse} · "
+        f"{tr('sampled_played_mean')}: {float(row['played_mean']):+.2f} "
+        f"[{float(row['played_low']):+.2f}, {float(row['played_high']):+.2f}]"
+    )
+    lines = []
+    for action, mean in candidate_means(str(row["candidates"])):
+        cards = tr("pass") if action == "pass" else cards_html(action.split(), level, lang())
+        tags = [tr("sampled_played")] if action == row["action"] else []
+        tags += [tr("sampled_best")] if action == row["best_action"] else []
+        note = f" ({', '.join(tags)})" if tags else ""
+        lines.append(f"{cards} {mean:+.2f}{note}")
+    st.markdown(f"{tr('sampled_candidates')}: " + " · ".join(lines), unsafe_allow_html=True)
+    st.caption(
+        tr("sampled_method").format(
+            exact=int(row["exact_layouts"]), n=int(row["layouts"]), classes=int(row["classes"]),
+            valued=len(lines),
+        )
+    )
+
+
+st.markdown(f"**{tr('review_kind_single_dummy')}**")
+if sampled.empty:
+    st.caption(tr("sampled_none"))
+else:
+    st.caption(f"{tr('sampled_summary')}: {len(sampled)}")
+    here = (
+        [sampled_plays[int(step.action["seq"])]]
+        if step.action is not None and int(step.action["seq"]) in sampled_plays
+        else sampled_returns if step.index <= 1 else []
+    )
+    for row in here:
+        show_sampled(row)
+    if not here:
+        st.caption(tr("sampled_not_this_step"))
 
 st.subheader(tr("notes"))
 notes, skipped = read_notes(current_store(), match_id=match, deal_no=deal)

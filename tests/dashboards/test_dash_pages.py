@@ -448,7 +448,7 @@ def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open,
     slider = at.get("select_slider")[0]
     labels = list(slider.options)
     marked = [label.split()[-1] for label in labels if label.split()[-1] in ("✓", "✗", "✗✗", "·", "~", "=")]
-    assert marked == ["✓", "✗", "✗✗", "·", "✓"]
+    assert marked == ["✗", "✓", "✗", "✗✗", "·", "✓"]  # the first: seq 11's single-dummy verdict
     assert labels[14].endswith(" ✗") and labels[15].endswith(" ✗✗")
     at.button(key="rp_next_mistake").click().run()
     _no_exception(at)
@@ -465,6 +465,46 @@ def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open,
     assert at.get("select_slider")[0].value == 15
     at.button(key="rp_next_mistake").click().run()
     assert at.get("select_slider")[0].value == 14  # wraps around to the first mistake
+
+
+def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path
+) -> None:
+    """The dash store's ``single_dummy_reviews`` judge N's pass at seq 11 (step 3, no exact
+    verdict: a mistake, 1.75 levels lost on average) and E's pass at seq 22 (step 14, beside its
+    exact verdict: the best mean); a deal the job has not reviewed says how to run it."""
+    from dash_app import APP
+
+    def opened(**params: str) -> AppTest:
+        monkeypatch.setenv("GDAN_STORE", str(mini_store))
+        at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
+        at.query_params.update(params)
+        at.run()
+        at.switch_page("views/replayer.py").run()
+        _no_exception(at)
+        return at
+
+    at = opened(match="m1", deal="2", step="3")
+    texts = [m.value for m in at.markdown]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Verdicts shown: exact, all hands visible (double-dummy) · sampled from the "
+                            "player's view (single-dummy)") for c in captions)
+    assert any(":orange[✗]" in t and "**Mistake** · mean levels lost: 1.75" in t
+               and "worse than the best in 5 of 8 layouts" in t and "-1.25 [-2.00, -0.50]" in t
+               for t in texts)
+    candidates = next(t for t in texts if t.startswith("Candidates: mean value"))
+    assert "♥A" in candidates and "+0.50 (best)" in candidates and "pass -1.25 (played)" in candidates
+    assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
+    both = opened(match="m1", deal="2", step="14")
+    texts = [m.value for m in both.markdown]
+    assert any(":orange[✗]" in t and "**Mistake** · levels lost: 1" in t for t in texts)  # exact
+    assert any(":green[✓]" in t and "**Best move**" in t and "0 of 8 layouts" in t for t in texts)  # sampled
+    none = opened(match="m1", deal="1", step="3")
+    assert any("opt-in job" in c and "`single_dummy`" in c and "--single-dummy" in c for c in
+               (c.value for c in none.caption))
+    zh = opened(match="m1", deal="2", step="3", lang="zh")
+    assert any("**失误** · 平均损失级数: 1.75" in t and "在 8 种抽样牌局中有 5 种劣于最佳" in t
+               for t in (m.value for m in zh.markdown))
 
 
 def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:

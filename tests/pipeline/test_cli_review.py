@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from gdan import app
 from gdan.review import verdict
+from pipelines.steps.single_dummy import sampled_severity
 from replay.review import review_deal
 from replay.solver import Budget
 from simulator.api import simulate_match
@@ -39,6 +40,31 @@ def test_review_prints_each_decisions_verdict(tmp_path: Path) -> None:
     table = CliRunner().invoke(app, [*args, "--format", "table"], terminal_width=200)
     assert table.exit_code == 0 and f"{len(expected)} decisions reviewed" in table.stdout
     assert "double-dummy" in table.stdout
+
+
+def test_review_with_single_dummy_adds_sampled_verdicts(tmp_path: Path) -> None:
+    """--single-dummy adds a row of kind single_dummy per real decision of the deal, after the
+    exact row of the same decision, with its severity by the mean levels lost and "worse in k of
+    N layouts"; the exact rows are those of the plain review."""
+    events = simulate_match("national", seed=3)
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    args = ["review", str(path), "--match", events[0]["match"], "--deal", "1", "--format", "json"]
+    plain = json.loads(CliRunner().invoke(app, args).stdout)
+    result = CliRunner().invoke(app, [*args, "--single-dummy", "--layouts", "1"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    sampled = [r for r in rows if r["kind"] == "single_dummy"]
+    assert sampled and [r for r in rows if r["kind"] == "double_dummy"] == [
+        {**r, "played_mean": None, "interval": None, "worse_in": None, "candidates": None} for r in plain]
+    assert [(r["seq"], r["kind"]) for r in rows] == sorted((r["seq"], r["kind"]) for r in rows)
+    for r in sampled:
+        word = sampled_severity(r["loss"])
+        assert r["verdict"].startswith(word)
+        assert r["verdict"].endswith(f"worse in {r['worse_in'][0]} of 1 layouts")
+        assert r["choice"] == "real" and r["worse_in"] in ("0/1", "1/1") and r["interval"].startswith("[")
+        assert f"{r['played']}=" in r["candidates"] and f"{r['best']}=" in r["candidates"]
+        assert (r["loss"] > 0) == (r["worse_in"] == "1/1")  # one layout: worse there means a loss
 
 
 def test_a_deal_outside_the_window_says_so(tmp_path: Path) -> None:
