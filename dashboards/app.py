@@ -5,7 +5,8 @@ serve that folder as legacy file-based pages that bypass this entry point), the 
 and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``); the pages
 read its last published run and follow newer ones by themselves (``dashboards.ui.follow_runs``),
 and only the results entry page writes (to its inbox), for a logged-in referee or admin or a
-table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
+table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else (nor for
+anyone on a read-only server: `gdan dashboard` over an ``s3://`` store's local copy). When the
 store's pages are not public (``gdan users public no``), a visitor sees only the login.
 Store-wide statistics are computed in the background for each run, once the page shown has run
 (``GDAN_WARM_UP=0`` turns that off).

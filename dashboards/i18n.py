@@ -852,6 +852,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
     # access control: login, table tokens, roles (dashboards/access.py) and the audit of entries
     "access_login": ("Log in", "登录"),
+    "access_read_only": (
+        "Read-only: these pages show the runs published to object storage; results are entered on "
+        "the service host.",
+        "只读：这些页面显示发布到对象存储的运行结果；成绩在服务主机上录入。",
+    ),
     "access_account": ("Account", "账号"),
     "access_password": ("Password", "密码"),
     "access_login_button": ("Log in", "登录"),
