@@ -18,7 +18,7 @@ import streamlit as st
 
 from dashboards import access
 from dashboards.i18n import LANGS
-from dashboards.ui import current_store, follow_runs, from_url, pin_run, reload_data, to_url, tr, warm_up
+from dashboards.ui import follow_runs, from_url, pin_run, reload_data, store_name, to_url, tr, warm_up
 
 # (file, label key, URL path, icon) of every page, in menu order.
 PAGES: list[tuple[str, str, str, str]] = [
@@ -46,7 +46,7 @@ who = access.principal()
 with st.sidebar:
     chosen = st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
     to_url("lang", "lang", chosen, default="en")
-    st.caption(f"{tr('store')}: `{current_store()}`")
+    st.caption(f"{tr('store')}: `{store_name()}`")
     if st.button(tr("reload"), key="reload"):
         reload_data()
     access.sidebar(who)

@@ -645,6 +645,7 @@ def _read_only_dashboard(store: Path, port: int, host: str, idle_minutes: float)
     this process while the server runs."""
     import threading
 
+    from pipelines.storage.object_store import remote_root
     from pipelines.storage.remote import follow_published, readable
 
     with object_storage_errors(store):
@@ -656,6 +657,7 @@ def _read_only_dashboard(store: Path, port: int, host: str, idle_minutes: float)
                               "run pulled and try again.", "yellow"), soft_wrap=True)
 
     command, env = dashboard_server(local, port, host, idle_minutes=idle_minutes, read_only=True)
+    env["GDAN_STORE_SOURCE"] = str(remote_root(store))
     stop = threading.Event()
     every_s = float(os.environ.get("GDAN_REFRESH_SECONDS", "3"))
     if every_s > 0:

@@ -59,12 +59,15 @@ def test_the_dashboards_follow_whole_runs_published_to_object_storage(
     assert _publish(s3_store, _day(tmp_path / "one", seed=3)) is None
     monkeypatch.setenv("GDAN_CACHE", str(tmp_path / "dashboards-host"))
     copy = readable(store)  # what `gdan dashboard --store s3://…` pulls at start
-    for name, value in {"GDAN_STORE": str(copy), "GDAN_READ_ONLY": "1", "GDAN_WARM_UP": "0"}.items():
+    shown = {"GDAN_STORE": str(copy), "GDAN_STORE_SOURCE": s3_store, "GDAN_READ_ONLY": "1",
+             "GDAN_WARM_UP": "0"}
+    for name, value in shown.items():
         monkeypatch.setenv(name, value)
     at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
     first = _deals_shown(at)
     assert first == 2 * 2  # two tables of two deals
-    assert t("access_read_only", "en") in [c.value for c in at.sidebar.caption]
+    captions = [c.value for c in at.sidebar.caption]
+    assert t("access_read_only", "en") in captions and f"{t('store', 'en')}: `{s3_store}`" in captions
     assert not at.sidebar.text_input  # no login or PIN form: nothing here writes
     assert refresh(store) is False  # nothing published since the pull
 
