@@ -653,6 +653,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "mark_jie_feng": ("接风 lead after the partner went out", "接风"),
     "notes": ("Notes and tags", "笔记与标签"),
     "no_notes": ("No notes on this deal yet.", "本副暂无笔记。"),
+    "notes_read_only": (
+        "This server only reads: notes are written on a dashboards server over a store folder.",
+        "本服务器只读：笔记需在基于本地数据仓库文件夹的看板上填写。",
+    ),
     "notes_skipped": ("{n} unreadable note lines skipped.", "跳过 {n} 行无法读取的笔记。"),
     "anonymous": ("anonymous", "匿名"),
     "note_text": ("Note", "笔记"),

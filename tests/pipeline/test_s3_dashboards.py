@@ -90,6 +90,10 @@ def test_the_dashboards_follow_whole_runs_published_to_object_storage(
     assert Store(copy).last_run() == run
     assert _deals_shown(at) == second
 
+    at.switch_page("views/replayer.py").run()
+    assert not at.exception and t("notes_read_only", "en") in [c.value for c in at.caption]
+    assert not at.text_area  # no note form: a note would stay in this host's copy
+
     out = tmp_path / "standings.csv"
     _gdan("export", "standings", "--store", s3_store, "--event", _event(copy), "--format", "csv",
           "--out", str(out))
