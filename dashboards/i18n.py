@@ -686,6 +686,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "mark_jie_feng": ("接风 lead after the partner went out", "接风"),
     "notes": ("Notes and tags", "笔记与标签"),
     "no_notes": ("No notes on this deal yet.", "本副暂无笔记。"),
+    "notes_read_only": (
+        "This server only reads: notes are written on a dashboards server over a store folder.",
+        "本服务器只读：笔记需在基于本地数据仓库文件夹的看板上填写。",
+    ),
     "notes_skipped": ("{n} unreadable note lines skipped.", "跳过 {n} 行无法读取的笔记。"),
     "anonymous": ("anonymous", "匿名"),
     "note_text": ("Note", "笔记"),
@@ -885,6 +889,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
     # access control: login, table tokens, roles (dashboards/access.py) and the audit of entries
     "access_login": ("Log in", "登录"),
+    "access_read_only": (
+        "Read-only: these pages show the runs published to object storage; results are entered on "
+        "the service host.",
+        "只读：这些页面显示发布到对象存储的运行结果；成绩在服务主机上录入。",
+    ),
     "access_account": ("Account", "账号"),
     "access_password": ("Password", "密码"),
     "access_login_button": ("Log in", "登录"),

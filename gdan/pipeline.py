@@ -35,8 +35,12 @@ if TYPE_CHECKING:
 
 console = Console(stderr=True)
 
-OBJECT_STORAGE_COMMANDS = frozenset({"ingest", "run", "sql", "maintain", "standings", "dan", "ratings"})
-"""The commands that take an ``s3://`` store (docs/deployment.md); the others need a folder."""
+OBJECT_STORAGE_COMMANDS = frozenset({
+    "ingest", "run", "sql", "maintain", "standings", "dan", "ratings", "dashboard",
+    "export standings", "export round", "export dan", "export player",
+})
+"""The commands (as typed after ``gdan``) that take an ``s3://`` store (docs/deployment.md); the
+others need a folder."""
 
 
 def _store_root(ctx: typer.Context, store: Path) -> Path:
@@ -48,9 +52,8 @@ def _store_root(ctx: typer.Context, store: Path) -> Path:
         root = remote_root(store)
     except ObjectStoreError as exc:
         raise typer.BadParameter(str(exc)) from None
-    top_level = ctx.parent is not None and ctx.parent.parent is None  # not `gdan export standings`
-    if root is not None and not (top_level and ctx.command.name in OBJECT_STORAGE_COMMANDS):
-        command = " ".join(ctx.command_path.split()[1:])
+    command = " ".join(ctx.command_path.split()[1:])
+    if root is not None and command not in OBJECT_STORAGE_COMMANDS:
         raise typer.BadParameter(
             f"{root}: `gdan {command}` needs a store folder; an s3:// store is taken by "
             f"gdan {', '.join(sorted(OBJECT_STORAGE_COMMANDS))} (docs/deployment.md)"
@@ -619,9 +622,51 @@ def dashboard(
     127.0.0.1 unless --host says otherwise; on another address it needs an admin account (or
     --allow-anonymous-writes, which lets anyone there enter results). Streamlit's XSRF protection
     stays on. Runs until stopped: Ctrl-C, or `kill` of this process (SIGTERM), stops the server too.
+
+    An s3://bucket/prefix store is shown read-only from this host's reading copy of it, pulled at
+    start and again whenever a run is published there (checked every $GDAN_REFRESH_SECONDS,
+    default 3); nobody logs in or enters results on such a server, and it never writes the bucket.
     """
-    require_tables(store)
-    _dashboard(store, port, host, allow_anonymous_writes, session_idle_minutes)
+    from pipelines.storage.object_store import remote_root
+
+    if remote_root(store) is None:
+        require_tables(store)
+        _dashboard(store, port, host, allow_anonymous_writes, session_idle_minutes)
+        return
+    if allow_anonymous_writes:
+        console.print(literal(f"{store}: the dashboards of an s3:// store only read; "
+                              "--allow-anonymous-writes has nothing to allow", "red"))
+        raise typer.Exit(EXIT_FAILED)
+    _read_only_dashboard(store, port, host, session_idle_minutes)
+
+
+def _read_only_dashboard(store: Path, port: int, host: str, idle_minutes: float) -> None:
+    """The dashboards over this host's reading copy of the ``s3://`` store ``store``, refreshed in
+    this process while the server runs."""
+    import threading
+
+    from pipelines.storage.object_store import remote_root
+    from pipelines.storage.remote import follow_published, readable
+
+    with object_storage_errors(store):
+        local = readable(store)
+    require_tables(local)
+
+    def failed(exc: Exception) -> None:
+        console.print(literal(f"object storage: {one_line(exc)}. The dashboards keep showing the last "
+                              "run pulled and try again.", "yellow"), soft_wrap=True)
+
+    command, env = dashboard_server(local, port, host, idle_minutes=idle_minutes, read_only=True)
+    env["GDAN_STORE_SOURCE"] = str(remote_root(store))
+    stop = threading.Event()
+    every_s = float(os.environ.get("GDAN_REFRESH_SECONDS", "3"))
+    if every_s > 0:
+        follow_published(store, every_s, stop, failed)
+    try:
+        code = _serve(command, env)
+    finally:
+        stop.set()
+    raise typer.Exit(code)
 
 
 STREAMLIT_SETTINGS = (
@@ -646,11 +691,14 @@ def _dashboard(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_wri
 
 
 def dashboard_server(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_writes: bool = False,
-                     idle_minutes: float = 30) -> tuple[list[str], dict[str, str]]:
+                     idle_minutes: float = 30, read_only: bool = False) -> tuple[list[str], dict[str, str]]:
     """The command and environment of the dashboards' Streamlit server over ``store``, after the
     host-exposure check (exit 1 when refused, :func:`anonymous_writes`) and its warnings; prints
-    the address. Shared by `gdan dashboard`, `gdan demo` and `gdan serve`."""
-    anonymous = _exposure(store, host, allow_anonymous_writes)
+    the address. Shared by `gdan dashboard`, `gdan demo` and `gdan serve`.
+
+    ``read_only``: a server that lets nobody log in or write (an ``s3://`` store's reading copy),
+    so no exposure check applies."""
+    anonymous = False if read_only else _exposure(store, host, allow_anonymous_writes)
     if anonymous and not is_loopback(host):
         console.print(literal(f"WARNING: anyone who reaches {host}:{port} can enter and correct results "
                               "without a login (--allow-anonymous-writes)", "bold red"))
@@ -667,6 +715,7 @@ def dashboard_server(store: Path, port: int, host: str = LOOPBACK, allow_anonymo
         **os.environ,
         "GDAN_STORE": str(store.absolute()),
         "GDAN_ANONYMOUS_WRITES": "1" if anonymous else "0",
+        "GDAN_READ_ONLY": "1" if read_only else "0",
         "GDAN_SESSION_IDLE_MINUTES": str(idle_minutes),
     }
     command = [

@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboards.access import read_only
 from dashboards.i18n import LABELS, t
 from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
 from dashboards.queries.players import players
@@ -404,23 +405,25 @@ if not notes:
     st.caption(tr("no_notes"))
 if skipped:
     st.caption(tr("notes_skipped").format(n=skipped))
-with st.form("rp_note", clear_on_submit=True):
-    text = st.text_area(tr("note_text"), key="rp_note_text")
-    tag_text = st.text_input(tr("note_tags"), key="rp_note_tags", placeholder=t("note_tags_hint", lang()))
-    author = st.text_input(tr("note_author"), key="rp_note_author")
-    at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
-    if st.form_submit_button(tr("note_save")):
-        new_tags = clean_tags(tag_text)
-        if not text.strip() and not new_tags:
-            st.warning(tr("note_empty"))
-        else:
-            append_note(
-                current_store(),
-                Note(
-                    match, deal, text.strip(), new_tags, step_no if at_step else None, author.strip() or None
-                ),
-            )
-            st.rerun()
+if read_only():  # notes would stay in this host's copy of the store, seen by nobody else
+    st.caption(tr("notes_read_only"))
+else:
+    with st.form("rp_note", clear_on_submit=True):
+        text = st.text_area(tr("note_text"), key="rp_note_text")
+        tag_text = st.text_input(tr("note_tags"), key="rp_note_tags", placeholder=t("note_tags_hint", lang()))
+        author = st.text_input(tr("note_author"), key="rp_note_author")
+        at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
+        if st.form_submit_button(tr("note_save")):
+            new_tags = clean_tags(tag_text)
+            if not text.strip() and not new_tags:
+                st.warning(tr("note_empty"))
+            else:
+                append_note(
+                    current_store(),
+                    Note(match, deal, text.strip(), new_tags, step_no if at_step else None,
+                         author.strip() or None),
+                )
+                st.rerun()
 
 st.subheader(tr("flags"))
 if plays.empty:

@@ -8,7 +8,9 @@ root is; object storage holds the store of record. What makes that safe:
 - **Pull** makes the copy equal to the store's objects under the parts pulled: new or changed
   objects are downloaded, files that no object backs any more (or that were changed here and never
   published: a crashed writer's) are removed. A file is known unchanged by its ETag and its local
-  size and mtime, kept in the copy's manifest.
+  size and mtime, kept in the copy's manifest. Downloads go in the push's order (the commit log's
+  entries last), so a reader of the copy during a pull (the dashboards) never sees a run whose
+  tables are not all there yet.
 - **Push** uploads in the order a reader depends on: data files first, then each Delta table's log
   entries (versions in order; an entry that already exists is refused, ``If-None-Match: *``, so a
   second writer cannot overwrite a version), and the commit log's entries last. Readers read only
@@ -99,7 +101,7 @@ class Mirror:
                     manifest.pop(relative, None)
                     _prune_empty(path.parent, self.folder)
         downloaded = 0
-        for relative, obj in sorted(remote.items()):
+        for relative, obj in sorted(remote.items(), key=lambda item: _push_order(item[0])):
             target = self.folder / relative
             if not _unchanged(manifest.get(relative), obj.etag, target):
                 replaced += target.exists()
@@ -114,6 +116,13 @@ class Mirror:
             forget_under(self.folder.absolute())
             forget_reads_under(self.folder.absolute())
         return downloaded
+
+    def behind(self, part: str) -> bool:
+        """Whether the store's objects under ``part`` differ from what the copy last pulled of them
+        (one listing of that part: cheap for the commit log, asked every few seconds)."""
+        listed = {k: o.etag for k, o in list_objects(self.s3, self.root, part).items() if _synced(k)}
+        known = {k: s.etag for k, s in self._manifest().items() if k.startswith(part)}
+        return listed != known
 
     def push(self, parts: Iterable[str] = PARTS) -> int:
         """Publish the changes of the copy's ``parts`` to the store in a reader-safe order; returns

@@ -1,7 +1,7 @@
 """The parts of a store on object storage, against moto's S3 server: the writer lease (one
 writer; a dead holder's lease runs out; a writer that lost its lease publishes nothing), and the
-local copy (pushed in reader-safe order, never over another writer's version, and brought back in
-line with the store when it holds work that was never published)."""
+local copy (pushed and pulled in reader-safe order, never over another writer's version, and
+brought back in line with the store when it holds work that was never published)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,28 @@ def test_a_push_uploads_data_then_table_logs_then_the_commit_log(s3_store: str, 
     assert order == ["tables/t/part-1.parquet", "tables/t/_delta_log/00000000000000000000.json",
                      "state/commits/_delta_log/00000000000000000000.json"]
     assert push_steps == []
+
+
+def test_a_pull_downloads_the_commit_log_last_and_says_when_it_is_behind(
+    s3_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s3, root = boto3.client("s3"), _root(s3_store)
+    _table_files(tmp_path / "writer")
+    Mirror(s3, root, tmp_path / "writer").push()
+    reader = Mirror(s3, root, tmp_path / "reader")
+    assert reader.behind("state/commits/")
+    order: list[str] = []
+    download = s3.download_file
+
+    def recorded(bucket: str, key: str, target: str) -> None:
+        order.append(root.relative(key))
+        download(bucket, key, target)
+
+    monkeypatch.setattr(s3, "download_file", recorded)
+    assert reader.pull(("state", "tables")) == 3
+    assert order == ["tables/t/part-1.parquet", "tables/t/_delta_log/00000000000000000000.json",
+                     "state/commits/_delta_log/00000000000000000000.json"]
+    assert not reader.behind("state/commits/")
 
 
 def test_a_pull_undoes_what_was_never_published(s3_store: str, tmp_path: Path) -> None:
