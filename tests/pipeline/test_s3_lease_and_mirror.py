@@ -10,6 +10,7 @@ from pathlib import Path
 import boto3
 import pytest
 
+from pipelines.storage.layout import StoreLayout
 from pipelines.storage.lease import Lease, LeaseLostError
 from pipelines.storage.mirror import Mirror, PushConflictError, push_steps
 from pipelines.storage.object_store import ObjectStoreError, RemoteRoot, remote_root
@@ -54,24 +55,32 @@ def test_a_lease_not_renewed_in_time_is_taken_over_and_its_writer_publishes_noth
     assert Lease(s3, _root(s3_store)).try_acquire() is not None
 
 
-def _table_files(folder: Path) -> None:
-    (folder / "tables" / "t" / "_delta_log").mkdir(parents=True)
-    (folder / "tables" / "t" / "part-1.parquet").write_bytes(b"data")
-    (folder / "tables" / "t" / "_delta_log" / "00000000000000000000.json").write_text("{}")
-    (folder / "state" / "commits" / "_delta_log").mkdir(parents=True)
-    (folder / "state" / "commits" / "_delta_log" / "00000000000000000000.json").write_text("{}")
-    (folder / "state" / "warehouse.json").write_text("{}")
+FIRST_LOG_ENTRY = "00000000000000000000.json"
+
+
+def _table_files(folder: Path) -> tuple[str, str, str]:
+    """A table (``deals``) with one data file and one log entry, and the commit log's first entry, in a
+    store folder; their keys (data, table log, commit log), as the store's layout places them."""
+    table = StoreLayout(folder).table_path("deals")
+    commits = StoreLayout(folder).state_dir / "commits" / "_delta_log"
+    for log in (table / "_delta_log", commits):
+        log.mkdir(parents=True)
+        (log / FIRST_LOG_ENTRY).write_text("{}")
+    (table / "part-1.parquet").write_bytes(b"data")
+    (StoreLayout(folder).state_dir / "warehouse.json").write_text("{}")
+    files = (table / "part-1.parquet", table / "_delta_log" / FIRST_LOG_ENTRY, commits / FIRST_LOG_ENTRY)
+    data, table_log, commit_log = (f.relative_to(folder).as_posix() for f in files)
+    return data, table_log, commit_log
 
 
 def test_a_push_uploads_data_then_table_logs_then_the_commit_log(s3_store: str, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "copy"
-    _table_files(folder)
+    keys = _table_files(folder)
     order: list[str] = []
     monkeypatch.setattr("pipelines.storage.mirror.push_steps", [order.append])
     assert Mirror(boto3.client("s3"), _root(s3_store), folder).push() == 3
-    assert order == ["tables/t/part-1.parquet", "tables/t/_delta_log/00000000000000000000.json",
-                     "state/commits/_delta_log/00000000000000000000.json"]
+    assert order == list(keys)
     assert push_steps == []
 
 
@@ -79,7 +88,7 @@ def test_a_pull_downloads_the_commit_log_last_and_says_when_it_is_behind(
     s3_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     s3, root = boto3.client("s3"), _root(s3_store)
-    _table_files(tmp_path / "writer")
+    keys = _table_files(tmp_path / "writer")
     Mirror(s3, root, tmp_path / "writer").push()
     reader = Mirror(s3, root, tmp_path / "reader")
     assert reader.behind("state/commits/")
@@ -92,22 +101,21 @@ def test_a_pull_downloads_the_commit_log_last_and_says_when_it_is_behind(
 
     monkeypatch.setattr(s3, "download_file", recorded)
     assert reader.pull(("state", "tables")) == 3
-    assert order == ["tables/t/part-1.parquet", "tables/t/_delta_log/00000000000000000000.json",
-                     "state/commits/_delta_log/00000000000000000000.json"]
+    assert order == list(keys)
     assert not reader.behind("state/commits/")
 
 
 def test_a_pull_undoes_what_was_never_published(s3_store: str, tmp_path: Path) -> None:
     s3, root = boto3.client("s3"), _root(s3_store)
     writer = Mirror(s3, root, tmp_path / "copy")
-    _table_files(writer.folder)
+    data, table_log, _ = _table_files(writer.folder)
     writer.push()
-    log = writer.folder / "tables" / "t" / "_delta_log"
+    log = (writer.folder / table_log).parent
     (log / "00000000000000000001.json").write_text('{"unpublished": 1}')
-    (writer.folder / "tables" / "t" / "part-1.parquet").write_bytes(b"changed here")
+    (writer.folder / data).write_bytes(b"changed here")
     assert writer.pull() == 1
-    assert sorted(p.name for p in log.iterdir()) == ["00000000000000000000.json"]
-    assert (writer.folder / "tables" / "t" / "part-1.parquet").read_bytes() == b"data"
+    assert sorted(p.name for p in log.iterdir()) == [FIRST_LOG_ENTRY]
+    assert (writer.folder / data).read_bytes() == b"data"
     assert (writer.folder / "state" / "warehouse.json").exists()  # this host's own, never pulled away
 
 
@@ -115,8 +123,7 @@ def test_a_version_another_writer_published_is_never_overwritten(s3_store: str, 
     s3, root = boto3.client("s3"), _root(s3_store)
     ours, theirs = Mirror(s3, root, tmp_path / "ours"), Mirror(s3, root, tmp_path / "theirs")
     for mirror in (ours, theirs):
-        _table_files(mirror.folder)
-    entry = "tables/t/_delta_log/00000000000000000000.json"
+        _, entry, _ = _table_files(mirror.folder)
     (theirs.folder / entry).write_text('{"theirs": 1}')
     theirs.push()
     with pytest.raises(PushConflictError, match="already exists"):
