@@ -5,7 +5,7 @@ kept under ``/tmp/gdan-bench-decisions-*``), replay and score it and run the res
 (the model of ``bench_ratings.py``, session by session), and review every deal exactly as the
 pipeline does (``replay.review.review_deal``: ≤ 12 cards left, 5,000 nodes per position; wider
 with ``--cards`` and ``--nodes``). Each
-player's losses on real choices (``scoring.decision_skill.is_real_choice``) give the decision
+player's losses on real choices (the review's ``choice``) give the decision
 estimate; ``scoring.decision_skill.combined`` joins it with the rating. Reported per seed and as
 the mean: Spearman of the rating, the decision estimate and the combined estimate with the
 simulator's true skill (``players.json``), over players with at least ``--min-rounds`` rated
@@ -35,10 +35,8 @@ from scipy.stats import spearmanr
 from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT
 from replay.events import normalise_level
 from replay.review import review_deal
-from replay.rulesets import BUILTIN
-from replay.single_dummy import deal_decisions
-from replay.solver import Budget, Solver
-from scoring.decision_skill import combined, decision_skill, is_real_choice, reliability
+from replay.solver import Budget
+from scoring.decision_skill import combined, decision_skill, reliability
 from scoring.params import RatingParams
 
 
@@ -55,21 +53,15 @@ def league_losses(folder: Path, budget: Budget, cards: int) -> dict[str, list[fl
             events.sort(key=lambda e: e["seq"])
             start = events[0]
             seats = start.get("seats", {})
-            ruleset = BUILTIN[start["rules"]]
-            for i, ev in enumerate(events):
-                if ev["type"] != "deal_start":
-                    continue
-                level = normalise_level(ev["level"])
-                if level is None:
+            for ev in events:
+                if ev["type"] != "deal_start" or normalise_level(ev["level"]) is None:
                     continue
                 try:
                     rows = review_deal(events, budget, deal=ev["deal"], max_cards_left=cards)
-                    _, plays, _ = deal_decisions(events[i:], ruleset, Solver(level, ruleset))
                 except ValueError:
                     continue
-                positions = {p.seq: p.position for p in plays}
                 for row in rows:
-                    if is_real_choice(positions[row.seq], row.best_moves) and row.seat in seats:
+                    if row.choice == "real" and row.seat in seats:
                         losses[seats[row.seat]].append(float(row.loss))
     return losses
 

@@ -68,10 +68,18 @@ def anonymous_writes() -> bool:
     return os.environ.get("GDAN_ANONYMOUS_WRITES") == "1"
 
 
+def read_only() -> bool:
+    """Whether this server only reads (``$GDAN_READ_ONLY`` is ``1``: `gdan dashboard` over an
+    ``s3://`` store, whose copy here is replaced by every pull): nobody logs in or enters results."""
+    return os.environ.get("GDAN_READ_ONLY") == "1"
+
+
 def principal() -> Principal | None:
     """The principal of this session, as the store allows it now; None when nobody is logged in
     (or the session has been idle too long, or the account or token is gone), unless the server
     allows anonymous writes (an anonymous principal)."""
+    if read_only():
+        return None
     who: Principal | None = st.session_state.get(PRINCIPAL)
     if who is None:
         return Principal(datetime.now(UTC), anonymous=True) if anonymous_writes() else None
@@ -141,7 +149,7 @@ def token_from_address() -> None:
     The token stays in the address, so a reloaded tablet (a new session) keeps its table; it can
     write nothing but that table's result and is spent by its submission."""
     secret = st.query_params.get("token")
-    if not secret or st.session_state.get(PRINCIPAL) is not None:
+    if not secret or read_only() or st.session_state.get(PRINCIPAL) is not None:
         return
     if _use_token(secret):
         who = st.session_state[PRINCIPAL]
@@ -154,6 +162,9 @@ def sidebar(who: Principal | None) -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.warning(tr(notice))
+    if read_only():
+        st.caption(tr("access_read_only"))
+        return
     if who is not None and who.anonymous:
         st.caption(tr("access_anonymous"))
     elif who is not None:

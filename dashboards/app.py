@@ -5,7 +5,8 @@ serve that folder as legacy file-based pages that bypass this entry point), the 
 and the store controls in the sidebar. The store is ``$GDAN_STORE`` (default ``./data``); the pages
 read its last published run and follow newer ones by themselves (``dashboards.ui.follow_runs``),
 and only the results entry page writes (to its inbox), for a logged-in referee or admin or a
-table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else. When the
+table's token (:mod:`dashboards.access`), and it is not in the menu for anyone else (nor for
+anyone on a read-only server: `gdan dashboard` over an ``s3://`` store's local copy). When the
 store's pages are not public (``gdan users public no``), a visitor sees only the login.
 Store-wide statistics are computed in the background for each run, once the page shown has run
 (``GDAN_WARM_UP=0`` turns that off).
@@ -17,7 +18,7 @@ import streamlit as st
 
 from dashboards import access
 from dashboards.i18n import LANGS
-from dashboards.ui import current_store, follow_runs, from_url, pin_run, reload_data, to_url, tr, warm_up
+from dashboards.ui import follow_runs, from_url, pin_run, reload_data, store_name, to_url, tr, warm_up
 
 # (file, label key, URL path, icon) of every page, in menu order.
 PAGES: list[tuple[str, str, str, str]] = [
@@ -45,7 +46,7 @@ who = access.principal()
 with st.sidebar:
     chosen = st.radio(tr("language"), list(LANGS), format_func=LANGS.__getitem__, key="lang", horizontal=True)
     to_url("lang", "lang", chosen, default="en")
-    st.caption(f"{tr('store')}: `{current_store()}`")
+    st.caption(f"{tr('store')}: `{store_name()}`")
     if st.button(tr("reload"), key="reload"):
         reload_data()
     access.sidebar(who)

@@ -353,7 +353,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "flags_later": ("Step into the play to see each play's flags.", "进入出牌阶段后显示每手牌的标记。"),
     "no_plays": ("This deal has no recorded plays.", "此副无出牌记录。"),
     # decision review (the exact endgame solver)
-    "review": ("Decision review (exact endgame solver)", "决策复盘（残局精确求解）"),
+    "review": ("Decision review", "决策复盘"),
     "review_none": (
         "No decision of this deal was reviewed "
         "(the solver reviews the endgame of deals with all four hands known).",
@@ -368,12 +368,78 @@ LABELS: dict[str, tuple[str, str]] = {
     "value_before": ("Value before (levels)", "决策前价值（级）"),
     "value_after": ("Value after (levels)", "决策后价值（级）"),
     "best_moves": ("Best move(s)", "最佳着法"),
-    "review_accuracy": ("Decision review: mistakes per 100 decisions", "决策复盘：每百次决策的失误"),
-    "mistakes_1": ("Mistakes losing 1 level", "损失 1 级的失误"),
-    "mistakes_2": ("Mistakes losing 2 levels", "损失 2 级的失误"),
-    "mistakes_3plus": ("Mistakes losing 3+ levels", "损失 3 级及以上的失误"),
-    "mistakes_all": ("All mistakes", "全部失误"),
+    "review_accuracy": ("Decision review: accuracy on real choices", "决策复盘：真实选择的准确率"),
+    "review_accuracy_note": (
+        "Verdicts are exact with all four hands visible (double-dummy), on the endgame the solver "
+        "reaches. Accuracy: the share of real choices that were a best move, with its 95 % interval. "
+        "Forced passes and positions where every action is equal are counted, not scored.",
+        "判定为四家明牌（双明手）下的精确解，仅覆盖求解器可解的残局。准确率：真实选择中走出最佳着法的比例，"
+        "附 95% 区间。被迫过牌及所有着法等值的局面只计数，不计分。",
+    ),
+    "review_phase": ("Decision", "决策类型"),
+    "phase_lead": ("Lead", "首出"),
+    "phase_follow": ("Follow", "跟牌"),
+    "phase_pass": ("Pass", "过牌"),
+    "phase_bomb": ("Bomb", "炸弹"),
+    "phase_jie_feng": ("Lead after 接风", "接风首出"),
+    "phase_all": ("All", "全部"),
+    "accuracy": ("accuracy %", "准确率 %"),
+    "real_choices": ("real choices", "真实选择数"),
+    "not_scored": ("forced or no choice", "被迫或无选择"),
+    "match_loss_per_100": ("match chance lost per 100 (pp)", "每百次损失的胜率（百分点）"),
     "decisions_reviewed": ("decisions reviewed", "复盘决策数"),
+    "review_kind_double_dummy": ("exact, all hands visible (double-dummy)", "精确，四家明牌（双明手）"),
+    "review_kind_single_dummy": ("sampled from the player's view (single-dummy)", "按选手视角抽样（单明手）"),
+    # decision review from the player's view (the opt-in single-dummy job)
+    "review_kinds_shown": ("Verdicts shown", "显示的判定"),
+    "review_kinds_none": ("none for this deal", "此副暂无"),
+    "sampled_none": (
+        "No single-dummy verdict for this deal: the review from the player's view is an opt-in job "
+        "(slow: about 20 CPU-s a deal). Run the `single_dummy` Dagster job, or for an event file "
+        "`gdan single-dummy FILE --match ID --deal N` or `gdan review FILE --match ID --deal N "
+        "--single-dummy`; the job's verdicts show here from the next published run.",
+        "此副没有单明手判定：按选手视角的复盘是需手动启动的任务（较慢：单核每副约 20 秒）。"
+        "在编排器中运行 `single_dummy` 任务；对事件文件可用 `gdan single-dummy FILE --match ID --deal N` "
+        "或 `gdan review FILE --match ID --deal N --single-dummy`。任务的判定在下次发布运行后显示于此。",
+    ),
+    "sampled_summary": ("Decisions judged from the player's view", "按选手视角判定的决策数"),
+    "sampled_not_this_step": (
+        "This step's decision has no single-dummy verdict (forced, or not reviewed).",
+        "此步决策没有单明手判定（被迫，或未复盘）。",
+    ),
+    "sampled_return": ("Return card after the tribute", "还贡牌"),
+    "sampled_worse_in": (
+        "worse than the best in {k} of {n} layouts", "在 {n} 种抽样牌局中有 {k} 种劣于最佳"
+    ),
+    "sampled_played_mean": ("Played: mean (95 % interval)", "实际着法：均值（95% 区间）"),
+    "mean_levels_lost": ("mean levels lost", "平均损失级数"),
+    "sampled_candidates": (
+        "Candidates: mean value in levels over the layouts", "候选着法：各抽样牌局的平均价值（级）"
+    ),
+    "sampled_played": ("played", "实际"),
+    "sampled_best": ("best", "最佳"),
+    "sampled_method": (
+        "{exact} of {n} layouts solved exactly, the rest played out by the simulator's bots · "
+        "{classes} action classes, {valued} valued",
+        "{n} 种牌局中 {exact} 种精确求解，其余由模拟器机器人打完 · 共 {classes} 类着法，评估 {valued} 类",
+    ),
+    "choice_real": ("real choice", "真实选择"),
+    "choice_forced": ("forced pass (no legal play)", "被迫过牌（无牌可出）"),
+    "choice_all_equal": ("no choice (every action equal)", "无选择（所有着法等值）"),
+    "severity_best": ("Best move", "最佳着法"),
+    "severity_inaccuracy": ("Inaccuracy", "欠佳"),
+    "severity_mistake": ("Mistake", "失误"),
+    "severity_blunder": ("Blunder", "重大失误"),
+    "levels_lost": ("levels lost", "损失级数"),
+    "match_chance": ("match-winning chance", "赢得比赛的概率"),
+    "match_chance_note": (
+        "after the deal, best play → action played (a simple model: later deals even, "
+        "rules.md §7 for A and the format's end)",
+        "本副结束后：最佳着法 → 实际着法（简单模型：后续各副胜负各半，过A与赛制结束按规则 §7）",
+    ),
+    "player_hand": ("Hand before the decision", "决策前手牌"),
+    "review_counts": ("real choices {real} · forced {forced} · no choice {equal}",
+                      "真实选择 {real} · 被迫 {forced} · 无选择 {equal}"),
     # data quality
     "quarantine": ("Quarantined input", "隔离的输入"),
     "by_code": ("Quarantined rows by error", "按错误统计的隔离行"),
@@ -620,6 +686,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "mark_jie_feng": ("接风 lead after the partner went out", "接风"),
     "notes": ("Notes and tags", "笔记与标签"),
     "no_notes": ("No notes on this deal yet.", "本副暂无笔记。"),
+    "notes_read_only": (
+        "This server only reads: notes are written on a dashboards server over a store folder.",
+        "本服务器只读：笔记需在基于本地数据仓库文件夹的看板上填写。",
+    ),
     "notes_skipped": ("{n} unreadable note lines skipped.", "跳过 {n} 行无法读取的笔记。"),
     "anonymous": ("anonymous", "匿名"),
     "note_text": ("Note", "笔记"),
@@ -819,6 +889,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "last_ingested_local": ("Last ingested (match's local time)", "最近导入（比赛当地时间）"),
     # access control: login, table tokens, roles (dashboards/access.py) and the audit of entries
     "access_login": ("Log in", "登录"),
+    "access_read_only": (
+        "Read-only: these pages show the runs published to object storage; results are entered on "
+        "the service host.",
+        "只读：这些页面显示发布到对象存储的运行结果；成绩在服务主机上录入。",
+    ),
     "access_account": ("Account", "账号"),
     "access_password": ("Password", "密码"),
     "access_login_button": ("Log in", "登录"),

@@ -63,6 +63,12 @@ def current_store() -> str:
     return str(store_path())
 
 
+def store_name() -> str:
+    """The store as its users know it: ``$GDAN_STORE_SOURCE`` (the ``s3://`` root whose local copy
+    the pages read) when set, else :func:`current_store`."""
+    return os.environ.get("GDAN_STORE_SOURCE") or current_store()
+
+
 def published_run(store: str) -> int | None:
     """The number of the last run published in ``store`` (None before any), read from the
     commit log's statistics: cheap enough to ask every few seconds."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from gdan.pipeline import DEFAULT_STORE, StoreOption
+from gdan.pipeline import DEFAULT_STORE, StoreOption, object_storage_errors
 from pipelines.reads.printout_documents import (
     dan_document,
     player_document,
@@ -103,11 +103,16 @@ def _safe(name: str) -> str:
 
 
 def _run(build: Callable[..., T], *args: Any) -> T:
-    """Open the store, build the document (or its data); unknown events/players exit 1 with the message."""
-    from pipelines.reads.tournament_data import LookupFailed, connect
+    """Open the store, build the document (or its data); unknown events/players exit 1 with the message.
 
+    An ``s3://`` store is read from this host's reading copy, pulled now."""
+    from pipelines.reads.tournament_data import LookupFailed, connect
+    from pipelines.storage.remote import readable
+
+    with object_storage_errors(args[0]):
+        local = readable(args[0])
     try:
-        con = connect(args[0])
+        con = connect(local)
         try:
             return build(con, *args[1:])
         finally:

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -33,10 +35,38 @@ if TYPE_CHECKING:
 
 console = Console(stderr=True)
 
+OBJECT_STORAGE_COMMANDS = frozenset({
+    "ingest", "run", "sql", "maintain", "standings", "dan", "ratings", "dashboard",
+    "export standings", "export round", "export dan", "export player",
+})
+"""The commands (as typed after ``gdan``) that take an ``s3://`` store (docs/deployment.md); the
+others need a folder."""
+
+
+def _store_root(ctx: typer.Context, store: Path) -> Path:
+    """``--store`` as given, refused (exit 2, one line) when it is an ``s3://`` root that this
+    command cannot use or a malformed one, before the command makes any folder."""
+    from pipelines.storage.object_store import ObjectStoreError, remote_root
+
+    try:
+        root = remote_root(store)
+    except ObjectStoreError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    command = " ".join(ctx.command_path.split()[1:])
+    if root is not None and command not in OBJECT_STORAGE_COMMANDS:
+        raise typer.BadParameter(
+            f"{root}: `gdan {command}` needs a store folder; an s3:// store is taken by "
+            f"gdan {', '.join(sorted(OBJECT_STORAGE_COMMANDS))} (docs/deployment.md)"
+        )
+    return store
+
+
 StoreOption = Annotated[
     Path,
     typer.Option(
-        "--store", envvar="GDAN_STORE", help="Store folder (inbox, tables, state).", show_envvar=True
+        "--store", envvar="GDAN_STORE", show_envvar=True, callback=_store_root,
+        help="Store folder (inbox, tables, state), or s3://bucket/prefix on S3-compatible object "
+        "storage (credentials and endpoint from the AWS environment; docs/deployment.md).",
     ),
 ]
 DEFAULT_STORE = Path("data")
@@ -75,15 +105,41 @@ def require_tables(store: Path) -> None:
         raise typer.Exit(EXIT_FAILED)
 
 
+@contextmanager
+def object_storage_errors(store: Path) -> Iterator[None]:
+    """Exit 1 with one line when the object storage of an ``s3://`` store fails or refuses (no
+    bucket, no credentials, unreachable, a lost lease): nothing of the failed command was
+    published, and the store keeps its last published state."""
+    from pipelines.storage.object_store import remote_root
+
+    if remote_root(store) is None:
+        yield
+        return
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from pipelines.storage.object_store import ObjectStoreError
+
+    try:
+        yield
+    except (ObjectStoreError, BotoCoreError, ClientError) as exc:
+        console.print(literal(f"object storage: {one_line(exc)}. The store keeps its last published "
+                              "state; fix the cause and run the command again.", "red"), soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED) from None
+
+
 def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyConnection:
     """The in-memory view connection over an existing store (:func:`require_tables`).
 
-    ``as_of``: the number of an older run to read instead of the last one.
+    ``as_of``: the number of an older run to read instead of the last one. An ``s3://`` store is
+    read from this host's reading copy, pulled now (``pipelines.storage.remote``).
     """
+    from pipelines.storage.remote import readable
     from pipelines.storage.warehouse import connect
 
-    require_tables(store)
-    return connect(store, as_of=as_of)
+    with object_storage_errors(store):
+        local = readable(store)
+    require_tables(local)
+    return connect(local, as_of=as_of)
 
 
 def _progress() -> Progress:
@@ -115,6 +171,14 @@ def ingest(
     ``inbox/<folder name>/…``; its name is that of the resolved folder, so ``gdan ingest ..`` or
     ``gdan ingest .`` copy into the inbox too.
     """
+    from pipelines.storage.remote import ingestable
+
+    with object_storage_errors(store), ingestable(store) as local:
+        _ingest(paths, local)
+
+
+def _ingest(paths: list[Path], store: Path) -> None:
+    """Copy ``paths`` into the inbox of the store folder ``store`` (see :func:`ingest`)."""
     from pipelines.steps.ingest import file_sha256
     from pipelines.storage.store import Store
 
@@ -217,7 +281,7 @@ def run(
         bool,
         typer.Option(
             "--reviews/--no-reviews",
-            help="Review the replayed deals with the exact endgame solver (play_reviews; about 8x "
+            help="Review the replayed deals with the exact endgame solver (play_reviews; about 3-4x "
             "the replay's CPU). --no-reviews: this run's matches get no play_reviews rows.",
         ),
     ] = True,
@@ -243,21 +307,37 @@ def run(
     store's path cannot hold Delta tables or the store predates them (rebuild it from its
     events); 130 when interrupted (Ctrl-C, SIGTERM). In every case but 0 and 3 the store keeps its last
     committed state.
+
+    An s3://bucket/prefix store (docs/deployment.md) is run in this host's copy of it, under the
+    store's lease (one writer at a time), and published to the bucket when the run ends with 0
+    or 3; otherwise the bucket keeps its last published state.
     """
-    if not create and not is_store(store):
-        console.print(
-            literal(
-                f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
-                "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
-                "red",
-            )
-        )
-        raise typer.Exit(EXIT_FAILED)
-    require_table_path(store)
+    from pipelines.storage.lease import lease_wait_notices
+    from pipelines.storage.remote import writable
+
+    def waiting(holder: str) -> None:
+        console.print(literal(f"waiting for the writer ({holder}) to finish: another `gdan run` "
+                              f"holds the lease of {store}"))
+
     if address and executor is not ExecutorKind.DASK:
         console.print(literal("--address is the Dask scheduler's: it needs --executor dask", "red"))
         raise typer.Exit(EXIT_FAILED)
-    quarantined = _run(store, workers, refresh, Executor(executor, address), reviews)
+    lease_wait_notices.append(waiting)
+    try:
+        with object_storage_errors(store), writable(store) as local:
+            if not create and not is_store(local):
+                console.print(
+                    literal(
+                        f"no store at {store}: the folder has no inbox/, state/ or tables/. Check "
+                        "--store or $GDAN_STORE; `gdan ingest FILE…` creates a store, or pass --create.",
+                        "red",
+                    )
+                )
+                raise typer.Exit(EXIT_FAILED)
+            require_table_path(local)
+            quarantined = _run(local, workers, refresh, Executor(executor, address), reviews)
+    finally:
+        lease_wait_notices.remove(waiting)
     if quarantined:
         raise typer.Exit(EXIT_QUARANTINED)
 
@@ -437,6 +517,7 @@ def sql(
     import duckdb
 
     from gdan.sandbox import RefusedQueryError, check_query, lock_down
+    from pipelines.storage.remote import readable
 
     try:
         check_query(query)
@@ -445,14 +526,16 @@ def sql(
         raise typer.Exit(EXIT_FAILED) from exc
     from pipelines.storage.warehouse import UnknownRunError
 
+    with object_storage_errors(store):
+        local = readable(store)
     try:
-        con = read_connection(store, as_of)
+        con = read_connection(local, as_of)
     except UnknownRunError as exc:
         console.print(literal(str(exc), "red"))
         raise typer.Exit(EXIT_FAILED) from exc
     with tempfile.TemporaryDirectory(prefix="gdan-sql-") as spill:
         try:
-            lock_down(con, store, Path(spill))
+            lock_down(con, local, Path(spill))
             result = con.execute(query)
             columns = [d[0] for d in result.description or []]
             rows = result.fetchall()
@@ -539,9 +622,51 @@ def dashboard(
     127.0.0.1 unless --host says otherwise; on another address it needs an admin account (or
     --allow-anonymous-writes, which lets anyone there enter results). Streamlit's XSRF protection
     stays on. Runs until stopped: Ctrl-C, or `kill` of this process (SIGTERM), stops the server too.
+
+    An s3://bucket/prefix store is shown read-only from this host's reading copy of it, pulled at
+    start and again whenever a run is published there (checked every $GDAN_REFRESH_SECONDS,
+    default 3); nobody logs in or enters results on such a server, and it never writes the bucket.
     """
-    require_tables(store)
-    _dashboard(store, port, host, allow_anonymous_writes, session_idle_minutes)
+    from pipelines.storage.object_store import remote_root
+
+    if remote_root(store) is None:
+        require_tables(store)
+        _dashboard(store, port, host, allow_anonymous_writes, session_idle_minutes)
+        return
+    if allow_anonymous_writes:
+        console.print(literal(f"{store}: the dashboards of an s3:// store only read; "
+                              "--allow-anonymous-writes has nothing to allow", "red"))
+        raise typer.Exit(EXIT_FAILED)
+    _read_only_dashboard(store, port, host, session_idle_minutes)
+
+
+def _read_only_dashboard(store: Path, port: int, host: str, idle_minutes: float) -> None:
+    """The dashboards over this host's reading copy of the ``s3://`` store ``store``, refreshed in
+    this process while the server runs."""
+    import threading
+
+    from pipelines.storage.object_store import remote_root
+    from pipelines.storage.remote import follow_published, readable
+
+    with object_storage_errors(store):
+        local = readable(store)
+    require_tables(local)
+
+    def failed(exc: Exception) -> None:
+        console.print(literal(f"object storage: {one_line(exc)}. The dashboards keep showing the last "
+                              "run pulled and try again.", "yellow"), soft_wrap=True)
+
+    command, env = dashboard_server(local, port, host, idle_minutes=idle_minutes, read_only=True)
+    env["GDAN_STORE_SOURCE"] = str(remote_root(store))
+    stop = threading.Event()
+    every_s = float(os.environ.get("GDAN_REFRESH_SECONDS", "3"))
+    if every_s > 0:
+        follow_published(store, every_s, stop, failed)
+    try:
+        code = _serve(command, env)
+    finally:
+        stop.set()
+    raise typer.Exit(code)
 
 
 STREAMLIT_SETTINGS = (
@@ -566,11 +691,14 @@ def _dashboard(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_wri
 
 
 def dashboard_server(store: Path, port: int, host: str = LOOPBACK, allow_anonymous_writes: bool = False,
-                     idle_minutes: float = 30) -> tuple[list[str], dict[str, str]]:
+                     idle_minutes: float = 30, read_only: bool = False) -> tuple[list[str], dict[str, str]]:
     """The command and environment of the dashboards' Streamlit server over ``store``, after the
     host-exposure check (exit 1 when refused, :func:`anonymous_writes`) and its warnings; prints
-    the address. Shared by `gdan dashboard`, `gdan demo` and `gdan serve`."""
-    anonymous = _exposure(store, host, allow_anonymous_writes)
+    the address. Shared by `gdan dashboard`, `gdan demo` and `gdan serve`.
+
+    ``read_only``: a server that lets nobody log in or write (an ``s3://`` store's reading copy),
+    so no exposure check applies."""
+    anonymous = False if read_only else _exposure(store, host, allow_anonymous_writes)
     if anonymous and not is_loopback(host):
         console.print(literal(f"WARNING: anyone who reaches {host}:{port} can enter and correct results "
                               "without a login (--allow-anonymous-writes)", "bold red"))
@@ -587,6 +715,7 @@ def dashboard_server(store: Path, port: int, host: str = LOOPBACK, allow_anonymo
         **os.environ,
         "GDAN_STORE": str(store.absolute()),
         "GDAN_ANONYMOUS_WRITES": "1" if anonymous else "0",
+        "GDAN_READ_ONLY": "1" if read_only else "0",
         "GDAN_SESSION_IDLE_MINUTES": str(idle_minutes),
     }
     command = [
@@ -702,10 +831,12 @@ def maintain(
     Takes the writer lock (waits for a running pipeline). The pipeline never needs it to be
     correct: it only saves space and speeds up reads.
     """
+    from pipelines.storage.remote import writable
     from pipelines.storage.store import Store
 
-    require_tables(store)
-    report = Store(store).maintain(retention_days)
+    with object_storage_errors(store), writable(store) as local:
+        require_tables(local)
+        report = Store(local).maintain(retention_days)
     emit(
         Rows(["measure", "value"], sorted(report.items())),
         title=f"maintained {store}",

@@ -283,25 +283,38 @@ fig.show()
 # %% [markdown]
 # ## Critical moments: the largest losses found by the exact endgame solver
 #
-# `play_reviews` scores the player's decisions near the end of each fully known deal
-# with the exact endgame solver: the position's value before the decision, the value after the
-# action taken (levels for the player's team, rules.md §5.8), and the *loss* between them (0 for
-# a best move). Below are the player's `TOP_DEALS` largest losses, each with the best move(s)
-# and a link that opens the hand replayer on that decision (`DASHBOARD_URL`, the `gdan dashboard`
-# address).
+# `play_reviews` scores the player's decisions near the end of each fully known deal with the
+# exact endgame solver. Every verdict there is **exact, all hands visible (double-dummy)**: the
+# solver sees the four hands, which the player did not. For each decision: the position's value
+# before it, the value after the action taken (levels for the player's team, rules.md §5.8), the
+# *loss* between them (0 for a best move), and the same in match terms: the team's chance to win
+# the match after the deal with best play and with the action taken (`win_best`, `win_after`,
+# `match_loss`; a simple model, `replay/match_value.py`: the cap at A, passing and failing A and
+# the format's end, rules.md §7). Only **real choices** are scored: a pass with no legal play
+# (`forced`) and a position where every action is equal (`all_equal`) are counted apart. Below
+# are the player's `TOP_DEALS` costliest real choices (match chance first, then levels), each
+# with the player's hand, the best move(s) and a link that opens the hand replayer on that
+# decision (`DASHBOARD_URL`, the `gdan dashboard` address).
 
 # %%
 DASHBOARD_URL = "http://localhost:8501"
 critical = query(con, """
-    SELECT match_id, deal_no, seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves
-    FROM play_reviews WHERE player_id = ? AND loss > 0
-    ORDER BY loss DESC, match_id, deal_no, seq LIMIT ?
+    SELECT match_id, deal_no, seq, seat, phase, hand, action, cards, loss, match_loss, severity, best_moves
+    FROM play_reviews WHERE player_id = ? AND choice = 'real' AND loss > 0
+    ORDER BY match_loss DESC NULLS LAST, loss DESC, match_id, deal_no, seq LIMIT ?
 """, [player, TOP_DEALS]).with_columns(
     replayer=pl.format(DASHBOARD_URL + "/replayer?match={}&deal={}&seq={}", "match_id", "deal_no", "seq")
 )
-reviewed = query(con, "SELECT count(*) AS decisions, count(*) FILTER (WHERE loss > 0) AS mistakes "
-                      "FROM play_reviews WHERE player_id = ?", [player])
-print(f"{int(reviewed['decisions'][0])} decisions reviewed, {int(reviewed['mistakes'][0])} mistakes")
+reviewed = query(con, """
+    SELECT count(*) AS decisions, count(*) FILTER (WHERE choice = 'real') AS real,
+           count(*) FILTER (WHERE choice = 'forced') AS forced,
+           count(*) FILTER (WHERE choice = 'all_equal') AS all_equal,
+           count(*) FILTER (WHERE choice = 'real' AND loss > 0) AS mistakes
+    FROM play_reviews WHERE player_id = ?""", [player])
+r = reviewed.row(0, named=True)
+print(f"exact, all hands visible (double-dummy): {r['decisions']} decisions reviewed: {r['real']} real "
+      f"choices scored ({r['mistakes']} lost levels); {r['forced']} forced passes and {r['all_equal']} "
+      "positions with every action equal counted, not scored")
 critical
 
 # %% [markdown]

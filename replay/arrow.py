@@ -1,4 +1,4 @@
-"""Typed rows (``replay.rows``) to Arrow tables of the ``schemas.tables`` schemas. The only replay
+"""Typed rows and columns (``replay.rows``) to Arrow tables of the ``schemas.tables`` schemas. The only replay
 module that loads pyarrow: ``replay.batch.replay_batch`` imports it when it runs, so ``import replay``
 stays light.
 
@@ -10,13 +10,14 @@ on one side only fails at once instead of writing a column into another.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from replay.rows import ROW_FIELDS, Row
 from schemas.tables import DERIVED
 
-__all__ = ["COLUMN_FIELDS", "DERIVED", "rows_to_table"]
+__all__ = ["COLUMN_FIELDS", "DERIVED", "columns_to_table", "rows_to_table"]
 
 
 def _column_fields(name: str, schema: pa.Schema) -> tuple[int, ...]:
@@ -37,8 +38,14 @@ COLUMN_FIELDS: dict[str, tuple[int, ...]] = {name: _column_fields(name, s) for n
 
 
 def rows_to_table(name: str, rows: Sequence[Row]) -> pa.Table:
-    """Rows of table ``name`` to a table of its schema: one transpose, then one array per column."""
-    schema = DERIVED[name]
+    """Rows of table ``name`` to a table of its schema: one transpose, then :func:`columns_to_table`."""
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in ROW_FIELDS[name]]
+    return columns_to_table(name, columns)
+
+
+def columns_to_table(name: str, columns: Sequence[Sequence[Any]]) -> pa.Table:
+    """Columns of table ``name``, in its row type's field order, to a table of its schema: one
+    array per column."""
+    schema = DERIVED[name]
     arrays = [pa.array(columns[i], type=f.type) for i, f in zip(COLUMN_FIELDS[name], schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=schema)

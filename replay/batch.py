@@ -19,7 +19,7 @@ import orjson
 
 from replay.errors import ErrorCode, ReplayError
 from replay.replayer import MatchReplay, paused_gc, replay_match
-from replay.rows import QuarantineRow, Row
+from replay.rows import PlayColumns, QuarantineRow, Row
 from replay.rulesets import Ruleset
 
 if TYPE_CHECKING:
@@ -41,6 +41,17 @@ def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = 
     )
 
 
+def _raw_row(events: pa.Table, i: int) -> dict[str, Any]:
+    """Input row ``i`` as a dict of the fields a ``quarantine`` row takes from it (those present).
+    Read one row at a time: only quarantined rows need them, so most columns are never turned
+    into Python values."""
+    return {c: events.column(c)[i].as_py() for c in _RAW_FIELDS if c in events.column_names}
+
+
+_RAW_FIELDS = ("source_file", "line_no", "match_id", "seq", "payload")
+"""The input fields a ``quarantine`` row repeats."""
+
+
 def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None) -> dict[str, pa.Table]:
     """Replay whole matches given as ``RAW_EVENTS`` rows; return every table of ``DERIVED``.
 
@@ -53,41 +64,34 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
         return _replay_batch(events, rulesets)
 
 
+def _column(events: pa.Table, name: str) -> list[Any]:
+    """Column ``name`` of the input as Python values (all None when the input lacks it)."""
+    return events.column(name).to_pylist() if name in events.column_names else [None] * events.num_rows
+
+
 def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
-    from replay.arrow import DERIVED, rows_to_table
+    from replay.arrow import DERIVED, columns_to_table, rows_to_table
 
-    out: dict[str, list[Row]] = {name: [] for name in DERIVED}
-    cols = ("source_file", "line_no", "match_id", "seq", "payload", "parse_error")
-    data = {
-        c: events.column(c).to_pylist() if c in events.column_names else [None] * events.num_rows
-        for c in cols
-    }
-
-    def raw_row(i: int) -> dict[str, Any]:
-        return {c: data[c][i] for c in cols}
-
+    out: dict[str, list[Row]] = {name: [] for name in DERIVED if name != "plays"}
+    quarantine = out["quarantine"]
+    plays = PlayColumns()
     by_match: dict[str, tuple[list[dict[str, Any]], list[int]]] = {}
     """Per match, its parsed events and the input row index of each (for quarantine rows)."""
-    for i, (match_id, payload, parse_error) in enumerate(
-        zip(data["match_id"], data["payload"], data["parse_error"], strict=True)
-    ):
+    malformed = ErrorCode.MALFORMED_LINE.value
+    match_ids, payloads, parse_errors = (_column(events, c) for c in ("match_id", "payload", "parse_error"))
+    for i, (match_id, payload, parse_error) in enumerate(zip(match_ids, payloads, parse_errors, strict=True)):
         if parse_error is not None or match_id is None:
-            out["quarantine"].append(
-                _quarantine(raw_row(i), ErrorCode.MALFORMED_LINE.value, parse_error or "line has no `match`")
-            )
+            message = parse_error or "line has no `match`"
+            quarantine.append(_quarantine(_raw_row(events, i), malformed, message))
             continue
         try:
             ev = orjson.loads(payload)
         except orjson.JSONDecodeError as exc:
-            out["quarantine"].append(
-                _quarantine(raw_row(i), ErrorCode.MALFORMED_LINE.value, f"not JSON: {exc}")
-            )
+            quarantine.append(_quarantine(_raw_row(events, i), malformed, f"not JSON: {exc}"))
             continue
         if not isinstance(ev, dict) or ev.get("match") != match_id:
-            out["quarantine"].append(
-                _quarantine(
-                    raw_row(i), ErrorCode.MALFORMED_LINE.value, "payload is not an event object of this match"
-                )
+            quarantine.append(
+                _quarantine(_raw_row(events, i), malformed, "payload is not an event object of this match")
             )
             continue
         group = by_match.get(match_id)
@@ -100,12 +104,18 @@ def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> d
         err = result.error
         if err is not None:
             at = _row_of_seq(evs, where, err.seq)
-            base = {**(raw_row(at) if at is not None else {}), "match_id": match_id}
-            out["quarantine"].append(_quarantine(base, err.code.value, err.message, err.seq))
+            base = {**(_raw_row(events, at) if at is not None else {}), "match_id": match_id}
+            quarantine.append(_quarantine(base, err.code.value, err.message, err.seq))
         rows = result.rows
         for name in rows:
-            out[name].extend(rows.typed(name))
-    return {name: rows_to_table(name, out[name]) for name in DERIVED}
+            if name != "plays":
+                out[name].extend(rows.typed(name))
+        if rows.plays is not None:
+            plays.extend(rows.plays)
+    return {
+        name: columns_to_table(name, plays.columns()) if name == "plays" else rows_to_table(name, out[name])
+        for name in DERIVED
+    }
 
 
 def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:

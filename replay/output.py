@@ -19,12 +19,11 @@ from replay.rows import (
     DealHandRow,
     DealRow,
     MatchRow,
-    PlayRow,
+    PlayColumns,
     ReplayRows,
     Row,
     RulingRow,
     TributeRow,
-    play_row,
 )
 from replay.state import DealState, MatchState
 from replay.summary import player_rows
@@ -73,7 +72,7 @@ class MatchRows:
     """Row lists of one match under replay."""
 
     def __init__(self) -> None:
-        self.plays: list[PlayRow] = []
+        self.plays = PlayColumns()
         self.deals: list[DealRow] = []
         self.deal_hands: list[DealHandRow] = []
         self.tributes: list[TributeRow] = []
@@ -99,41 +98,37 @@ class MatchRows:
         table = trick.table
         counts = d.counts
         left = counts[seat]
-        self.plays.append(
-            play_row(
-                (
-                    m.match_id,
-                    d.no,
-                    trick.no,
-                    seq,
-                    trick.pos,
-                    table is None,
-                    seat,
-                    m.seats[seat],
-                    TEAM[seat],
-                    "play",
-                    list(cards),
-                    chosen.type,
-                    chosen.rank,
-                    chosen.size,
-                    bomb,
-                    cards.count(d.wild),
-                    inferred,
-                    table.type if table else None,
-                    table.rank if table else None,
-                    trick.table_seat,
-                    left_e,
-                    left_n,
-                    left_w,
-                    left_s,
-                    left,
-                    _opp_min_left(counts, seat),
-                    trick.table_seat == PARTNER[seat],
-                    None,
-                    left == 0,
-                    t,
-                )
-            )
+        self.plays.add(
+            m.match_id,
+            d.no,
+            trick.no,
+            seq,
+            trick.pos,
+            table is None,
+            seat,
+            m.seats[seat],
+            TEAM[seat],
+            "play",
+            list(cards),
+            chosen.type,
+            chosen.rank,
+            chosen.size,
+            bomb,
+            cards.count(d.wild),
+            inferred,
+            table.type if table else None,
+            table.rank if table else None,
+            trick.table_seat,
+            left_e,
+            left_n,
+            left_w,
+            left_s,
+            left,
+            _opp_min_left(counts, seat),
+            trick.table_seat == PARTNER[seat],
+            None,
+            left == 0,
+            t,
         )
 
     def pass_(
@@ -144,41 +139,37 @@ class MatchRows:
         table = trick.table
         assert table is not None
         counts = d.counts
-        self.plays.append(
-            play_row(
-                (
-                    m.match_id,
-                    d.no,
-                    trick.no,
-                    seq,
-                    trick.pos,
-                    False,
-                    seat,
-                    m.seats[seat],
-                    TEAM[seat],
-                    "pass",
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    table.type,
-                    table.rank,
-                    trick.table_seat,
-                    counts["E"],
-                    counts["N"],
-                    counts["W"],
-                    counts["S"],
-                    counts[seat],
-                    _opp_min_left(counts, seat),
-                    None,
-                    could_beat,
-                    False,
-                    t,
-                )
-            )
+        self.plays.add(
+            m.match_id,
+            d.no,
+            trick.no,
+            seq,
+            trick.pos,
+            False,
+            seat,
+            m.seats[seat],
+            TEAM[seat],
+            "pass",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            table.type,
+            table.rank,
+            trick.table_seat,
+            counts["E"],
+            counts["N"],
+            counts["W"],
+            counts["S"],
+            counts[seat],
+            _opp_min_left(counts, seat),
+            None,
+            could_beat,
+            False,
+            t,
         )
 
     def deal(self, m: MatchState, d: DealState, tp: TributePhase, r: DealResult, t: datetime | None) -> None:
@@ -321,6 +312,5 @@ class MatchRows:
             "tributes": self.tributes,
             "player_matches": player_rows(m, match, self.deals),
             "rulings": self.rulings,
-            "plays": self.plays,
         }
-        return ReplayRows(tables)
+        return ReplayRows(tables, self.plays)

@@ -1,11 +1,13 @@
 """The rows a replay derives, one typed definition per table (``schemas/tables.py`` holds their Arrow
 schemas; ``replay.arrow`` checks the two agree, column by column, before it builds a table).
 
-Each row kind is a ``NamedTuple``: built positionally on the hot path (a ``NamedTuple`` is a tuple,
-so ``replay_batch`` transposes rows into Arrow columns without copying them into dicts), read by
-field name everywhere else. Field order is the schema's column order, except for ``tributes`` and
-``matches``, whose fields keep the order their rows have always been read in as dicts
-(:meth:`ReplayRows.__getitem__`); ``replay.arrow`` maps every field to its column by name.
+Each row kind is a ``NamedTuple``: built positionally (a ``NamedTuple`` is a tuple, so
+``replay_batch`` transposes rows into Arrow columns without copying them into dicts), read by
+field name everywhere else. ``plays``, about 95 rows a deal, is built as columns instead
+(:class:`PlayColumns`): no tuple per row and no transpose on the replay's hot path. Field order
+is the schema's column order, except for ``tributes`` and ``matches``, whose fields keep the
+order their rows have always been read in as dicts (:meth:`ReplayRows.__getitem__`);
+``replay.arrow`` maps every field to its column by name.
 """
 
 from __future__ import annotations
@@ -50,14 +52,156 @@ class PlayRow(NamedTuple):
     t: datetime | None
 
 
-_new_tuple = tuple.__new__
+class PlayColumns:
+    """The ``plays`` rows of a match or a batch, built column by column: one list per field of
+    :class:`PlayRow`, in its order. A play or pass appends its values (:meth:`add`) and a batch
+    extends its lists by a match's (:meth:`extend`), so ``replay_batch`` hands each list to Arrow
+    as it is, with no tuple per row and no transpose."""
 
+    def __init__(self) -> None:
+        self.match_id: list[str] = []
+        self.deal_no: list[int] = []
+        self.trick_no: list[int] = []
+        self.seq: list[int] = []
+        self.pos_in_trick: list[int] = []
+        self.is_lead: list[bool] = []
+        self.seat: list[str] = []
+        self.player_id: list[str] = []
+        self.team: list[str] = []
+        self.action: list[str] = []
+        self.cards: list[list[str] | None] = []
+        self.combo_type: list[str | None] = []
+        self.combo_rank: list[str | None] = []
+        self.combo_size: list[int | None] = []
+        self.bomb_class: list[str | None] = []
+        self.wilds_used: list[int | None] = []
+        self.reading_inferred: list[bool | None] = []
+        self.table_combo_type: list[str | None] = []
+        self.table_combo_rank: list[str | None] = []
+        self.table_seat: list[str | None] = []
+        self.left_E: list[int] = []
+        self.left_N: list[int] = []
+        self.left_W: list[int] = []
+        self.left_S: list[int] = []
+        self.left_after: list[int] = []
+        self.opp_min_left: list[int | None] = []
+        self.overtook_partner: list[bool | None] = []
+        self.could_beat: list[bool | None] = []
+        self.went_out: list[bool] = []
+        self.t: list[datetime | None] = []
 
-def play_row(values: tuple[Any, ...]) -> PlayRow:
-    """A :class:`PlayRow` of its 30 values in field order. A ``NamedTuple`` is a tuple: made this way
-    it costs one tuple copy, where calling ``PlayRow(...)`` runs its generated ``__new__`` in Python,
-    several times dearer (``plays`` rows are made once per play and pass, the replay's hot path)."""
-    return _new_tuple(PlayRow, values)
+    def add(
+        self,
+        match_id: str,
+        deal_no: int,
+        trick_no: int,
+        seq: int,
+        pos_in_trick: int,
+        is_lead: bool,
+        seat: str,
+        player_id: str,
+        team: str,
+        action: str,
+        cards: list[str] | None,
+        combo_type: str | None,
+        combo_rank: str | None,
+        combo_size: int | None,
+        bomb_class: str | None,
+        wilds_used: int | None,
+        reading_inferred: bool | None,
+        table_combo_type: str | None,
+        table_combo_rank: str | None,
+        table_seat: str | None,
+        left_E: int,
+        left_N: int,
+        left_W: int,
+        left_S: int,
+        left_after: int,
+        opp_min_left: int | None,
+        overtook_partner: bool | None,
+        could_beat: bool | None,
+        went_out: bool,
+        t: datetime | None,
+    ) -> None:
+        """Append one row, its values in :class:`PlayRow` field order."""
+        self.match_id.append(match_id)
+        self.deal_no.append(deal_no)
+        self.trick_no.append(trick_no)
+        self.seq.append(seq)
+        self.pos_in_trick.append(pos_in_trick)
+        self.is_lead.append(is_lead)
+        self.seat.append(seat)
+        self.player_id.append(player_id)
+        self.team.append(team)
+        self.action.append(action)
+        self.cards.append(cards)
+        self.combo_type.append(combo_type)
+        self.combo_rank.append(combo_rank)
+        self.combo_size.append(combo_size)
+        self.bomb_class.append(bomb_class)
+        self.wilds_used.append(wilds_used)
+        self.reading_inferred.append(reading_inferred)
+        self.table_combo_type.append(table_combo_type)
+        self.table_combo_rank.append(table_combo_rank)
+        self.table_seat.append(table_seat)
+        self.left_E.append(left_E)
+        self.left_N.append(left_N)
+        self.left_W.append(left_W)
+        self.left_S.append(left_S)
+        self.left_after.append(left_after)
+        self.opp_min_left.append(opp_min_left)
+        self.overtook_partner.append(overtook_partner)
+        self.could_beat.append(could_beat)
+        self.went_out.append(went_out)
+        self.t.append(t)
+
+    def columns(self) -> list[list[Any]]:
+        """The column lists in :class:`PlayRow` field order (the lists themselves, not copies)."""
+        return [
+            self.match_id,
+            self.deal_no,
+            self.trick_no,
+            self.seq,
+            self.pos_in_trick,
+            self.is_lead,
+            self.seat,
+            self.player_id,
+            self.team,
+            self.action,
+            self.cards,
+            self.combo_type,
+            self.combo_rank,
+            self.combo_size,
+            self.bomb_class,
+            self.wilds_used,
+            self.reading_inferred,
+            self.table_combo_type,
+            self.table_combo_rank,
+            self.table_seat,
+            self.left_E,
+            self.left_N,
+            self.left_W,
+            self.left_S,
+            self.left_after,
+            self.opp_min_left,
+            self.overtook_partner,
+            self.could_beat,
+            self.went_out,
+            self.t,
+        ]
+
+    def extend(self, other: PlayColumns) -> None:
+        """Append every row of ``other``."""
+        for mine, theirs in zip(self.columns(), other.columns(), strict=True):
+            mine.extend(theirs)
+
+    def __len__(self) -> int:
+        return len(self.match_id)
+
+    def rows(self) -> list[PlayRow]:
+        """The rows as :class:`PlayRow` tuples."""
+        new = tuple.__new__
+        return [new(PlayRow, values) for values in zip(*self.columns(), strict=True)]
 
 
 class DealRow(NamedTuple):
@@ -266,28 +410,34 @@ def row_dict(name: str, row: Row) -> dict[str, Any]:
 
 
 class ReplayRows(Mapping[str, list[dict[str, Any]]]):
-    """The rows of one replayed match by table name. Rows are kept as built, typed (:meth:`typed`,
-    what ``replay_batch`` turns into Arrow columns), and made into dicts only when a table is first
-    read by name. An invalid match holds only ``matches``."""
+    """The rows of one replayed match by table name. Rows are kept as built, typed (:meth:`typed`;
+    ``plays`` as columns, :attr:`plays`, what ``replay_batch`` hands to Arrow), and made into dicts
+    only when a table is first read by name. An invalid match holds only ``matches``."""
 
-    __slots__ = ("_dicts", "_rows")
+    __slots__ = ("_dicts", "_rows", "plays")
 
-    def __init__(self, rows: Mapping[str, Sequence[Row]]) -> None:
+    def __init__(self, rows: Mapping[str, Sequence[Row]], plays: PlayColumns | None = None) -> None:
         self._rows = rows
+        self.plays = plays
+        """The ``plays`` rows as columns (None for an invalid match, which has none)."""
         self._dicts: dict[str, list[dict[str, Any]]] = {}
 
     def typed(self, name: str) -> Sequence[Row]:
         """The rows of table ``name`` as built (``KeyError`` when the match has no such table)."""
+        if name == "plays" and self.plays is not None:
+            return self.plays.rows()
         return self._rows[name]
 
     def __getitem__(self, name: str) -> list[dict[str, Any]]:
         dicts = self._dicts.get(name)
         if dicts is None:
-            dicts = self._dicts[name] = [row_dict(name, row) for row in self._rows[name]]
+            dicts = self._dicts[name] = [row_dict(name, row) for row in self.typed(name)]
         return dicts
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
+        yield from self._rows
+        if self.plays is not None:
+            yield "plays"
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._rows) + (self.plays is not None)

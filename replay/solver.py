@@ -133,6 +133,9 @@ _State = tuple[tuple[int, ...], int, Combo | None, BeatKey | None, int, int, tup
 """hands (interned hand ids by seat index), turn, table, its beat key, table seat (-1: none),
 passes, seats out in order."""
 
+SearchState = _State
+"""A position as the solver holds it (:meth:`Solver.state_of`, :meth:`Solver.step`); opaque."""
+
 _Group = tuple[int, Combo, BeatKey, int, tuple[Move, ...]]
 """Equivalent plays: the hand left (id), the reading, its beat key and id, and the moves."""
 
@@ -179,16 +182,24 @@ class Solver:
     # ---- hands --------------------------------------------------------------------------------
 
     def _hand_id(self, hand: tuple[str, ...]) -> int:
-        """The interned id of an exact hand (cards in canonical order)."""
-        hid = self._hand_ids.get(hand)
-        if hid is None:
-            hid = self._hand_ids[hand] = len(self._hands)
-            self._hands.append(hand)
+        """The interned id of an exact hand (cards in canonical order), its canonical key known."""
+        hid = self._raw_hand_id(hand)
+        if self._canon[hid] < 0:
             key = self._canonical_hand(hand)
             cid = self._canon_ids.get(key)
             if cid is None:
                 cid = self._canon_ids[key] = len(self._canon_ids)
-            self._canon.append(cid)
+            self._canon[hid] = cid
+        return hid
+
+    def _raw_hand_id(self, hand: tuple[str, ...]) -> int:
+        """The interned id of an exact hand, its canonical key left for :meth:`_hand_id` (following
+        a logged deal needs none until a position is solved)."""
+        hid = self._hand_ids.get(hand)
+        if hid is None:
+            hid = self._hand_ids[hand] = len(self._hands)
+            self._hands.append(hand)
+            self._canon.append(-1)
         return hid
 
     def _canonical_hand(self, hand: tuple[str, ...]) -> tuple[object, ...]:
@@ -415,7 +426,13 @@ class Solver:
 
     def solve(self, position: Position, budget: Budget = DEFAULT_BUDGET) -> Solution:
         """The value of ``position`` and every action achieving it, within ``budget``."""
-        state = self.state_of(position)
+        return self.solve_state(self.state_of(position), budget)
+
+    def solve_state(self, state: SearchState, budget: Budget = DEFAULT_BUDGET) -> Solution:
+        """:meth:`solve` for a state this solver built (:meth:`state_of`, :meth:`step`): what
+        following a logged deal step by step solves without rebuilding positions."""
+        for hid in state[0]:
+            self._hand_id(self._hands[hid])
         self.nodes = 0
         self._limit = budget.nodes if budget.nodes is not None else 1 << 62
         self._deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
@@ -460,6 +477,77 @@ class Solver:
         table = state[2]
         joker_pair = self.ruleset.full_house_joker_pair
         return legal_moves(hand, self.level, table, full_house_joker_pair=joker_pair)
+
+
+    def step(self, state: SearchState, action: Action) -> SearchState | DealEnd:
+        """The state after the player to move in ``state`` takes ``action``, or the
+        :class:`DealEnd` when it ends the deal (rules.md §5.3–§5.7); ``ValueError`` when the action
+        is not legal there. :func:`play_action` on internal states: no position is rebuilt."""
+        hands, turn, table, tbk, _, _, out = state
+        seat = SEATS[turn]
+        result: _State | int
+        if action is None:
+            if table is None:
+                raise ValueError(f"{seat} must lead, not pass (rules.md §5.3)")
+            result = self._pass(state)
+        else:
+            hand = list(self._hands[hands[turn]])
+            for c in action.cards:
+                if c not in hand:
+                    raise ValueError(f"{seat} does not hold {' '.join(action.cards)}")
+                hand.remove(c)
+            if action.combo not in readings(list(action.cards), self.level):
+                raise ValueError(f"{' '.join(action.cards)} cannot be read as {action.combo}")
+            bk = beat_key(action.combo, self.level)
+            if tbk is not None and not key_beats(bk, tbk):
+                raise ValueError(f"{action.combo} does not beat {table} (rules.md §4)")
+            joker_pair = action.cards.count("SB") == 2 or action.cards.count("HR") == 2
+            if action.combo.type == "full_house" and joker_pair and not self.ruleset.full_house_joker_pair:
+                raise ValueError(f"{self.ruleset.id} allows no full house with a joker pair (rules.md §10)")
+            result = self._play(state, self._raw_hand_id(sort_cards(hand)), action.combo, bk)
+        if isinstance(result, int):
+            done = (*(SEATS[i] for i in out), seat)
+            rest = tuple(s for s in SEATS if s not in done)
+            return DealEnd(done + rest if len(done) == 3 else done, abs(result))
+        return result
+
+    def position_of(self, state: SearchState) -> Position:
+        """The :class:`Position` of a state this solver built."""
+        hands, turn, table, _, tseat, passes, out = state
+        return Position(
+            hands={s: self._hands[hands[i]] for i, s in enumerate(SEATS)},
+            level=self.level,
+            ruleset=self.ruleset,
+            turn=SEATS[turn],
+            table=table,
+            table_seat=SEATS[tseat] if tseat >= 0 else None,
+            passes=passes,
+            out=tuple(SEATS[i] for i in out),
+        )
+
+    def cards_left(self, state: SearchState) -> int:
+        """Cards still held by all seats together in ``state``."""
+        return sum(len(self._hands[h]) for h in state[0])
+
+    def hand(self, state: SearchState, seat: str) -> tuple[str, ...]:
+        """The cards ``seat`` holds in ``state`` (canonical order)."""
+        return self._hands[state[0][SEATS.index(seat)]]
+
+    def reading(
+        self, table: Combo | None, cards: Sequence[str], declared: tuple[str, str] | None = None
+    ) -> Combo:
+        """:func:`reading_of` for a play onto ``table`` at this solver's level and ruleset."""
+        return _reading(self.level, self.ruleset, table, cards, declared)
+
+    def action_count(self, state: SearchState) -> int:
+        """The legal actions of the player to move: every legal play, and a pass when following
+        (rules.md §5.3)."""
+        groups = self._groups(state[0][state[1]], state[2], state[3])
+        return sum(len(g[4]) for g in groups) + (state[2] is not None)
+
+    def can_play(self, state: SearchState) -> bool:
+        """Whether the player to move has a legal play (a follower who has none must pass)."""
+        return bool(self._groups(state[0][state[1]], state[2], state[3]))
 
 
 def _state_of(solver: Solver, p: Position) -> _State:
@@ -515,14 +603,17 @@ def reading_of(position: Position, cards: Sequence[str], declared: tuple[str, st
     """The reading the replay gives ``cards`` played in ``position`` (events.md "Combination
     reading"): the ``declared`` (type, rank) if given, else when following the weakest reading that beats the
     table, when leading the strongest. ``ValueError`` when none fits."""
-    level = position.level
+    return _reading(position.level, position.ruleset, position.table, cards, declared)
+
+
+def _reading(level: str, ruleset: Ruleset, table: Combo | None, cards: Sequence[str],
+             declared: tuple[str, str] | None) -> Combo:
     options = readings(list(cards), level)
     joker_pair = cards.count("SB") == 2 or cards.count("HR") == 2
-    if not position.ruleset.full_house_joker_pair and joker_pair:
+    if not ruleset.full_house_joker_pair and joker_pair:
         options = [r for r in options if r.type != "full_house"]
     if declared is not None:
         options = [r for r in options if (r.type, r.rank) == declared]
-    table = position.table
     if table is not None:
         key = beat_key(table, level)
         options = [r for r in options if key_beats(beat_key(r, level), key)]
@@ -537,40 +628,5 @@ def play_action(position: Position, action: Action, solver: Solver | None = None
     ``ValueError`` when the action is not legal there. ``solver`` (of the position's level and
     ruleset) is reused when given: following a whole deal, its hand tables make each step cheap."""
     solver = solver or Solver(position.level, position.ruleset)
-    state = solver.state_of(position)
-    turn = state[1]
-    result: _State | int
-    if action is None:
-        if state[2] is None:
-            raise ValueError(f"{position.turn} must lead, not pass (rules.md §5.3)")
-        result = solver._pass(state)
-    else:
-        hand = list(solver._hands[state[0][turn]])
-        for c in action.cards:
-            if c not in hand:
-                raise ValueError(f"{position.turn} does not hold {' '.join(action.cards)}")
-            hand.remove(c)
-        if action.combo not in readings(list(action.cards), position.level):
-            raise ValueError(f"{' '.join(action.cards)} cannot be read as {action.combo}")
-        if state[3] is not None and not key_beats(beat_key(action.combo, position.level), state[3]):
-            raise ValueError(f"{action.combo} does not beat {position.table} (rules.md §4)")
-        joker_pair = action.cards.count("SB") == 2 or action.cards.count("HR") == 2
-        if action.combo.type == "full_house" and joker_pair and not position.ruleset.full_house_joker_pair:
-            raise ValueError(f"{position.ruleset.id} allows no full house with a joker pair (rules.md §10)")
-        rid = solver._hand_id(sort_cards(hand))
-        result = solver._play(state, rid, action.combo, beat_key(action.combo, position.level))
-    if isinstance(result, int):
-        out = (*position.out, position.turn)
-        rest = tuple(s for s in SEATS if s not in out)
-        return DealEnd(out + rest if len(out) == 3 else out, abs(result))
-    hands, nturn, table, _, tseat, passes, nout = result
-    return Position(
-        hands={s: solver._hands[hands[i]] for i, s in enumerate(SEATS)},
-        level=position.level,
-        ruleset=position.ruleset,
-        turn=SEATS[nturn],
-        table=table,
-        table_seat=SEATS[tseat] if tseat >= 0 else None,
-        passes=passes,
-        out=tuple(SEATS[i] for i in nout),
-    )
+    result = solver.step(solver.state_of(position), action)
+    return result if isinstance(result, DealEnd) else solver.position_of(result)

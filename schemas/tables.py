@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 10
+TABLES_VERSION = 11
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -278,10 +278,23 @@ PLAY_REVIEWS = pa.schema(
         pa.field("loss", pa.int8(), nullable=False),
         pa.field("best_moves", pa.string(), nullable=False),
         pa.field("nodes", pa.int64(), nullable=False),
+        pa.field("hand", pa.list_(pa.string()), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("choice", pa.string(), nullable=False),
+        pa.field("phase", pa.string(), nullable=False),
+        pa.field("win_best", pa.float32()),
+        pa.field("win_after", pa.float32()),
+        pa.field("match_loss", pa.float32()),
+        pa.field("severity", pa.string(), nullable=False),
     ],
-    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver: the "
-                     "longest solvable tail of each deal of a valid match showing all four hands, "
-                     "within the review window; values in levels for the deciding team"},
+    metadata={"doc": "one row per play or pass reviewed by the exact endgame solver (kind "
+                     "double_dummy: all four hands visible): the longest solvable tail of each deal of a "
+                     "valid match showing all four hands, within the review window; values in levels "
+                     "for the deciding team; choice real, forced (no legal play) or all_equal (every "
+                     "action equal; only real choices are scored); phase lead, follow, pass, bomb, "
+                     "jie_feng; win_best/win_after: the team's chance to win the match after the deal "
+                     "(replay.match_value), match_loss their difference; severity best, inaccuracy, "
+                     "mistake, blunder by match_loss"},
 )
 
 REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
@@ -406,15 +419,23 @@ PLAYERS = pa.schema(
 PLAYER_REVIEWS = pa.schema(
     [
         pa.field("player_id", pa.string()),
+        pa.field("phase", pa.string(), nullable=False),
         pa.field("decisions", pa.int64(), nullable=False),
         pa.field("deals", pa.int64(), nullable=False),
+        pa.field("forced", pa.int64(), nullable=False),
+        pa.field("all_equal", pa.int64(), nullable=False),
+        pa.field("real", pa.int64(), nullable=False),
+        pa.field("real_best", pa.int64(), nullable=False),
         pa.field("loss_1", pa.int64(), nullable=False),
         pa.field("loss_2", pa.int64(), nullable=False),
         pa.field("loss_3plus", pa.int64(), nullable=False),
         pa.field("loss_sum", pa.int64(), nullable=False),
+        pa.field("match_loss_sum", pa.float64(), nullable=False),
     ],
-    metadata={"doc": "one row per player (null player_id: seats of unknown players): decisions in "
-                     "play_reviews and how many lost 1, 2 and 3 or more levels; population = column sums"},
+    metadata={"doc": "one row per player (null player_id: seats of unknown players) and phase: decisions "
+                     "in play_reviews, how many were forced or all-equal (counted, not scored), real "
+                     "choices and how many of them were best, how many lost 1, 2 and 3 or more levels, "
+                     "and the match-winning chance lost; population = column sums"},
 )
 
 SUMMARIES: dict[str, pa.Schema] = {

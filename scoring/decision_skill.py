@@ -1,9 +1,9 @@
 """Skill from decisions: a per-player estimate from the levels lost on real choices.
 
 Results carry the luck of the deal; the review's losses do not (given the layout, a loss is the
-player's own). :func:`is_real_choice` keeps the decisions where something could be lost (not a
-forced pass, not a position where every legal action is equally good); :func:`decision_skill`
-turns each player's losses on those into an estimate, higher is better:
+player's own). Only real choices count (the review's ``choice`` is ``real``: not a forced pass,
+not a position where every legal action is equally good); :func:`decision_skill` turns each
+player's losses on those into an estimate, higher is better:
 
 - the raw figure is the player's mean loss per real choice, in levels, with a 95 % interval
   (mean ± 1.96 s/√n, s the pooled within-player standard deviation);
@@ -25,23 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean, pvariance
 
-from replay.moves import legal_moves
-from replay.solver import Action, Position
-
 Z95 = 1.96
-
-
-def is_real_choice(position: Position, best: Sequence[Action]) -> bool:
-    """Whether the decision in ``position`` could lose anything: some legal action (a play, or
-    the pass when following) is not among ``best``, every action achieving the best value."""
-    moves = legal_moves(
-        position.hands[position.turn],
-        position.level,
-        position.table,
-        full_house_joker_pair=position.ruleset.full_house_joker_pair,
-    )
-    actions = len(moves) + (position.table is not None)
-    return len(set(best)) < actions
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 from replay.cards import display_order
 from replay.outcome import extra_deal_due, level_outcome, round_winner
 from replay.rulesets import RoundFormat, Ruleset
-from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS
+from replay.seats import NEXT, OTHER_TEAM, PARTNER, PREV, SEATS, TEAM, TEAM_SEATS, next_leader, next_to_play
 from schemas.vocabulary import LEVEL_ORDER
 from simulator.bots import Bot
 from simulator.cards import BIG_JOKER, DECK, LEVELS, single_order
@@ -368,16 +368,11 @@ class MatchReferee:
                         return out
                     if len(out) == 3:
                         return out + [s for s in SEATS if s not in out]
-            if table is not None:
-                active = 4 - len(out)
-                need = active if counts[table_seat] == 0 else active - 1
-                if passes >= need:
-                    turn = table_seat if counts[table_seat] else PARTNER[table_seat]
-                    table, passes = None, 0
-                    continue
-            turn = NEXT[turn]
-            while counts[turn] == 0:
-                turn = NEXT[turn]
+            ends = None if table is None else next_leader(table_seat, passes, counts, len(out))
+            if ends is not None:
+                turn, table, passes = ends, None, 0
+                continue
+            turn = next_to_play(turn, counts)
 
 
 def play_match(spec: MatchSpec) -> tuple[list[Event], MatchResult]:

@@ -16,7 +16,7 @@ from typing import Final
 
 from replay.combos import SEQ_POSITIONS, Combo
 from replay.outcome import finish_gain
-from replay.seats import NEXT, PARTNER, SEATS, TEAM
+from replay.seats import SEATS, TEAM, next_leader, next_to_play
 from replay.solver import Position
 from simulator.bots import Bot
 from simulator.cards import NATURAL
@@ -70,13 +70,8 @@ def bot_rollout(position: Position, seed: int) -> int:
                 if len(out) == 3 or (len(out) == 2 and TEAM[out[0]] == TEAM[out[1]]):
                     gain = finish_gain(out)
                     return gain if TEAM[out[0]] == TEAM[position.turn] else -gain
-        if table is not None:
-            active = 4 - len(out)
-            need = active if counts[table_seat] == 0 else active - 1
-            if passes >= need:
-                turn = table_seat if counts[table_seat] else PARTNER[table_seat]
-                table, passes = None, 0
-                continue
-        turn = NEXT[turn]
-        while counts[turn] == 0:
-            turn = NEXT[turn]
+        ends = None if table is None else next_leader(table_seat, passes, counts, len(out))
+        if ends is not None:
+            turn, table, passes = ends, None, 0
+            continue
+        turn = next_to_play(turn, counts)

@@ -170,17 +170,41 @@ def finish_positions(con: Con, *, player: str) -> pd.DataFrame:
 
 
 def review_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
-    """Decisions reviewed and mistakes per 100 decisions by loss (1, 2, ≥ 3 levels) of ``player``,
-    or of the population (``None``: every row of ``player_reviews``, unknown players included)."""
+    """Decision-review accuracy by phase (and ``all``) of ``player``, or of the population
+    (``None``: every row of ``player_reviews``, unknown players included): decisions, how many
+    were forced or all-equal (counted, not scored), real choices, the share of them that were best
+    with its 95 % Wilson interval, mistakes (levels lost) per 100 real choices, and the
+    match-winning chance lost per 100 real choices (percentage points)."""
     return dataframe(
         con,
         """
-        SELECT coalesce(sum(decisions), 0)::BIGINT AS decisions,
-               100.0 * sum(loss_1) / nullif(sum(decisions), 0) AS loss_1,
-               100.0 * sum(loss_2) / nullif(sum(decisions), 0) AS loss_2,
-               100.0 * sum(loss_3plus) / nullif(sum(decisions), 0) AS loss_3plus,
-               100.0 * sum(loss_1 + loss_2 + loss_3plus) / nullif(sum(decisions), 0) AS mistakes
-        FROM player_reviews WHERE $player IS NULL OR player_id = $player
+        WITH mine AS (
+            SELECT * FROM player_reviews WHERE $player IS NULL OR player_id = $player
+        ), phases AS (
+            SELECT phase, sum(decisions) AS decisions, sum(forced) AS forced, sum(all_equal) AS all_equal,
+                   sum(real) AS real, sum(real_best) AS real_best,
+                   sum(loss_1 + loss_2 + loss_3plus) AS mistakes, sum(match_loss_sum) AS match_loss
+            FROM mine GROUP BY phase
+            UNION ALL
+            SELECT 'all', sum(decisions), sum(forced), sum(all_equal), sum(real), sum(real_best),
+                   sum(loss_1 + loss_2 + loss_3plus), sum(match_loss_sum)
+            FROM mine
+        ), shares AS (
+            SELECT *, real_best / nullif(real, 0) AS p, 1.96 AS z FROM phases
+        )
+        SELECT phase,
+               coalesce(decisions, 0)::BIGINT AS decisions, coalesce(forced, 0)::BIGINT AS forced,
+               coalesce(all_equal, 0)::BIGINT AS all_equal, coalesce(real, 0)::BIGINT AS real,
+               100.0 * p AS accuracy,
+               100.0 * (p + z * z / (2 * real) - z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
+                   / (1 + z * z / real) AS accuracy_low,
+               100.0 * (p + z * z / (2 * real) + z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
+                   / (1 + z * z / real) AS accuracy_high,
+               100.0 * mistakes / nullif(real, 0) AS mistakes,
+               100.0 * match_loss / nullif(real, 0) AS match_loss
+        FROM shares
+        ORDER BY CASE phase WHEN 'lead' THEN 0 WHEN 'follow' THEN 1 WHEN 'pass' THEN 2 WHEN 'bomb' THEN 3
+                            WHEN 'jie_feng' THEN 4 ELSE 5 END
         """,
         {"player": player},
     )

@@ -1,5 +1,5 @@
 """The hand Replayer's queries: finding a match, its deals, and one deal's hands, tributes, plays
-and solver reviews."""
+and decision reviews (exact and single-dummy)."""
 
 from __future__ import annotations
 
@@ -89,8 +89,23 @@ def deal_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
     return dataframe(
         con,
         """
-        SELECT seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves
+        SELECT seq, seat, action, cards, cards_left, value_before, value_after, loss, best_moves,
+               hand, kind, choice, phase, win_best, win_after, match_loss, severity
         FROM play_reviews WHERE match_id = $match AND deal_no = $deal ORDER BY seq
+        """,
+        {"match": match, "deal": deal},
+    )
+
+
+def deal_sampled_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
+    """The decisions of one deal the opt-in single-dummy job judged from the player's view
+    (``single_dummy_reviews``; none until that job has run), in order."""
+    return dataframe(
+        con,
+        """
+        SELECT seq, seat, kind, cards_left, action, best_action, played_mean, played_low, played_high,
+               best_mean, loss, worse_in, layouts, exact_layouts, classes, candidates
+        FROM single_dummy_reviews WHERE match_id = $match AND deal_no = $deal ORDER BY seq
         """,
         {"match": match, "deal": deal},
     )

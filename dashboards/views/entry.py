@@ -60,9 +60,9 @@ from scoring.pairing import System
 from service import confirmation, registry
 from service.confirmation import CONFIRMING_SIDE, ENTERING_SIDE
 
+# The pairing systems a manager may choose (None: `gdan pair`'s auto: knockout or round robin for
+# a stage named so, snake seating for a duplicate event, else Swiss); a knockout is `gdan pair`'s.
 PAIRING_SYSTEMS: tuple[System | None, ...] = (None, "swiss", "round_robin", "snake")
-"""The pairing systems a manager may choose (None: `gdan pair`'s auto: knockout or round robin for
-a stage named so, snake seating for a duplicate event, else Swiss); a knockout is `gdan pair`'s."""
 
 
 # The event choice that opens the new-event form.

@@ -28,12 +28,12 @@ from dashboards.ui import (
 )
 from scoring.params import RatingParams
 
+# Default minimum of rounds met for nemesis, best partner and the leaderboards' greying. Two players
+# meet far less often than one player plays: in the demo league (96 players, 40 sessions, partners
+# drawn each round) a player's most frequent partner is met 2–4 times (median 3) and most frequent
+# opponent 2–6, so the coach pages' 30 named nobody; at 3, 54 of 96 players have a best partner and
+# 93 a nemesis. A fixed pair of a tournament meets its partner every round.
 H2H_MIN_ROUNDS = 3
-"""Default minimum of rounds met for nemesis, best partner and the leaderboards' greying. Two players
-meet far less often than one player plays: in the demo league (96 players, 40 sessions, partners
-drawn each round) a player's most frequent partner is met 2–4 times (median 3) and most frequent
-opponent 2–6, so the coach pages' 30 named nobody; at 3, 54 of 96 players have a best partner and 93
-a nemesis. A fixed pair of a tournament meets its partner every round."""
 
 st.title(tr("page_head_to_head"))
 

@@ -305,29 +305,52 @@ show_table(
 st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
 st.subheader(tr("review_accuracy"))
-mine = run(review_accuracy, player=player).iloc[0]
-everyone = run(review_accuracy, player=None).iloc[0]
-if int(everyone["decisions"]) == 0:
+st.caption(tr("review_accuracy_note"))
+mine = run(review_accuracy, player=player).set_index("phase")
+everyone = run(review_accuracy, player=None).set_index("phase")
+if everyone.empty or int(everyone.loc["all", "decisions"]) == 0:
     no_data("no_data_table")
 else:
+    phases = list(everyone.index)
+    mine = mine.reindex(phases)
+
+    def interval(row: pd.Series) -> str:
+        """A 95 % interval as text, a dash without real choices."""
+        low, high = row["accuracy_low"], row["accuracy_high"]
+        return "—" if pd.isna(low) else f"{low:.0f}–{high:.0f}"
+
     accuracy = pd.DataFrame(
         {
-            "metric": [tr(f"mistakes_{k}") for k in ("1", "2", "3plus", "all")],
-            "player_value": [mine[c] for c in ("loss_1", "loss_2", "loss_3plus", "mistakes")],
-            "player_n": int(mine["decisions"]),
-            "population_value": [everyone[c] for c in ("loss_1", "loss_2", "loss_3plus", "mistakes")],
-            "population_n": int(everyone["decisions"]),
+            "phase": [tr(f"phase_{p}") for p in phases],
+            "player_value": mine["accuracy"].to_numpy(),
+            "player_interval": [interval(r) for _, r in mine.iterrows()],
+            "player_n": mine["real"].fillna(0).astype(int).to_numpy(),
+            "not_scored": (mine["forced"].fillna(0) + mine["all_equal"].fillna(0)).astype(int).to_numpy(),
+            "player_match_loss": mine["match_loss"].to_numpy(),
+            "population_value": everyone.loc[phases, "accuracy"].to_numpy(),
+            "population_interval": [interval(everyone.loc[p]) for p in phases],
+            "population_n": everyone.loc[phases, "real"].astype(int).to_numpy(),
+            "population_match_loss": everyone.loc[phases, "match_loss"].to_numpy(),
         }
     )
     show_table(
         accuracy,
         "review_accuracy",
         column_config={
-            "metric": tr("metric"),
-            "player_value": st.column_config.NumberColumn(tr("this_player"), format="%.1f"),
-            "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('decisions_reviewed')}"),
-            "population_value": st.column_config.NumberColumn(tr("population"), format="%.1f"),
-            "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('decisions_reviewed')}"),
+            "phase": tr("review_phase"),
+            "player_value": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('accuracy')}",
+                                                          format="%.1f"),
+            "player_interval": f"{tr('this_player')} · {tr('ci_95')}",
+            "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('real_choices')}"),
+            "not_scored": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('not_scored')}"),
+            "player_match_loss": st.column_config.NumberColumn(
+                f"{tr('this_player')} · {tr('match_loss_per_100')}", format="%.2f"),
+            "population_value": st.column_config.NumberColumn(f"{tr('population')} · {tr('accuracy')}",
+                                                              format="%.1f"),
+            "population_interval": f"{tr('population')} · {tr('ci_95')}",
+            "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('real_choices')}"),
+            "population_match_loss": st.column_config.NumberColumn(
+                f"{tr('population')} · {tr('match_loss_per_100')}", format="%.2f"),
         },
     )
 

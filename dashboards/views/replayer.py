@@ -4,8 +4,14 @@ order of the deal's level, wilds marked, jokers as 小王/大王), who won each 
 coach looks for: passes that could have beaten, partner overtakes, bombs, 接风.
 
 Steps move with buttons that also answer the keyboard (← →, Home, T next trick, F next flagged,
-M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``)
-are marked green (best move), amber (lost 1 level) or red (lost 2 or more) with the best moves.
+M next mistake) or the slider. Decisions the endgame solver reviewed (``play_reviews``, exact
+with all hands visible) are marked by severity in match terms: green ✓ best, blue ~ inaccuracy,
+amber ✗ mistake, red ✗✗ blunder, and grey when they were no real choice (· forced pass, = every
+action equal); the verdict shows the player's hand, the best moves and the match-winning chance.
+Beside it, the verdicts of the opt-in single-dummy job (``single_dummy_reviews``, sampled from the
+player's view) with the same marks by the mean levels lost: every candidate's mean, the action
+taken's interval and in how many layouts it did worse; a decision with no exact verdict takes its
+slider mark from them (return cards show on the after-tribute step).
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
 the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
@@ -14,11 +20,13 @@ never an edit of the logs or of an earlier note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from dashboards.access import read_only
 from dashboards.i18n import LABELS, t
 from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
 from dashboards.queries.players import players
@@ -26,6 +34,7 @@ from dashboards.queries.replayer import (
     deal_hands,
     deal_plays,
     deal_reviews,
+    deal_sampled_reviews,
     deal_tributes,
     find_matches,
     match_deals,
@@ -49,21 +58,51 @@ from dashboards.ui import (
     url_text,
 )
 from pipelines.reads.annotations import Note, append_note, clean_tags, read_notes
+from pipelines.steps.single_dummy import sampled_severity
 
-# Marks of a reviewed decision by loss: 0 (best), 1 level, 2 or more levels, with their colours
-# (symbols of the DejaVu fonts: emoji draw as boxes where no emoji font is installed).
-REVIEW_MARKS = (("✓", "green"), ("✗", "orange"), ("✗✗", "red"))
+# Marks of a reviewed decision by severity (pipelines.steps.reviews.severity), and of a decision
+# that was no real choice (counted, not scored), with their colours (symbols of the DejaVu fonts:
+# emoji draw as boxes where no emoji font is installed).
+REVIEW_MARKS = {
+    "best": ("✓", "green"),
+    "inaccuracy": ("~", "blue"),
+    "mistake": ("✗", "orange"),
+    "blunder": ("✗✗", "red"),
+    "forced": ("·", "gray"),
+    "all_equal": ("=", "gray"),
+}
 
 
-def review_mark(loss: int) -> str:
-    """The mark of a decision that lost ``loss`` levels: ✓, ✗, ✗✗ (plain text, for the slider)."""
-    return REVIEW_MARKS[min(loss, 2)][0]
+def review_key(verdict: Mapping[str, Any]) -> str:
+    """The :data:`REVIEW_MARKS` key of a reviewed decision: its choice when it was none, else its
+    severity."""
+    choice = str(verdict["choice"])
+    return choice if choice in ("forced", "all_equal") else str(verdict["severity"])
 
 
-def review_badge(loss: int) -> str:
-    """:func:`review_mark` in its colour (green, amber, red), as Streamlit markdown."""
-    mark, colour = REVIEW_MARKS[min(loss, 2)]
+def review_mark(verdict: Mapping[str, Any]) -> str:
+    """The mark of a reviewed decision (plain text, for the slider)."""
+    return REVIEW_MARKS[review_key(verdict)][0]
+
+
+def review_badge(verdict: Mapping[str, Any]) -> str:
+    """:func:`review_mark` in its colour, as Streamlit markdown."""
+    mark, colour = REVIEW_MARKS[review_key(verdict)]
     return f":{colour}[{mark}]"
+
+
+def sampled_badge(row: Mapping[str, Any]) -> tuple[str, str]:
+    """The coloured mark (Streamlit markdown) and severity of a single-dummy verdict: the exact
+    verdicts' marks, by the mean levels lost (``pipelines.steps.single_dummy.sampled_severity``)."""
+    key = sampled_severity(float(row["loss"]))
+    mark, colour = REVIEW_MARKS[key]
+    return f":{colour}[{mark}]", key
+
+
+def candidate_means(text: str) -> list[tuple[str, float]]:
+    """The ``candidates`` cell of a single-dummy row (``action=mean`` joined by `` | ``) as pairs."""
+    pairs = (item.rsplit("=", 1) for item in text.split(" | ") if "=" in item)
+    return [(action, float(mean)) for action, mean in pairs]
 
 
 def shown(value: object) -> str:
@@ -149,11 +188,16 @@ steps = reconstruct(dealt, tributes.to_dict("records"), plays.to_dict("records")
 reviews = run(deal_reviews, match=match, deal=deal)
 # Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
-# Steps whose reviewed decision lost levels.
+sampled = run(deal_sampled_reviews, match=match, deal=deal)
+# Decisions judged single-dummy by seq: the plays and passes, then the return cards (step 1).
+sampled_plays = {int(r["seq"]): r for r in sampled.to_dict("records") if r["kind"] == "play"}
+sampled_returns = [r for r in sampled.to_dict("records") if r["kind"] == "return"]
+# Steps whose reviewed decision was a real choice that lost levels.
 mistakes = [
     s.index
     for s in steps
     if s.action is not None and verdicts.get(int(s.action["seq"]), {}).get("loss", 0) > 0
+    and verdicts[int(s.action["seq"])]["choice"] == "real"
 ]
 # Steps worth a coach's look: a reviewed mistake or a mark.
 flagged = sorted({*mistakes, *(s.index for s in steps if marks(s.action))})
@@ -186,8 +230,15 @@ def step_label(s: Step) -> str:
         return tr("start")
     if s.index == 1:
         return tr("after_tribute_step")
-    verdict = verdicts.get(int(s.action["seq"])) if s.action is not None else None
-    review = f" {review_mark(int(verdict['loss']))}" if verdict is not None else ""
+    seq = int(s.action["seq"]) if s.action is not None else None
+    verdict = verdicts.get(seq) if seq is not None else None
+    single = sampled_plays.get(seq) if seq is not None else None
+    if verdict is not None:
+        review = f" {review_mark(verdict)}"
+    elif single is not None:  # no exact verdict: the single-dummy one
+        review = f" {REVIEW_MARKS[sampled_severity(float(single['loss']))][0]}"
+    else:
+        review = ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
     what = tr("pass") if s.action is not None and s.action["action"] == "pass" else tr("play")
     seat = seat_name(s.action["seat"], lang()) if s.action is not None else ""
@@ -252,19 +303,44 @@ if not tributes.empty:
         )
 
 st.subheader(tr("review"))
+kinds_shown = [tr(f"review_kind_{k}") for k in sorted(reviews["kind"].unique())]
+if not sampled.empty:
+    kinds_shown.append(tr("review_kind_single_dummy"))
+st.caption(f"{tr('review_kinds_shown')}: {' · '.join(kinds_shown) or tr('review_kinds_none')}")
 if reviews.empty:
     st.caption(tr("review_none"))
 else:
-    st.caption(f"{tr('review_summary')}: {len(reviews)} · {tr('mistakes')}: {len(mistakes)}")
+    choices = reviews["choice"].value_counts()
+    counts = tr("review_counts").format(
+        real=int(choices.get("real", 0)), forced=int(choices.get("forced", 0)),
+        equal=int(choices.get("all_equal", 0)),
+    )
+    kinds = " · ".join(tr(f"review_kind_{k}") for k in sorted(reviews["kind"].unique()))
+    summary = f"{tr('review_summary')}: {len(reviews)} · {counts} · {tr('mistakes')}: {len(mistakes)}"
+    st.caption(f"{kinds} · {summary}")
     verdict = verdicts.get(int(step.action["seq"])) if step.action is not None else None
     if verdict is None:
         st.caption(tr("review_not_this_step"))
     else:
         loss = int(verdict["loss"])
-        word = tr("review_best") if loss == 0 else f"{tr('review_mistake')} −{loss}"
+        key = review_key(verdict)
+        word = tr(f"choice_{key}") if key in ("forced", "all_equal") else tr(f"severity_{key}")
+        lost = f" · {tr('levels_lost')}: {loss}" if loss else ""
+        phase = tr(f"phase_{verdict['phase']}")
         st.markdown(
-            f"{review_badge(loss)} **{word}** · {tr('value_before')}: {int(verdict['value_before']):+d} · "
+            f"{review_badge(verdict)} **{word}**{lost} · {phase} · "
+            f"{tr('value_before')}: {int(verdict['value_before']):+d} · "
             f"{tr('value_after')}: {int(verdict['value_after']):+d}"
+        )
+        if pd.notna(verdict["win_best"]):
+            st.caption(
+                f"{tr('match_chance')}: {100 * float(verdict['win_best']):.0f} % → "
+                f"{100 * float(verdict['win_after']):.0f} % ({tr('match_chance_note')})"
+            )
+        st.markdown(
+            f"{tr('player_hand')} ({seat_word(verdict['seat'])}): "
+            + cards_html(list(verdict["hand"]), level, lang()),
+            unsafe_allow_html=True,
         )
         best = [m.split() for m in str(verdict["best_moves"]).split(" | ")]
         st.markdown(
@@ -272,6 +348,52 @@ else:
             + " · ".join(tr("pass") if m == ["pass"] else cards_html(m, level, lang()) for m in best),
             unsafe_allow_html=True,
         )
+
+
+
+def show_sampled(row: Mapping[str, Any]) -> None:
+    """One single-dummy verdict: its mark and severity, the mean levels lost, how often the action
+    taken did worse, its mean with the interval, and every candidate's mean."""
+    badge, key = sampled_badge(row)
+    loss = float(row["loss"])
+    lost = f" · {tr('mean_levels_lost')}: {loss:.2f}" if loss > 0 else ""
+    what = f"{tr('sampled_return')} · " if row["kind"] == "return" else ""
+    worse = tr("sampled_worse_in").format(k=int(row["worse_in"]), n=int(row["layouts"]))
+    st.markdown(
+        f"{badge} **{tr(f'severity_{key}')}**{lost} · {what}{seat_word(row['seat'])} · {worse} · "
+        f"{tr('sampled_played_mean')}: {float(row['played_mean']):+.2f} "
+        f"[{float(row['played_low']):+.2f}, {float(row['played_high']):+.2f}]"
+    )
+    lines = []
+    for action, mean in candidate_means(str(row["candidates"])):
+        cards = tr("pass") if action == "pass" else cards_html(action.split(), level, lang())
+        tags = [tr("sampled_played")] if action == row["action"] else []
+        tags += [tr("sampled_best")] if action == row["best_action"] else []
+        note = f" ({', '.join(tags)})" if tags else ""
+        lines.append(f"{cards} {mean:+.2f}{note}")
+    st.markdown(f"{tr('sampled_candidates')}: " + " · ".join(lines), unsafe_allow_html=True)
+    st.caption(
+        tr("sampled_method").format(
+            exact=int(row["exact_layouts"]), n=int(row["layouts"]), classes=int(row["classes"]),
+            valued=len(lines),
+        )
+    )
+
+
+st.markdown(f"**{tr('review_kind_single_dummy')}**")
+if sampled.empty:
+    st.caption(tr("sampled_none"))
+else:
+    st.caption(f"{tr('sampled_summary')}: {len(sampled)}")
+    here = (
+        [sampled_plays[int(step.action["seq"])]]
+        if step.action is not None and int(step.action["seq"]) in sampled_plays
+        else sampled_returns if step.index <= 1 else []
+    )
+    for row in here:
+        show_sampled(row)
+    if not here:
+        st.caption(tr("sampled_not_this_step"))
 
 st.subheader(tr("notes"))
 notes, skipped = read_notes(current_store(), match_id=match, deal_no=deal)
@@ -283,23 +405,25 @@ if not notes:
     st.caption(tr("no_notes"))
 if skipped:
     st.caption(tr("notes_skipped").format(n=skipped))
-with st.form("rp_note", clear_on_submit=True):
-    text = st.text_area(tr("note_text"), key="rp_note_text")
-    tag_text = st.text_input(tr("note_tags"), key="rp_note_tags", placeholder=t("note_tags_hint", lang()))
-    author = st.text_input(tr("note_author"), key="rp_note_author")
-    at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
-    if st.form_submit_button(tr("note_save")):
-        new_tags = clean_tags(tag_text)
-        if not text.strip() and not new_tags:
-            st.warning(tr("note_empty"))
-        else:
-            append_note(
-                current_store(),
-                Note(
-                    match, deal, text.strip(), new_tags, step_no if at_step else None, author.strip() or None
-                ),
-            )
-            st.rerun()
+if read_only():  # notes would stay in this host's copy of the store, seen by nobody else
+    st.caption(tr("notes_read_only"))
+else:
+    with st.form("rp_note", clear_on_submit=True):
+        text = st.text_area(tr("note_text"), key="rp_note_text")
+        tag_text = st.text_input(tr("note_tags"), key="rp_note_tags", placeholder=t("note_tags_hint", lang()))
+        author = st.text_input(tr("note_author"), key="rp_note_author")
+        at_step = st.checkbox(tr("note_at_step"), value=True, key="rp_note_at_step")
+        if st.form_submit_button(tr("note_save")):
+            new_tags = clean_tags(tag_text)
+            if not text.strip() and not new_tags:
+                st.warning(tr("note_empty"))
+            else:
+                append_note(
+                    current_store(),
+                    Note(match, deal, text.strip(), new_tags, step_no if at_step else None,
+                         author.strip() or None),
+                )
+                st.rerun()
 
 st.subheader(tr("flags"))
 if plays.empty:

@@ -4,7 +4,10 @@ The Dask side of :class:`pipelines.exec.executor.Executor` (``gdan run --executo
 contract as :func:`pipelines.exec.pool.ordered_map` (results in task order, at most two tasks per
 worker thread in flight), so the replay step cannot tell which one ran its batches of whole
 matches. Each task's arguments are scattered to the cluster and the task submitted on them, so
-the large Arrow tables travel client -> worker once instead of inside the task graph.
+the large Arrow tables travel client -> worker once instead of inside the task graph. Scattered
+data lives only on the worker that holds it: when that worker is lost (its host crashed, its
+process was killed), Dask cancels the task, and the task is scattered and submitted again
+(:class:`_Resubmitted`), so a lost worker costs time, never the run.
 
 Without an ``address`` a local cluster is started for the map: ``workers`` worker processes of
 one thread each, no dashboard, Dask's logging quiet below errors; it is closed when the map
@@ -27,11 +30,14 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, TypeVar
 
 from distributed import Client, Future, LocalCluster
+from distributed.client import FutureCancelledError
 
 from pipelines.exec.ordering import Awaitable, Runner, default_signals, in_order
 
 R = TypeVar("R")
 
+RESUBMITS = 3
+"""How often one task is submitted again after the worker holding its data was lost."""
 CONNECT_TIMEOUT_S = 60
 """How long connecting to a scheduler (or starting the local cluster's workers) may take."""
 
@@ -95,6 +101,24 @@ def _client(workers: int, address: str | None) -> Iterator[Client]:
         yield client
 
 
+class _Resubmitted(Awaitable[R]):
+    """A task on the cluster whose :meth:`result` submits it again (at most :data:`RESUBMITS`
+    times) when Dask cancelled it because the worker holding its scattered data was lost."""
+
+    def __init__(self, submit: Callable[[tuple[Any, ...]], Future], task: tuple[Any, ...]) -> None:
+        self.submit = submit
+        self.task = task
+        self.future = submit(task)
+
+    def result(self) -> R:
+        for _ in range(RESUBMITS):
+            try:
+                return self.future.result()  # type: ignore[no-any-return]
+            except FutureCancelledError:
+                self.future = self.submit(self.task)
+        return self.future.result()  # type: ignore[no-any-return]
+
+
 @contextmanager
 def dask_ordered_map(fn: Callable[..., R], workers: int, address: str | None) -> Iterator[Runner[R]]:
     """Yield ``run(tasks)``: the results of ``fn(*task)`` for each task, in task order, on Dask.
@@ -104,17 +128,18 @@ def dask_ordered_map(fn: Callable[..., R], workers: int, address: str | None) ->
     """
     with _client(workers, address) as client:
         in_flight = 2 * max(1, sum(client.nthreads().values()))
-        pending: deque[Awaitable[R]] = deque()
+        pending: deque[_Resubmitted[R]] = deque()
 
         def submit(task: tuple[Any, ...]) -> Future:
             return client.submit(fn, *client.scatter(list(task), hash=False), pure=False)
 
         def run(tasks: Iterable[tuple[Any, ...]]) -> Iterator[R]:
-            return in_order(tasks, submit, in_flight, pending)
+            return in_order(tasks, lambda task: _Resubmitted(submit, task), in_flight,
+                            pending)  # type: ignore[arg-type]
 
         try:
             yield run
         except BaseException:
-            client.cancel(list(pending), force=True)
+            client.cancel([p.future for p in pending], force=True)
             pending.clear()
             raise

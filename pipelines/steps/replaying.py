@@ -147,7 +147,9 @@ class _TableWriters:
             writer = self.writers[name] = PartWriter(
                 lambda part: self.store.stage_file(self.batch_id, name, part=part), schema
             )
-        writer.write(table.select(schema.names).cast(schema))
+        if not table.schema.equals(schema):  # the replay's tables already are: a cast per column costs
+            table = table.select(schema.names).cast(schema)
+        writer.write(table)
         self.report.rows_written[name] += table.num_rows
 
     def close(self) -> None:
@@ -390,7 +392,10 @@ def _chunk_matches(
         dropped = n - kept[match_id]
         infos[match_id].duplicates += dropped
         report.duplicates += dropped
-    rows = table.select(REPLAYED_COLUMNS).take(unique["_arrival"].to_arrow())
+    # Each chunk takes its own rows: a slice of one table taken for the whole slice would be
+    # pickled to its worker with every row of that table (Arrow pickles a slice's whole buffers).
+    columns = table.select(REPLAYED_COLUMNS)
+    order = unique["_arrival"].to_arrow()
     start = 0
     ids: list[str] = []
     size = 0
@@ -400,11 +405,11 @@ def _chunk_matches(
         size += n
         offset += n
         if size >= CHUNK_EVENTS:
-            yield ids, rows.slice(start, offset - start)
+            yield ids, columns.take(order.slice(start, offset - start))
             start, ids, size = offset, [], 0
     if ids:
-        yield ids, rows.slice(start, offset - start)
-    report.events += rows.num_rows
+        yield ids, columns.take(order.slice(start, offset - start))
+    report.events += len(order)
 
 
 def _first_reads(keys: pl.DataFrame, payloads: pa.ChunkedArray) -> pl.DataFrame:

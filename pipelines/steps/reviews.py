@@ -3,13 +3,17 @@
 ``review_chunk`` runs in the replay step's worker tasks, on the same chunk of whole matches that
 ``replay.replay_batch`` just replayed (``pipelines.steps.replaying``): the events are already in the
 worker's memory, and the replay's own output says which matches are valid and who sits where, so
-no second read of the raw rows or second pass over the store is needed. Each deal of a ``valid``
-match whose ``deal_start`` shows all four hands is reviewed by ``replay.review.review_deal`` in the
-default window (decisions with at most ``MAX_CARDS_LEFT`` cards in all hands, ``BUDGET`` per
-position): the rows are the longest tail of the deal the budget solves.
+no second read of the raw rows or second pass over the store is needed. Each ``valid`` match is
+followed once by ``replay.review.review_match``; its deals whose ``deal_start`` shows all four
+hands are reviewed in the default window (decisions with at most ``MAX_CARDS_LEFT`` cards in all
+hands, ``BUDGET`` per position): the rows are the longest tail of the deal the budget solves, each
+with its kind (exact, double-dummy), whether it was a real choice, its phase and its cost in match
+terms (``replay.match_value``) and the severity that cost gives it (:func:`severity`).
 
-``write_player_reviews`` then sums the rows per player with DuckDB (like ``pipelines.steps.player_patterns``):
-decisions reviewed, and mistakes by loss of 1, 2 and ≥ 3 levels. It imports DuckDB and the store
+``write_player_reviews`` then sums the rows per player and phase with DuckDB (like
+``pipelines.steps.player_patterns``): decisions, forced and all-equal ones (counted, not scored),
+real choices, the best ones among them, mistakes by loss of 1, 2 and ≥ 3 levels and the
+match-winning chance lost. It imports DuckDB and the store
 when called: every replay worker imports this module for ``review_chunk``, and those imports
 would add about 70 MiB to each worker.
 """
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pyarrow as pa
 
-from replay.review import review_deal
+from replay.review import DecisionReview, review_match
 from replay.solver import Action, Budget
 from schemas.tables import PLAY_REVIEWS, PLAYER_REVIEWS
 from schemas.vocabulary import SEATS
@@ -37,6 +41,22 @@ MAX_CARDS_LEFT = 12
 """Review window: decisions with at most this many cards in all four hands (docs/performance.md)."""
 BUDGET = Budget(nodes=5_000)
 """Solver work per position; the review of a deal stops at the first position it cannot solve."""
+
+SEVERITY_LIMITS = ((0.10, "blunder"), (0.02, "mistake"))
+"""Match-winning chance lost from which a decision that loses levels is a blunder or a mistake;
+below 0.02 it is an inaccuracy (levels the match hardly feels, e.g. above A's cap)."""
+
+
+def severity(review: DecisionReview) -> str:
+    """``best`` for a decision that loses nothing; else by the match-winning chance it lost
+    (:data:`SEVERITY_LIMITS`): ``blunder``, ``mistake`` or ``inaccuracy``; by levels when the
+    match state is unknown (3 or more: blunder)."""
+    if review.loss == 0:
+        return "best"
+    lost = review.match_loss
+    if lost is None:
+        return "blunder" if review.loss >= 3 else "mistake"
+    return next((word for limit, word in SEVERITY_LIMITS if lost >= limit), "inaccuracy")
 
 
 def action_text(action: Action) -> str:
@@ -58,33 +78,41 @@ def review_chunk(events: pa.Table, replayed: Mapping[str, pa.Table]) -> pa.Table
     played = {(m, deal) for (m, _), (deal, _) in left.items()}
     rows: list[dict[str, Any]] = []
     for match_id, evs in by_match.items():
-        for deal_no, players in seats.get(match_id, {}).items():
-            if (match_id, deal_no) in played:
-                rows.extend(_deal_rows(match_id, deal_no, evs, players, left))
+        deal_seats = seats.get(match_id, {})
+        wanted = [d for d in deal_seats if (match_id, d) in played]
+        if wanted:
+            rows.extend(_match_rows(match_id, evs, wanted, deal_seats, left))
     return pa.Table.from_pylist(rows, schema=PLAY_REVIEWS)
 
 
-def _deal_rows(match_id: str, deal_no: int, events: Sequence[Mapping[str, Any]],
-               players: Mapping[str, str | None], left: Left
-               ) -> list[dict[str, Any]]:
+def _match_rows(match_id: str, events: Sequence[Mapping[str, Any]], deals: Sequence[int],
+                seats: Mapping[int, Mapping[str, str | None]], left: Left) -> list[dict[str, Any]]:
     try:
-        reviews = review_deal(events, BUDGET, deal=deal_no, max_cards_left=MAX_CARDS_LEFT)
-    except ValueError:  # a deal the rebuild cannot follow (not expected of a valid match): left out
+        reviewed = review_match(events, BUDGET, max_cards_left=MAX_CARDS_LEFT, deals=deals)
+    except ValueError:  # a match the review cannot follow (not expected of a valid match): left out
         return []
     return [
-        {
-            "match_id": match_id, "deal_no": deal_no, "seq": r.seq, "seat": r.seat,
-            "player_id": players.get(r.seat), "team": r.team,
-            "action": "pass" if r.action is None else "play",
-            "cards": None if r.action is None else list(r.action.cards),
-            "cards_left": r.cards_left,
-            **{f"left_{s}": n for s, n in zip(SEATS, left[(match_id, r.seq)][1], strict=True)},
-            "value_before": r.value_before, "best_value": r.best_value, "value_after": r.value_after,
-            "loss": r.loss, "best_moves": " | ".join(action_text(m) for m in r.best_moves),
-            "nodes": r.nodes,
-        }
-        for r in reviews
+        review_row(match_id, deal.deal, r, seats[deal.deal].get(r.seat), left[(match_id, r.seq)][1])
+        for deal in reviewed for r in deal.rows
     ]
+
+
+def review_row(match_id: str, deal_no: int, r: DecisionReview, player_id: str | None,
+               held: Sequence[int]) -> dict[str, Any]:
+    """The ``play_reviews`` row of one reviewed decision (``held``: cards per seat before it)."""
+    return {
+        "match_id": match_id, "deal_no": deal_no, "seq": r.seq, "seat": r.seat,
+        "player_id": player_id, "team": r.team,
+        "action": "pass" if r.action is None else "play",
+        "cards": None if r.action is None else list(r.action.cards),
+        "cards_left": r.cards_left,
+        **{f"left_{s}": n for s, n in zip(SEATS, held, strict=True)},
+        "value_before": r.value_before, "best_value": r.best_value, "value_after": r.value_after,
+        "loss": r.loss, "best_moves": " | ".join(action_text(m) for m in r.best_moves),
+        "nodes": r.nodes, "hand": list(r.hand), "kind": r.kind, "choice": r.choice, "phase": r.phase,
+        "win_best": r.win_best, "win_after": r.win_after, "match_loss": r.match_loss,
+        "severity": severity(r),
+    }
 
 
 def _valid_matches(matches: pa.Table | None) -> set[str]:
@@ -129,14 +157,19 @@ def _cards_left(plays: pa.Table | None, valid: set[str]) -> Left:
 
 
 SUMMARY_SQL = """
-SELECT player_id,
+SELECT player_id, phase,
        count(*) AS decisions,
        count(DISTINCT (match_id, deal_no)) AS deals,
+       count(*) FILTER (WHERE choice = 'forced') AS forced,
+       count(*) FILTER (WHERE choice = 'all_equal') AS all_equal,
+       count(*) FILTER (WHERE choice = 'real') AS real,
+       count(*) FILTER (WHERE choice = 'real' AND loss = 0) AS real_best,
        count(*) FILTER (WHERE loss = 1) AS loss_1,
        count(*) FILTER (WHERE loss = 2) AS loss_2,
        count(*) FILTER (WHERE loss >= 3) AS loss_3plus,
-       coalesce(sum(loss), 0) AS loss_sum
-FROM play_reviews GROUP BY player_id ORDER BY player_id NULLS LAST
+       coalesce(sum(loss), 0) AS loss_sum,
+       coalesce(sum(match_loss), 0)::DOUBLE AS match_loss_sum
+FROM play_reviews GROUP BY player_id, phase ORDER BY player_id NULLS LAST, phase
 """
 
 

@@ -46,6 +46,20 @@ COLUMNS: tuple[str, ...] = (
 """One row per reviewed decision (``candidates``: every candidate as ``action=mean``)."""
 
 
+SAMPLED_SEVERITY_LIMITS = ((3.0, "blunder"), (1.0, "mistake"))
+"""Mean levels lost from which a sampled verdict is a blunder or a mistake; a loss below one level
+on average is an inaccuracy. A row holds no match state, so these follow the exact verdicts'
+severity by levels (``pipelines.steps.reviews.severity``: 3 or more a blunder)."""
+
+
+def sampled_severity(loss: float) -> str:
+    """``best`` when the action taken has the best mean, else by the mean levels lost
+    (:data:`SAMPLED_SEVERITY_LIMITS`): ``blunder``, ``mistake`` or ``inaccuracy``."""
+    if loss <= 0:
+        return "best"
+    return next((word for limit, word in SAMPLED_SEVERITY_LIMITS if loss >= limit), "inaccuracy")
+
+
 def candidate_text(action: object) -> str:
     """A candidate as text: a return card, a play's cards separated by spaces, or ``pass``."""
     if action is None:

@@ -170,6 +170,17 @@ def at_version(path: Path, version: int) -> DeltaTable:
     return table
 
 
+def forget_under(folder: Path) -> None:
+    """Drop the tables kept open under ``folder``: its files were replaced behind delta-rs's back (a
+    store's local copy brought in line with object storage), so a kept table may name versions or
+    files that are gone."""
+    with _cache_lock:
+        for path in [p for p in _logs if p.is_relative_to(folder)]:
+            del _logs[path]
+        for key in [k for k in _versions if k[0].is_relative_to(folder)]:
+            del _versions[key]
+
+
 def files_at(path: Path, version: int) -> list[str]:
     """The data file URIs of the Delta table at ``path`` as of ``version``: from the table kept
     open at its latest (:func:`latest_table`) when that is the version asked, as it mostly is (opening

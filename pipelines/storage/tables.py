@@ -205,6 +205,13 @@ READS_KEPT_BYTES = 96 * 2**20
 first run's scoring steps, whose peaks came within 150 MiB of the 2 GiB target, gain no more."""
 
 
+def forget_reads_under(folder: Path) -> None:
+    """Drop the whole reads kept of tables under ``folder`` (see ``delta.forget_under``)."""
+    with _reads_lock:
+        for key in [k for k in _reads if k[0].is_relative_to(folder)]:
+            del _reads[key]
+
+
 def _kept_read(key: _ReadKey) -> pa.Table | None:
     """A whole read kept by :func:`_keep_read` (a version never changes once written)."""
     with _reads_lock:

@@ -597,6 +597,7 @@ def build_store(root: Path, *, results_only: bool = False) -> Path:
         "deal_hands": deal_hands,
         "plays": plays,
         "play_reviews": _play_reviews(),
+        "single_dummy_reviews": _single_dummy_reviews(),
         "tributes": tributes,
         "player_matches": player_matches,
         "quarantine": quarantine,
@@ -662,21 +663,42 @@ def build_store(root: Path, *, results_only: bool = False) -> Path:
 
 
 def _play_reviews() -> list[dict[str, Any]]:
-    """Solver verdicts for the last five decisions of m1 deal 2 (see ``_plays``): a best play, a
-    pass losing 1 level (N could beat), a pass losing 2, a best pass and a best lead."""
+    """Solver verdicts for the last five decisions of m1 deal 2 (see ``_plays``): a best follow, a
+    pass losing 1 level (N could beat; a mistake in match terms), a pass losing 2 (a blunder), a
+    forced pass and a best lead."""
     seats = dict(zip(SEATS, ("p1", "p2", "p3", "p4"), strict=True))
-    verdicts = [  # seq, seat, action, value_before, value_after, best_moves
-        (21, "S", "play", 2, 2, "S5 H5"),
-        (22, "E", "pass", -1, -2, "D9 | SA"),
-        (23, "N", "pass", 1, -1, "HK"),
-        (24, "W", "pass", -2, -2, "pass"),
-        (25, "N", "play", 1, 1, "C7"),
+    verdicts = [  # seq, seat, action, value_before, value_after, best_moves, choice, phase, wins, severity
+        (21, "S", "play", 2, 2, "S5 H5", "real", "follow", (0.7, 0.7), "best"),
+        (22, "E", "pass", -1, -2, "D9 | SA", "real", "pass", (0.45, 0.4), "mistake"),
+        (23, "N", "pass", 1, -1, "HK", "real", "pass", (0.6, 0.35), "blunder"),
+        (24, "W", "pass", -2, -2, "pass", "forced", "pass", (0.3, 0.3), "best"),
+        (25, "N", "play", 1, 1, "C7", "real", "lead", (0.6, 0.6), "best"),
     ]
     return [
         {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": seats[seat],
          "team": _team(seat), "action": action,
          "cards": None if action == "pass" else ["S5", "H5"], "cards_left": 16,
          "left_E": 4, "left_N": 4, "left_W": 4, "left_S": 4, "value_before": before, "best_value": before,
-         "value_after": after, "loss": before - after, "best_moves": best, "nodes": 10}
-        for seq, seat, action, before, after, best in verdicts
+         "value_after": after, "loss": before - after, "best_moves": best, "nodes": 10,
+         "hand": ["S5", "H5", "C7", "HK"], "kind": "double_dummy", "choice": choice, "phase": phase,
+         "win_best": wins[0], "win_after": wins[1], "match_loss": wins[0] - wins[1], "severity": severity}
+        for seq, seat, action, before, after, best, choice, phase, wins, severity in verdicts
+    ]
+
+
+def _single_dummy_reviews() -> list[dict[str, Any]]:
+    """Verdicts of the opt-in single-dummy job on m1 deal 2: N's pass at seq 11, which has no exact
+    verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts), and E's pass at
+    seq 22 beside its exact one (the best mean)."""
+    verdicts = [  # seq, seat, best, played mean, interval, best mean, worse in, candidates
+        (11, "N", "HA", -1.25, (-2.0, -0.5), 0.5, 5, "HA=+0.50 | pass=-1.25"),
+        (22, "E", "pass", -1.0, (-1.5, -0.5), -1.0, 0, "pass=-1.00 | D9=-1.38"),
+    ]
+    return [
+        {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": None, "kind": "play",
+         "cards_left": 40, "action": "pass", "best_action": best, "played_mean": mean,
+         "played_low": low, "played_high": high, "best_mean": best_mean, "loss": best_mean - mean,
+         "worse_in": worse, "layouts": 8, "exact_layouts": 0, "classes": 3, "candidates": candidates,
+         "label": "sampled from the player's view (single-dummy)"}
+        for seq, seat, best, mean, (low, high), best_mean, worse, candidates in verdicts
     ]

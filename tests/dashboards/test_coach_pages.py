@@ -214,7 +214,7 @@ def test_head_to_head_partners_opponents_and_periods(
 
 
 def test_head_to_head_minimum_sample_hides_nemesis(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
-    at = _open_link(monkeypatch, mini_store, "head_to_head", player="p1")
+    at = _open_link(monkeypatch, mini_store, "head_to_head", player="p1", min_n="30")
     assert {m.label: m.value for m in at.metric}["Nemesis"] == "—"
     assert "Nobody met in 30 rounds or more." in _texts(at)
 
@@ -231,7 +231,7 @@ def test_head_to_head_empty_most_improved_speaks_of_rated_rounds(
 ) -> None:
     """An empty "Most improved" says nobody has enough rated rounds in the period, not the
     "Nobody met…" of the best partner and nemesis (nobody has 30 rounds in the small store)."""
-    at = _open_link(monkeypatch, mini_store, "head_to_head", lang=lang, player="p1")
+    at = _open_link(monkeypatch, mini_store, "head_to_head", lang=lang, player="p1", min_n="30")
     _no_exception(at)
     captions = [c.value for c in at.caption]
     assert captions.count(met) == 2  # best partner and nemesis

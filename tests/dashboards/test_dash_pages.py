@@ -440,26 +440,71 @@ def test_percentages_show_as_percentages(open_app: Open, mini_store: Path) -> No
 
 
 def test_replayer_marks_reviewed_decisions_and_jumps_to_mistakes(open_app: Open, mini_store: Path) -> None:
-    """The dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best,
-    −1, −2, best, best): steps 13–17 of the play-by-play slider (dealt, after tribute, then seq 10 …)."""
+    """The dash store reviews the last five decisions of m1 deal 2 (seq 21–25: best, a mistake
+    (−1), a blunder (−2), a forced pass, best): steps 13–17 of the play-by-play slider (dealt,
+    after tribute, then seq 10 …). The verdict names its kind and shows the hand."""
     at = open_app(mini_store, "replayer")
     at.selectbox(key="rp_deal").set_value(2).run()
     slider = at.get("select_slider")[0]
     labels = list(slider.options)
-    marked = [label.split()[-1] for label in labels if label.split()[-1] in ("✓", "✗", "✗✗")]
-    assert marked == ["✓", "✗", "✗✗", "✓", "✓"]
+    marked = [label.split()[-1] for label in labels if label.split()[-1] in ("✓", "✗", "✗✗", "·", "~", "=")]
+    assert marked == ["✗", "✓", "✗", "✗✗", "·", "✓"]  # the first: seq 11's single-dummy verdict
     assert labels[14].endswith(" ✗") and labels[15].endswith(" ✗✗")
     at.button(key="rp_next_mistake").click().run()
     _no_exception(at)
     assert at.get("select_slider")[0].value == 14  # seq 22, E's pass losing 1 level
     texts = [m.value for m in at.markdown]
-    assert any(":orange[✗]" in t and "Value before (levels): -1" in t and "Value after (levels): -2" in t
-               for t in texts)
+    assert any(":orange[✗]" in t and "**Mistake** · levels lost: 1" in t and "Value before (levels): -1" in t
+               and "Value after (levels): -2" in t for t in texts)
     assert any(t.startswith("Best move(s)") and "♦9" in t and "♠A" in t for t in texts)
+    assert any(t.startswith("Hand before the decision") for t in texts)
+    captions = [c.value for c in at.caption]
+    assert any("exact, all hands visible (double-dummy)" in c and "forced 1" in c for c in captions)
+    assert any(c.startswith("match-winning chance: 45 % → 40 %") for c in captions)
     at.button(key="rp_next_mistake").click().run()
     assert at.get("select_slider")[0].value == 15
     at.button(key="rp_next_mistake").click().run()
     assert at.get("select_slider")[0].value == 14  # wraps around to the first mistake
+
+
+def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
+    monkeypatch: pytest.MonkeyPatch, mini_store: Path
+) -> None:
+    """The dash store's ``single_dummy_reviews`` judge N's pass at seq 11 (step 3, no exact
+    verdict: a mistake, 1.75 levels lost on average) and E's pass at seq 22 (step 14, beside its
+    exact verdict: the best mean); a deal the job has not reviewed says how to run it."""
+    from dash_app import APP
+
+    def opened(**params: str) -> AppTest:
+        monkeypatch.setenv("GDAN_STORE", str(mini_store))
+        at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
+        at.query_params.update(params)
+        at.run()
+        at.switch_page("views/replayer.py").run()
+        _no_exception(at)
+        return at
+
+    at = opened(match="m1", deal="2", step="3")
+    texts = [m.value for m in at.markdown]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Verdicts shown: exact, all hands visible (double-dummy) · sampled from the "
+                            "player's view (single-dummy)") for c in captions)
+    assert any(":orange[✗]" in t and "**Mistake** · mean levels lost: 1.75" in t
+               and "worse than the best in 5 of 8 layouts" in t and "-1.25 [-2.00, -0.50]" in t
+               for t in texts)
+    candidates = next(t for t in texts if t.startswith("Candidates: mean value"))
+    assert "♥A" in candidates and "+0.50 (best)" in candidates and "pass -1.25 (played)" in candidates
+    assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
+    both = opened(match="m1", deal="2", step="14")
+    texts = [m.value for m in both.markdown]
+    assert any(":orange[✗]" in t and "**Mistake** · levels lost: 1" in t for t in texts)  # exact
+    assert any(":green[✓]" in t and "**Best move**" in t and "0 of 8 layouts" in t for t in texts)  # sampled
+    none = opened(match="m1", deal="1", step="3")
+    assert any("opt-in job" in c and "`single_dummy`" in c and "--single-dummy" in c for c in
+               (c.value for c in none.caption))
+    zh = opened(match="m1", deal="2", step="3", lang="zh")
+    assert any("**失误** · 平均损失级数: 1.75" in t and "在 8 种抽样牌局中有 5 种劣于最佳" in t
+               for t in (m.value for m in zh.markdown))
 
 
 def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
@@ -478,13 +523,16 @@ def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_sto
 
 
 def test_player_page_shows_review_accuracy_against_the_population(open_app: Open, mini_store: Path) -> None:
+    """Accuracy on real choices by phase: the forced pass is counted apart, not scored."""
     at = open_app(mini_store, "player")
-    table = next(d.value for d in at.dataframe if "population_n" in d.value.columns
-                 and "Mistakes losing 1 level" in set(d.value["metric"]))
-    assert list(table["population_n"]) == [5] * 4  # every reviewed decision
-    mistakes = dict(zip(table["metric"], table["population_value"], strict=True))
-    assert mistakes["Mistakes losing 1 level"] == pytest.approx(20.0)
-    assert mistakes["All mistakes"] == pytest.approx(40.0)
+    table = next(d.value for d in at.dataframe if "population_interval" in d.value.columns)
+    rows = {r["phase"]: r for r in table.to_dict("records")}
+    assert list(rows) == ["Lead", "Follow", "Pass", "All"]
+    assert [rows[p]["population_n"] for p in rows] == [1, 1, 2, 4]  # real choices only
+    assert rows["Pass"]["population_value"] == pytest.approx(0.0)
+    assert rows["All"]["population_value"] == pytest.approx(50.0)
+    low, high = (float(x) for x in rows["All"]["population_interval"].split("–"))
+    assert low < 50.0 < high
 
 
 def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:

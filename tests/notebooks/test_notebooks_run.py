@@ -194,14 +194,16 @@ def test_coach_review_lists_matches_in_their_local_time(sim_store: Path) -> None
 
 
 def test_coach_review_lists_the_players_largest_losses(sim_store: Path) -> None:
-    """Critical moments: the player's reviewed decisions with a loss, largest first, each linked
-    to the hand replayer on that decision."""
+    """Critical moments: the player's real choices with a loss, costliest in match chance first,
+    then in levels, each linked to the hand replayer on that decision."""
     _, probe = run_notebook("coach_review", sim_store, params={"TOP_DEALS": 5}, probe=(
         "{'player': player, 'critical': critical.select('match_id', 'deal_no', 'seq', 'loss', 'replayer')"
         ".to_dicts(), 'reviewed': int(reviewed['decisions'][0])}"))
     mine = [r for r in rows(sim_store, "play_reviews") if r["player_id"] == probe["player"]]
     assert probe["reviewed"] == len(mine)
-    losses = sorted(((-r["loss"], r["match_id"], r["deal_no"], r["seq"]) for r in mine if r["loss"] > 0))[:5]
-    assert [(-r["loss"], r["match_id"], r["deal_no"], r["seq"]) for r in probe["critical"]] == losses
+    costly = sorted((r for r in mine if r["choice"] == "real" and r["loss"] > 0),
+                    key=lambda r: (-r["match_loss"], -r["loss"], r["match_id"], r["deal_no"], r["seq"]))[:5]
+    assert [(r["match_id"], r["deal_no"], r["seq"], r["loss"]) for r in probe["critical"]] == [
+        (r["match_id"], r["deal_no"], r["seq"], r["loss"]) for r in costly]
     for r in probe["critical"]:
         assert r["replayer"].endswith(f"/replayer?match={r['match_id']}&deal={r['deal_no']}&seq={r['seq']}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT, action_text
+from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT, action_text, severity
 from pipelines.storage.warehouse import connect
 from replay.review import review_deal
 
@@ -66,6 +66,11 @@ def test_rows_are_review_deal_on_the_same_logs(reviewed_store: Reviewed) -> None
                 assert row["best_moves"] == " | ".join(action_text(m) for m in review.best_moves)
                 assert row["cards_left"] == review.cards_left == sum(row[f"left_{s}"] for s in "ENWS")
                 assert row["player_id"] in {p for p in players["players"]} | {None}
+                assert row["hand"] == list(review.hand)
+                assert (row["kind"], row["choice"], row["phase"], row["severity"]) == (
+                    "double_dummy", review.choice, review.phase, severity(review))
+                assert row["win_best"] == pytest.approx(review.win_best, abs=1e-6)
+                assert row["win_after"] == pytest.approx(review.win_after, abs=1e-6)
     assert expected == len(rows)
 
 
@@ -77,16 +82,29 @@ def test_every_row_is_a_sound_verdict(reviewed_store: Reviewed) -> None:
         assert row["loss"] == row["best_value"] - row["value_after"] >= 0
         taken = "pass" if row["cards"] is None else " ".join(row["cards"])
         assert (row["loss"] == 0) == (taken in row["best_moves"].split(" | "))
+        assert (row["loss"] == 0) == (row["severity"] == "best")
+        assert row["match_loss"] >= 0 and 0 <= row["win_after"] <= row["win_best"] <= 1
+        if row["choice"] == "forced":  # a pass with no legal play (rules.md §5.3)
+            assert row["action"] == "pass" and row["best_moves"] == "pass"
+        if row["choice"] == "all_equal":
+            assert row["loss"] == 0
 
 
 def test_player_reviews_count_the_rows(reviewed_store: Reviewed) -> None:
+    """Per player and phase: every decision counted, only real choices scored."""
     root = reviewed_store[0]
     rows = _rows(root, "play_reviews")
-    summary = {r["player_id"]: r for r in _rows(root, "player_reviews")}
-    decisions = Counter(r["player_id"] for r in rows)
-    assert {p: s["decisions"] for p, s in summary.items()} == dict(decisions)
-    for player, s in summary.items():
-        losses = [r["loss"] for r in rows if r["player_id"] == player]
+    summary = {(r["player_id"], r["phase"]): r for r in _rows(root, "player_reviews")}
+    decisions = Counter((r["player_id"], r["phase"]) for r in rows)
+    assert {k: s["decisions"] for k, s in summary.items()} == dict(decisions)
+    for (player, phase), s in summary.items():
+        mine = [r for r in rows if r["player_id"] == player and r["phase"] == phase]
+        losses = [r["loss"] for r in mine]
         assert (s["loss_1"], s["loss_2"], s["loss_3plus"], s["loss_sum"]) == (
             losses.count(1), losses.count(2), sum(x >= 3 for x in losses), sum(losses))
-        assert s["deals"] == len({(r["match_id"], r["deal_no"]) for r in rows if r["player_id"] == player})
+        choices = Counter(r["choice"] for r in mine)
+        assert (s["forced"], s["all_equal"], s["real"]) == (
+            choices["forced"], choices["all_equal"], choices["real"])
+        assert s["real_best"] == sum(r["choice"] == "real" and r["loss"] == 0 for r in mine)
+        assert s["match_loss_sum"] == pytest.approx(sum(r["match_loss"] for r in mine), abs=1e-4)
+        assert s["deals"] == len({(r["match_id"], r["deal_no"]) for r in mine})

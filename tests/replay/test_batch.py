@@ -15,7 +15,7 @@ from replay_builder import Log
 
 from replay import replay_batch, replay_match
 from replay.arrow import COLUMN_FIELDS
-from replay.rows import ROW_FIELDS, TABLES
+from replay.rows import ROW_FIELDS, TABLES, PlayColumns, PlayRow
 from schemas.tables import DERIVED, RAW_EVENTS
 
 
@@ -141,3 +141,22 @@ def test_row_tables_of_valid_and_invalid_matches() -> None:
     assert list(bad) == ["matches"]
     with pytest.raises(KeyError):
         bad["plays"]
+
+
+def test_play_columns_keep_the_row_type_field_order() -> None:
+    """Each value given to ``PlayColumns.add`` lands in the column of its ``PlayRow`` field, and the
+    rows read back are the ``PlayRow`` of the same values (so the ``plays`` table's columns are
+    mapped by name like every other table's)."""
+    values = PlayRow("m1", 1, 2, 3, 4, True, "E", "p1", "EW", "play", ["H2"], "single", "2", 5, None, 6,
+                     False, "pair", "3", "N", 7, 8, 9, 10, 11, 12, True, None, False,
+                     datetime(2026, 1, 2, tzinfo=UTC))
+    columns = PlayColumns()
+    columns.add(*values)
+    more = PlayColumns()
+    more.extend(columns)
+    more.extend(columns)
+    assert len(more) == 2
+    assert more.rows() == [values] * 2
+    for field, column in zip(PlayRow._fields, more.columns(), strict=True):
+        assert column == [getattr(values, field)] * 2
+        assert getattr(more, field) is column

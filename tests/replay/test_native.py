@@ -94,8 +94,40 @@ def test_stale_and_partial_builds(tmp_path: Path) -> None:
     os.utime(tmp_path / "moves.py", (3_000, 3_000))
     (tmp_path / f"cards{suffix}").unlink()
     assert native.stale_modules(tmp_path) == ["cards", "moves"]
-    (tmp_path / "batch.py").write_text("")
-    (tmp_path / f"batch{suffix}").write_text("")
-    assert native.stale_modules(tmp_path) == ["cards", "moves", "batch"]
+    (tmp_path / "retired.py").write_text("")
+    (tmp_path / f"retired{suffix}").write_text("")
+    assert native.stale_modules(tmp_path) == ["cards", "moves", "retired"]
     (tmp_path / f"_native__mypyc{suffix}").unlink()
-    assert native.stale_modules(tmp_path) == [*native.COMPILED, "batch"]
+    assert native.stale_modules(tmp_path) == [*native.COMPILED, "retired"]
+
+
+REVIEW_IN_SOURCES = """
+import sys
+import orjson
+from replay import native
+from replay.review import review_match
+from replay.solver import Budget
+from simulator.api import simulate_match
+
+rows = [repr(d) for rules, seed in (("national", 3), ("bcta", 4))
+        for d in review_match(simulate_match(rules, seed=seed), Budget(nodes=5_000), max_cards_left=12)]
+print(orjson.dumps({"engine": "compiled" if native.is_compiled() else "sources", "rows": rows}).decode())
+"""
+
+
+def test_sources_give_the_same_reviews() -> None:
+    """The compiled solver and review give the Python sources' verdicts, row for row (values,
+    best moves, nodes searched, choices, phases and match chances)."""
+    from replay.review import review_match
+    from replay.solver import Budget
+
+    env = {**os.environ, native.PURE_PYTHON_ENV: "1"}
+    done = subprocess.run([sys.executable, "-c", REVIEW_IN_SOURCES], env=env, capture_output=True,
+                          text=True, check=True)
+    theirs = orjson.loads(done.stdout.splitlines()[-1])
+    assert theirs["engine"] == "sources"
+    mine = [repr(d) for rules, seed in (("national", 3), ("bcta", 4))
+            for d in review_match(simulator_api.simulate_match(rules, seed=seed), Budget(nodes=5_000),
+                                  max_cards_left=12)]
+    assert any("DecisionReview" in r for r in mine)
+    assert mine == theirs["rows"]

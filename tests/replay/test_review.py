@@ -4,13 +4,18 @@ loss is ≥ 0, and 0 exactly for the best actions."""
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import pairwise
 from typing import Any
 
 import pytest
 
 from replay import replay_match
-from replay.review import DecisionReview, action_of, position_before, review_deal
+from replay.cards import sort_cards
+from replay.combos import beat_key
+from replay.moves import legal_moves
+from replay.review import EXACT, DecisionReview, action_of, position_before, review_deal, review_match
+from replay.seats import PARTNER
 from replay.solver import Budget, DealEnd, play_action
 from simulator.api import simulate_match
 
@@ -87,3 +92,85 @@ def test_position_before_refuses_other_events(matches: list[list[dict[str, Any]]
         seq = next(e["seq"] for e in events if e["type"] == kind)
         with pytest.raises(ValueError):
             position_before(events, seq)
+
+
+def test_rows_say_their_kind_choice_and_phase(matches: list[list[dict[str, Any]]]) -> None:
+    """Every verdict is labelled exact double-dummy; a ``forced`` row is a pass with no legal play
+    onto the table (rules.md §5.3), an ``all_equal`` row has every legal action among the best, a
+    ``real`` one has some action that is not; the phase follows the table (rules.md §4, §5.6)."""
+    seen: Counter[str] = Counter()
+    for events in matches[:2]:
+        for deal in review_match(events, BUDGET, max_cards_left=14):
+            for row in deal.rows:
+                p = position_before(events, row.seq)
+                assert row.kind == EXACT and row.hand == tuple(sort_cards(p.hands[row.seat]))
+                plays = legal_moves(list(p.hands[row.seat]), p.level, p.table,
+                                    full_house_joker_pair=p.ruleset.full_house_joker_pair)
+                actions = len(plays) + (p.table is not None)
+                if row.choice == "forced":
+                    assert row.action is None and not plays
+                elif row.choice == "all_equal":
+                    assert len(row.best_moves) == actions
+                else:
+                    assert row.choice == "real" and len(row.best_moves) < actions
+                if p.table is None:
+                    assert row.phase in ("lead", "jie_feng")
+                elif row.action is None:
+                    assert row.phase == "pass"
+                else:
+                    bomb = beat_key(row.action.combo, p.level)[0] > 0
+                    assert row.phase == ("bomb" if bomb else "follow")
+                seen[row.choice] += 1
+                seen[row.phase] += 1
+    assert seen["forced"] and seen["all_equal"] and seen["real"] and seen["pass"] and seen["follow"]
+
+
+def test_jie_feng_is_the_lead_after_the_partner_went_out(matches: list[list[dict[str, Any]]]) -> None:
+    """rules.md §5.6: a ``jie_feng`` lead is made by the partner of the player whose last play
+    took the trick and went out."""
+    found = 0
+    for events in matches[:2]:
+        by_seq = {e["seq"]: e for e in events}
+        for deal in review_match(events, Budget(nodes=2_000), max_cards_left=16):
+            for row in deal.rows:
+                if row.phase != "jie_feng":
+                    continue
+                found += 1
+                p = position_before(events, row.seq)
+                last_play = max(s for s, e in by_seq.items() if s < row.seq and e["type"] == "play")
+                mate = by_seq[last_play]["seat"]
+                assert PARTNER[mate] == row.seat and mate in p.out
+    assert found
+
+
+def test_one_pass_over_the_match_equals_deal_by_deal(matches: list[list[dict[str, Any]]]) -> None:
+    """``review_match`` follows the log once; each deal's rows are ``review_deal``'s."""
+    events = matches[1]
+    whole = review_match(events, BUDGET, max_cards_left=12)
+    assert [d.deal for d in whole] == sorted({e["deal"] for e in events if e["type"] == "deal_start"})
+    for deal in whole:
+        assert list(deal.rows) == review_deal(events, BUDGET, deal=deal.deal, max_cards_left=12)
+
+
+def test_deals_outside_the_window_say_so(matches: list[list[dict[str, Any]]]) -> None:
+    """A deal whose decisions all have more cards left than the window is ``outside_window``
+    (never "not solved"); one whose budget fails at the last decision is ``unsolved``."""
+    deal = review_match(matches[0], BUDGET, max_cards_left=1, deals=[1])[0]
+    assert deal.status == "outside_window" and deal.rows == () and deal.fewest_cards is not None
+    assert deal.fewest_cards > 1 and deal.decisions > 0 and deal.in_window == 0
+    tiny = review_match(matches[0], Budget(nodes=0), max_cards_left=40, deals=[1])[0]
+    assert tiny.status == "unsolved" and tiny.in_window > 0
+
+
+def test_last_deal_of_a_deals_format_is_worth_the_level_comparison() -> None:
+    """rules.md §7: in a ``deals`` format the last deal's result decides by levels alone, so its
+    win chances are 0, ½ or 1; earlier deals' lie strictly between when the match goes on."""
+    events = simulate_match("national", format="deals:3", seed=5)
+    reviewed = review_match(events, BUDGET, max_cards_left=12)
+    last = [r for d in reviewed if d.deal == 3 for r in d.rows]
+    assert last and all(r.win_best in (0.0, 0.5, 1.0) and r.win_after in (0.0, 0.5, 1.0) for r in last)
+    for d in reviewed:
+        for r in d.rows:
+            assert r.win_best is not None and r.win_after is not None
+            assert 0.0 <= r.win_after <= r.win_best <= 1.0
+            assert (r.loss == 0) <= (r.match_loss == 0)

@@ -1,42 +1,9 @@
-"""Skill from decisions: real choices exclude forced passes and all-equal positions; more levels
-lost per real choice ranks lower; few choices are shrunk toward the population; the combined
-estimate follows both sources."""
+"""Skill from decisions: more levels lost per real choice ranks lower; few choices are shrunk
+toward the population; the combined estimate follows both sources."""
 
 from __future__ import annotations
 
-from replay.combos import Combo
-from replay.moves import legal_moves
-from replay.rulesets import BUILTIN
-from replay.solver import Position, solve
-from scoring.decision_skill import combined, decision_skill, is_real_choice, reliability
-
-NATIONAL = BUILTIN["national"]
-
-
-def test_a_forced_pass_is_no_real_choice() -> None:
-    """rules.md §5.3: a player who cannot beat the table can only pass."""
-    p = Position(
-        {"E": ("S3",), "N": ("SA",), "W": ("S4",), "S": ("S5",)},
-        "2",
-        NATIONAL,
-        "E",
-        table=Combo("single", "R", 1),
-        table_seat="S",
-    )
-    assert not is_real_choice(p, (None,))
-
-
-def test_a_choice_with_a_worse_action_is_real_and_all_best_is_not() -> None:
-    """E leads: the ace first keeps the lead (N's king cannot beat it), the three first lets N
-    out first; with every legal action best (or a single card to lead) nothing can be lost."""
-    p = Position({"E": ("S3", "SA"), "N": ("SK",), "W": ("S4", "S4"), "S": ("S5", "S6")}, "2", NATIONAL, "E")
-    best = solve(p).best_moves
-    assert [m.cards for m in best if m is not None] == [("SA",)]
-    assert is_real_choice(p, best)
-    every = legal_moves(p.hands["E"], p.level, None)
-    assert not is_real_choice(p, tuple(every))
-    alone = Position({"E": ("SA",), "N": ("SK",), "W": ("S4",), "S": ("S5",)}, "2", NATIONAL, "E")
-    assert not is_real_choice(alone, solve(alone).best_moves)
+from scoring.decision_skill import combined, decision_skill, reliability
 
 
 def test_more_loss_ranks_lower_and_few_choices_shrink() -> None:
