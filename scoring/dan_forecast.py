@@ -229,12 +229,15 @@ def dan_forecast(
     by_player = {str(k[0]): g for k, g in rounds.group_by("player_id")}
     skills = current_skills(history)
     states = window_states(ledger)
+    by_dan: dict[int, list[str]] = {}
+    for player, state in states.items():
+        by_dan.setdefault(state.dan, []).append(player)
     rows = []
     for player, state in sorted(states.items()):
         if state.dan >= params.max_dan:
             continue
         partners, basis = recent_partners(by_player.get(player, rounds.clear()))
-        field = [q for q, other in states.items() if other.dan == state.dan and q != player]
+        field = [q for q in by_dan[state.dan] if q != player]
         rng = np.random.default_rng(int(hashlib.sha1(player.encode()).hexdigest()[:8], 16))
         p_win = field_win_chance(player, partners, field, skills, rng)
         p_promote, expected = simulate(state, p_win, model, params, rng)
