@@ -34,7 +34,8 @@ _OLD_SEATS = f"""
     seats AS (
         SELECT h.match_id, h.deal_no, h.seat, h.player_id, h.team, h.finish_position, h.bombs_played,
                h.natural_bombs, d.level, d.winning_team, d.double_win, d.level_gain, d.tribute_kind,
-               d.rules, m.event_id, m.started_at, {PARTNER_PLAYER} AS partner_id
+               d.rules, d.plays IS NULL AS results_only, m.event_id, m.started_at,
+               {PARTNER_PLAYER} AS partner_id
         FROM deal_hands h JOIN deals d USING (match_id, deal_no) JOIN matches m USING (match_id)
         WHERE ($player IS NULL OR h.player_id = $player)
             AND (CAST($start AS DATE) IS NULL OR {SEAT_DAY} >= CAST($start AS DATE))
@@ -46,7 +47,8 @@ _OLD_SEATS = f"""
             AND (CAST($level AS VARCHAR) IS NULL OR d.level = $level)
     )
 """
-"""The ``seats`` CTE before the change (main at 0c3ae93), every filter bound."""
+"""The ``seats`` CTE before the change (main at 0c3ae93), every filter bound, with the
+``results_only`` mark the coach queries have needed since (a deal without play data)."""
 
 _QUERIES: list[Callable[..., pd.DataFrame]] = [
     coach_match_list,
