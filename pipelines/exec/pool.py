@@ -197,10 +197,19 @@ class _Pool:
         return any(code != 0 or not self.retiring for code in ended)
 
     def stop(self) -> None:
-        """Cancel what is pending and stop the workers (:func:`stop_processes`)."""
+        """Cancel what is pending, stop the workers (:func:`stop_processes`) and let the
+        executor's manager thread end (bounded by :data:`STOP_WAIT_S`).
+
+        Waiting for the thread matters at exit: the interpreter's exit hook wakes every manager
+        thread without the executor's lock, and one closing its wake-up pipe at that moment
+        makes the hook fail with ``Bad file descriptor`` (CPython 3.11).
+        """
+        manager: threading.Thread | None = self.executor._executor_manager_thread  # type: ignore[assignment]
         processes = list(self.processes.values())
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.break_up(processes)
+        if manager is not None:
+            manager.join(STOP_WAIT_S)
 
     def break_up(self, processes: Sequence[BaseProcess] | None = None) -> None:
         """Stop every worker and fail every task not yet done with ``BrokenProcessPool``.
