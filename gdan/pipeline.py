@@ -24,12 +24,11 @@ from rich.markup import escape
 
 from gdan import EXIT_INTERRUPTED
 from gdan.failures import disk_full, one_line
-from gdan.render import OutputFormat, Rows, emit, literal, raw_cell
+from gdan.render import OutputFormat, Rows, emit, literal, progress_bar, raw_cell
 from pipelines.exec.executor import Executor, ExecutorKind
 
 if TYPE_CHECKING:
     import duckdb
-    from rich.progress import Progress
 
     from pipelines.steps.step_reports import RunReport
 
@@ -142,18 +141,6 @@ def read_connection(store: Path, as_of: int | None = None) -> duckdb.DuckDBPyCon
     return connect(local, as_of=as_of)
 
 
-def _progress() -> Progress:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("{task.description:<16}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    )
-
-
 def ingest(
     paths: Annotated[
         list[Path],
@@ -190,7 +177,7 @@ def _ingest(paths: list[Path], store: Path) -> None:
     copied = same = grown = 0
     try:
         inbox.mkdir(parents=True, exist_ok=True)
-        with _progress() as progress:
+        with progress_bar(console) as progress:
             task = progress.add_task("copy to inbox", total=len(files))
             for source, name in files:
                 target = inbox / name
@@ -410,7 +397,7 @@ def _run_and_report(store: Path, workers: int, refresh: bool, executor: Executor
     from pipelines.run.runner import PipelineFailedError, run_pipeline
 
     try:
-        with _progress() as progress, show_with(progress):
+        with progress_bar(console) as progress, show_with(progress):
             report = run_pipeline(store, workers=workers, refresh=refresh, executor=executor,
                                   reviews=reviews)
     except PipelineFailedError as exc:

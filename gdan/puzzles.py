@@ -34,9 +34,7 @@ def export(
     let the review follow are named on stderr and skipped."""
     import json
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from gdan.render import stderr_console
+    from gdan.render import progress_bar, stderr_console
     from gdan.validate import _read_events
     from pipelines.steps.single_dummy import reviewable_deals
     from replay.puzzles import find_puzzles, to_json
@@ -46,14 +44,7 @@ def export(
     matches, _ = _read_events(list(files))
     jobs = [(m, d) for m in sorted(matches) for d in reviewable_deals(matches[m])]
     found = []
-    with Progress(
-        TextColumn("{task.description:<10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    with progress_bar(err, label_width=10, transient=True) as progress:
         task = progress.add_task("puzzles", total=len(jobs))
         for match, deal in jobs:
             try:

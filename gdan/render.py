@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress
     from rich.table import Table
 
 
@@ -92,6 +93,20 @@ def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+def progress_bar(console: Console, *, label_width: int = 16, transient: bool = False) -> Progress:
+    """The commands' progress bar: the stage, a bar, done of total, the time taken."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn(f"{{task.description:<{label_width}}}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=transient,
+    )
 
 
 def emit(

@@ -46,9 +46,8 @@ def single_dummy(
     best candidate's mean with a 95 % interval and in how many layouts the played one did worse.
     Name a match and deal, a match (all its deals), or --all. Exit status 1 when nothing matches.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from gdan.render import Rows, emit, stderr_console
+    from gdan.render import Rows, emit, progress_bar, stderr_console
     from gdan.validate import _read_events
     from pipelines.steps.single_dummy import COLUMNS, JobReport, review_matches, reviewable_deals
     from replay.single_dummy import LABEL, Settings
@@ -75,14 +74,7 @@ def single_dummy(
     settings = Settings(layouts=layouts, seed=seed, max_candidates=candidates)
     total = 1 if deal is not None else sum(len(reviewable_deals(events)) for events in found.values())
     report = JobReport()
-    with Progress(
-        TextColumn("{task.description:<14}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    with progress_bar(err, label_width=14, transient=True) as progress:
         task = progress.add_task("single-dummy", total=total)
         rows = list(
             review_matches(
