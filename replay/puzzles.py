@@ -24,7 +24,7 @@ from replay.moves import Move, legal_moves
 from replay.review import action_of, position_before, review_deal
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import TEAM
-from replay.single_dummy import action_classes
+from replay.single_dummy import action_classes, value_after
 from replay.solver import Action, Budget, DealEnd, Position, Solver, play_action
 
 MIN_LOSS = 1
@@ -59,14 +59,7 @@ def _class_key(position: Position, action: Action, solver: Solver) -> object:
 
 def value_of(position: Position, action: Action, solver: Solver, budget: Budget) -> int | None:
     """The exact value for the player to move of taking ``action`` (``None``: budget too small)."""
-    team = TEAM[position.turn]
-    after = play_action(position, action, solver)
-    if isinstance(after, DealEnd):
-        return after.value_for(team)
-    solution = solver.solve(after, budget)
-    if solution.value is None:
-        return None
-    return solution.value if TEAM[after.turn] == team else -solution.value
+    return value_after(play_action(position, action, solver), TEAM[position.turn], solver, budget)
 
 
 def unique_solution(

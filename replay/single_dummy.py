@@ -196,7 +196,7 @@ def _pruned(
 # ---- valuing ----------------------------------------------------------------------------------
 
 
-def _value_after(child: Position | DealEnd, team: str, solver: Solver, budget: Budget) -> int | None:
+def value_after(child: Position | DealEnd, team: str, solver: Solver, budget: Budget) -> int | None:
     """The exact value of ``child`` for ``team``, or ``None`` when the budget does not suffice."""
     if isinstance(child, DealEnd):
         return child.value_for(team)
@@ -233,7 +233,7 @@ def value_layouts(
         children = [play_action(layout, a, solver) for a in actions]
         row: list[int] | None = None
         if solvable:
-            values = [_value_after(c, team, solver, settings.budget) for c in children]
+            values = [value_after(c, team, solver, settings.budget) for c in children]
             if all(v is not None for v in values):
                 row = [v for v in values if v is not None]
                 exact += 1
