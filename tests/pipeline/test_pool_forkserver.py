@@ -143,22 +143,41 @@ def test_no_pool_retires_its_own_workers(monkeypatch: pytest.MonkeyPatch) -> Non
     assert all(kwargs.get("max_tasks_per_child") is None for kwargs in made)
 
 
-LOSING = """
-import os
+SIX_DELIVERED = """
+import os, time
+GOT_SIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "got-6")
+
+def wait_for_six():
+    deadline = time.monotonic() + 120
+    while not os.path.exists(GOT_SIX) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+def collect(run, tasks):
+    done = []
+    try:
+        for result in run(tasks):
+            done.append(result if isinstance(result, int) else len(done))
+            if done[-1] == 6:
+                open(GOT_SIX, "w").close()
+    except Exception as exc:
+        print(*done, type(exc).__name__)
+"""
+"""Task 7 goes wrong only once the run has task 6's result, so how many results come before the
+failure does not depend on which worker is quicker: the other worker may otherwise still be on
+task 6 when the pool breaks, and its result is then lost with the pool."""
+
+LOSING = SIX_DELIVERED + """
 from pipelines.exec import pool
 
 def die_on_7(i):
     if i == 7:
+        wait_for_six()
         os._exit(9)
     return i
 
 if __name__ == "__main__":
-    done = []
-    try:
-        with pool.ordered_map(die_on_7, 2) as run:
-            done.extend(run([(i,) for i in range(50)]))
-    except Exception as exc:
-        print(len(done), type(exc).__name__)
+    with pool.ordered_map(die_on_7, 2) as run:
+        collect(run, [(i,) for i in range(50)])
 """
 """A worker dies in the middle of the map (its process exits in task 7). Run from a file: the
 workers import its functions from there (a ``-c`` script's functions cannot reach them)."""
@@ -174,11 +193,11 @@ def test_a_worker_that_dies_fails_the_map_instead_of_hanging_it(tmp_path: Path) 
     """The tasks before the lost one give their results; the map then fails."""
     done = _run_script(LOSING, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-2:] == ["7", "BrokenProcessPool"], done.stdout
+    assert done.stdout.split() == [*map(str, range(7)), "BrokenProcessPool"], done.stdout
 
 
-CUT_OFF = """
-import os, struct
+CUT_OFF = SIX_DELIVERED + """
+import struct
 from multiprocessing import connection
 from pipelines.exec import pool
 
@@ -189,16 +208,13 @@ def send_half_then_die(self, buf):
 
 def big_result(i):
     if i == 7:
+        wait_for_six()
         connection.Connection._send_bytes = send_half_then_die
     return bytes(4_000_000)
 
 if __name__ == "__main__":
-    done = []
-    try:
-        with pool.ordered_map(big_result, 2) as run:
-            done.extend(run([(i,) for i in range(50)]))
-    except Exception as exc:
-        print(len(done), type(exc).__name__)
+    with pool.ordered_map(big_result, 2) as run:
+        collect(run, [(i,) for i in range(50)])
 """
 """A worker dies part-way through sending its result (task 7's four megabytes): the pool's manager
 thread has read the message's length and half of it, and would wait for the rest forever."""
@@ -209,4 +225,4 @@ def test_a_worker_that_dies_sending_its_result_fails_the_map_instead_of_hanging_
     timing (it cuts its own message off)."""
     done = _run_script(CUT_OFF, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-2:] == ["7", "BrokenProcessPool"], done.stdout
+    assert done.stdout.split() == [*map(str, range(7)), "BrokenProcessPool"], done.stdout
