@@ -7,7 +7,9 @@ matches. Each task's arguments are scattered to the cluster and the task submitt
 the large Arrow tables travel client -> worker once instead of inside the task graph. Scattered
 data lives only on the worker that holds it: when that worker is lost (its host crashed, its
 process was killed), Dask cancels the task, and the task is scattered and submitted again
-(:class:`_Resubmitted`), so a lost worker costs time, never the run.
+(:class:`_Resubmitted`), so a lost worker costs time, never the run. A scatter that chose a worker
+just as it was lost fails on the scheduler (the worker is gone when its data is recorded, or cannot
+be reached); it is tried again the same way.
 
 Without an ``address`` a local cluster is started for the map: ``workers`` worker processes of
 one thread each, no dashboard, Dask's logging quiet below errors; it is closed when the map
@@ -38,6 +40,10 @@ R = TypeVar("R")
 
 RESUBMITS = 3
 """How often one task is submitted again after the worker holding its data was lost."""
+LOST_WORKER_ON_SCATTER = (KeyError, OSError)
+"""What a scatter raises when a worker it chose was lost meanwhile: the scheduler's ``KeyError``
+naming the worker (it was removed before the data could be recorded), a connection error, or a
+timeout (``OSError`` subclasses) while no worker is running."""
 CONNECT_TIMEOUT_S = 60
 """How long connecting to a scheduler (or starting the local cluster's workers) may take."""
 
@@ -102,20 +108,29 @@ def _client(workers: int, address: str | None) -> Iterator[Client]:
 
 
 class _Resubmitted(Awaitable[R]):
-    """A task on the cluster whose :meth:`result` submits it again (at most :data:`RESUBMITS`
-    times) when Dask cancelled it because the worker holding its scattered data was lost."""
+    """A task on the cluster, submitted again (at most :data:`RESUBMITS` times each) when its
+    scatter met a worker being lost, and when :meth:`result` finds that Dask cancelled it because
+    the worker holding its scattered data was lost."""
 
     def __init__(self, submit: Callable[[tuple[Any, ...]], Future], task: tuple[Any, ...]) -> None:
         self.submit = submit
         self.task = task
-        self.future = submit(task)
+        self.future = self._submitted()
+
+    def _submitted(self) -> Future:
+        for _ in range(RESUBMITS):
+            try:
+                return self.submit(self.task)
+            except LOST_WORKER_ON_SCATTER:
+                continue
+        return self.submit(self.task)
 
     def result(self) -> R:
         for _ in range(RESUBMITS):
             try:
                 return self.future.result()  # type: ignore[no-any-return]
             except FutureCancelledError:
-                self.future = self.submit(self.task)
+                self.future = self._submitted()
         return self.future.result()  # type: ignore[no-any-return]
 
 

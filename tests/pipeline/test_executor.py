@@ -20,12 +20,14 @@ from typing import Any
 import pytest
 from dask.utils import key_split
 from distributed import Client, LocalCluster, get_task_stream
+from distributed.client import FutureCancelledError
 from pipeline_helpers import store_tables
 from test_cli_signals import BIN, _alive_in_group, _background, _wait_for, cleanup
 from typer.testing import CliRunner
 
 from gdan import app
 from pipelines.exec import pool
+from pipelines.exec.dask_pool import _Resubmitted
 from pipelines.exec.executor import Executor, ExecutorKind
 from pipelines.run.runner import run_pipeline
 from pipelines.steps import replaying
@@ -136,3 +138,44 @@ def test_gdan_run_on_dask_stops_on_sigterm_with_its_workers(
     assert "interrupted: the store keeps its last committed state" in said
     assert "Traceback" not in said
     _wait_for(lambda: not _alive_in_group(run.pid), "the cluster's processes to stop")
+
+
+class _Done:
+    """A finished task's future."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def result(self) -> int:
+        return self.value
+
+
+class _Cancelled:
+    """A task Dask cancelled: the worker holding its scattered data was lost."""
+
+    def result(self) -> int:
+        raise FutureCancelledError("key", "lost dependencies")
+
+
+def test_a_task_whose_scatter_or_worker_was_lost_is_submitted_again() -> None:
+    """The scheduler raises a ``KeyError`` naming a worker removed while its scatter was recorded,
+    or a connection error; a task whose data went with its worker is cancelled: each is
+    submitted again, and what other errors the submit or the task raise go on as they are."""
+    outcomes: list[object] = [KeyError("tcp://10.0.0.1:4321"), _Cancelled(), OSError("refused"), _Done(7)]
+    submitted: list[tuple[Any, ...]] = []
+
+    def submit(task: tuple[Any, ...]) -> Any:
+        submitted.append(task)
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    assert _Resubmitted(submit, (1, 2)).result() == 7
+    assert submitted == [(1, 2)] * 4
+
+    def failing(task: tuple[Any, ...]) -> Any:
+        raise ValueError("not a lost worker")
+
+    with pytest.raises(ValueError, match="not a lost worker"):
+        _Resubmitted(failing, (1,))
