@@ -18,6 +18,11 @@ root is; object storage holds the store of record. What makes that safe:
   published runs whole, and the next writer's pull and recovery (``Store.recover``) treat the rest
   as a crash of a local writer. Objects whose files were removed here (vacuumed, restored) are
   deleted last.
+- A push first records the Delta tables' data files it is about to upload (the object
+  ``state/.publishing``) and removes the record once it is whole. A push cut off before the table
+  logs that add those files leaves them in the store, added by no log: the next writer, finding
+  the record, deletes them (:meth:`Mirror.drop_cut_off_publish`), where a local store would report
+  them as foreign files. Only files a push of this store uploaded are ever deleted so.
 
 What stays local: the staging area, the writer's ``flock`` file, the warehouse's DuckDB file and its
 record (they name this host's paths), and hidden partial copies.
@@ -33,7 +38,7 @@ from pathlib import Path
 
 from botocore.exceptions import ClientError
 
-from pipelines.storage.delta import DELTA_LOG, forget_under
+from pipelines.storage.delta import DELTA_LOG, forget_under, logged_files
 from pipelines.storage.layout import LOCK_FILE, WAREHOUSE_TMP
 from pipelines.storage.lease import LEASE_KEY
 from pipelines.storage.object_store import ObjectStoreError, RemoteObject, RemoteRoot, S3Client, list_objects
@@ -50,10 +55,13 @@ READ_PARTS = ("state", "tables")
 """What a reader (``gdan sql``, the rankings) pulls: the commit log first, then the tables."""
 PULLING = ".pulling"
 """Suffix of a download under way (hidden: a pull cut off leaves it, and the next pull removes it)."""
+PUBLISHING = "state/.publishing"
+"""The record of a push under way: the data files of Delta tables it uploads (JSON list of store
+paths), written before the first of them and deleted after the push's last object."""
 LOCAL_ONLY = (f"state/{LOCK_FILE}", "state/warehouse.json", LEASE_KEY)
 
 push_steps: list[Callable[[str], None]] = []
-"""Called with each store path just before it is uploaded (tests cut a push off there)."""
+"""Called with each store path just before it is uploaded or deleted (tests cut a push off there)."""
 
 
 class PushConflictError(ObjectStoreError):
@@ -132,13 +140,21 @@ class Mirror:
         files = (p for part in parts for p in _files(self.folder / part))
         local = {k: p for p in files if _synced(k := p.relative_to(self.folder).as_posix())}
         changed = [k for k, p in local.items() if not _unchanged(manifest.get(k), None, p)]
+        gone = sorted(k for k in manifest if k not in local)
+        table_data = [k for k in changed if self._is_table_data(k)]
+        if table_data:
+            self.s3.put_object(Bucket=self.root.bucket, Key=self.root.key(PUBLISHING),
+                               Body=json.dumps(sorted(table_data)).encode())
         for relative in sorted(changed, key=_push_order):
             for step in list(push_steps):
                 step(relative)
             self._upload(relative, local[relative])
-        gone = sorted(k for k in manifest if k not in local)
         for relative in gone:
+            for step in list(push_steps):
+                step(relative)
             self.s3.delete_object(Bucket=self.root.bucket, Key=self.root.key(relative))
+        if table_data:
+            self.s3.delete_object(Bucket=self.root.bucket, Key=self.root.key(PUBLISHING))
         listed = {k: o for part in parts for k, o in list_objects(self.s3, self.root, f"{part}/").items()}
         kept = self._manifest()
         for relative in gone:
@@ -147,6 +163,47 @@ class Mirror:
             kept[relative] = _synced_now(listed[relative].etag, local[relative])
         self._save(kept)
         return len(changed)
+
+    def drop_cut_off_publish(self) -> int:
+        """Delete, from the store and the copy, the data files that a push cut off before its end
+        uploaded and that no Delta log of the store adds (see :data:`PUBLISHING`); returns how
+        many. Called by a writer, under the lease, on a freshly pulled copy."""
+        try:
+            record = self.s3.get_object(Bucket=self.root.bucket, Key=self.root.key(PUBLISHING))
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in {"NoSuchKey", "404"}:
+                return 0
+            raise
+        manifest = self._manifest()
+        known: dict[str, set[str]] = {}
+        dropped = 0
+        for relative in json.loads(record["Body"].read()):
+            top, name, inside = relative.split("/", 2)
+            table_dir = f"{top}/{name}"
+            if table_dir not in known:
+                known[table_dir] = logged_files(self.folder / table_dir)
+            if inside in known[table_dir]:
+                continue
+            self.s3.delete_object(Bucket=self.root.bucket, Key=self.root.key(relative))
+            path = self.folder / relative
+            path.unlink(missing_ok=True)
+            _prune_empty(path.parent, self.folder)
+            manifest.pop(relative, None)
+            dropped += 1
+        self._save(manifest)
+        self.s3.delete_object(Bucket=self.root.bucket, Key=self.root.key(PUBLISHING))
+        if dropped:
+            forget_under(self.folder.absolute())
+            forget_reads_under(self.folder.absolute())
+        return dropped
+
+    def _is_table_data(self, relative: str) -> bool:
+        """Whether ``relative`` is a data file of a Delta table of the copy (under ``tables/<name>``
+        or ``state/<name>``, not in its log), not a log entry or an inbox file."""
+        parts = relative.split("/")
+        if len(parts) < 3 or DELTA_LOG in parts or parts[0] not in ("tables", "state"):
+            return False
+        return (self.folder / parts[0] / parts[1] / DELTA_LOG).is_dir()
 
     def _upload(self, relative: str, path: Path) -> None:
         key = self.root.key(relative)

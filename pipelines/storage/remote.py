@@ -4,7 +4,8 @@ For a folder, that is the folder itself. For object storage it is a local copy
 (``pipelines.storage.mirror``) kept per host under ``$GDAN_CACHE`` (default ``~/.cache/gdan``):
 
 - a **writer** (``gdan run``, ``gdan maintain``) holds the store's lease (``pipelines.storage.lease``),
-  pulls the whole store into its copy, works there exactly as on a folder, and pushes its changes
+  pulls the whole store into its copy (dropping what a push cut off left unlogged), works there
+  exactly as on a folder, and pushes its changes
   when the work succeeded (a run that failed or was interrupted publishes nothing: the next run
   redoes it from the store's state);
 - ``gdan ingest`` pulls and pushes only the inbox (object puts are whole, so like a local ingest
@@ -54,6 +55,7 @@ def writable(store: Path) -> Iterator[Path]:
     with Lease(s3, root).hold() as lease:
         mirror = Mirror(s3, root, folder)
         mirror.pull()
+        mirror.drop_cut_off_publish()
         yield folder
         lease.check()
         mirror.push()

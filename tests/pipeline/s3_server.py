@@ -31,19 +31,29 @@ def s3_endpoint() -> Iterator[str]:
         server.stop()
 
 
+def use_test_server(patch: pytest.MonkeyPatch, endpoint: str, cache: Path) -> None:
+    """Point the AWS environment at the test server, with this host's copies under ``cache``."""
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN"):
+        patch.delenv(name, raising=False)
+    patch.setenv("AWS_ENDPOINT_URL", endpoint)
+    patch.setenv("AWS_ACCESS_KEY_ID", TEST_KEY)
+    patch.setenv("AWS_SECRET_ACCESS_KEY", TEST_KEY)
+    patch.setenv("AWS_REGION", "us-east-1")
+    patch.setenv("GDAN_CACHE", str(cache))
+
+
+def new_bucket() -> str:
+    """A fresh bucket on the server the environment points at; its name."""
+    import boto3
+
+    bucket = f"gdan-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3").create_bucket(Bucket=bucket)
+    return bucket
+
+
 @pytest.fixture
 def s3_store(s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A store root ``s3://<fresh bucket>/league`` on the test server, with the AWS environment
     pointing at it and this host's copies under ``tmp_path``."""
-    import boto3
-
-    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_endpoint)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", TEST_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", TEST_KEY)
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    monkeypatch.setenv("GDAN_CACHE", str(tmp_path / "host-a"))
-    bucket = f"gdan-{uuid.uuid4().hex[:12]}"
-    boto3.client("s3").create_bucket(Bucket=bucket)
-    return f"s3://{bucket}/league"
+    use_test_server(monkeypatch, s3_endpoint, tmp_path / "host-a")
+    return f"s3://{new_bucket()}/league"

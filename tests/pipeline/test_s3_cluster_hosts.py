@@ -8,7 +8,7 @@ the other one); the analyst's `gdan sql` and the dashboards' overview page, open
 from the analyst's host, show them through the object storage.
 
 Needs root and ``ip netns`` (iproute2); skipped with the reason where namespaces cannot be made
-(`make test-cluster`, run by ``.ci/run`` after `make test`). Marked slow: not part of `make test`.
+(`make test-s3`, run by ``.ci/run`` after `make test`). Marked slow: not part of `make test`.
 """
 
 from __future__ import annotations

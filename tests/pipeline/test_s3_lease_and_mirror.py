@@ -8,12 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import boto3
+import pyarrow as pa
 import pytest
+from deltalake import write_deltalake
 
 from pipelines.storage.layout import StoreLayout
 from pipelines.storage.lease import Lease, LeaseLostError
 from pipelines.storage.mirror import Mirror, PushConflictError, push_steps
-from pipelines.storage.object_store import ObjectStoreError, RemoteRoot, remote_root
+from pipelines.storage.object_store import ObjectStoreError, RemoteRoot, list_objects, remote_root
 from tests.pipeline.s3_server import s3_endpoint, s3_store
 
 __all__ = ["s3_endpoint", "s3_store"]
@@ -131,3 +133,36 @@ def test_a_version_another_writer_published_is_never_overwritten(s3_store: str, 
     assert s3.get_object(Bucket=root.bucket, Key=root.key(entry))["Body"].read() == b'{"theirs": 1}'
     commits = s3.list_objects_v2(Bucket=root.bucket, Prefix=root.key("state/commits/"))
     assert commits["KeyCount"] == 1  # theirs: ours stopped before its commit log
+
+
+def test_data_files_a_cut_off_push_left_unlogged_are_deleted_by_the_next_writer(
+    s3_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s3, root = boto3.client("s3"), _root(s3_store)
+    writer = Mirror(s3, root, tmp_path / "writer")
+    table = StoreLayout(writer.folder).table_path("deals")
+    write_deltalake(str(table), pa.table({"x": [1]}))
+    writer.push()
+    published = {p.relative_to(writer.folder).as_posix() for p in table.glob("*.parquet")}
+    write_deltalake(str(table), pa.table({"x": [2]}), mode="append")
+    [appended] = {p.relative_to(writer.folder).as_posix() for p in table.glob("*.parquet")} - published
+
+    def cut(relative: str) -> None:
+        if "/_delta_log/" in relative:
+            raise ConnectionError(f"connection lost before {relative}")
+
+    monkeypatch.setattr("pipelines.storage.mirror.push_steps", [cut])
+    with pytest.raises(ConnectionError):
+        writer.push()
+    monkeypatch.setattr("pipelines.storage.mirror.push_steps", [])
+    dropped_in = "tables/deals/dropped-in-by-hand.parquet"
+    s3.put_object(Bucket=root.bucket, Key=root.key(dropped_in), Body=b"not the store's")
+
+    next_writer = Mirror(s3, root, tmp_path / "next-writer")
+    next_writer.pull()
+    assert (next_writer.folder / appended).exists()  # in the bucket, added by no log
+    assert next_writer.drop_cut_off_publish() == 1
+    data = {k for k in list_objects(s3, root, "tables/deals/") if "/_delta_log/" not in k}
+    assert data == published | {dropped_in}  # only what the cut-off push uploaded is deleted
+    assert not (next_writer.folder / appended).exists()
+    assert next_writer.drop_cut_off_publish() == 0  # its record is gone with it
