@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 11
+TABLES_VERSION = 12
 
 _TS = pa.timestamp("us", tz="UTC")
 

@@ -19,6 +19,7 @@ from pipelines.steps.backfill import backfill
 from pipelines.steps.player_patterns import write_player_patterns
 from pipelines.steps.reviews import write_player_reviews
 from pipelines.steps.roster import write_roster
+from pipelines.steps.scoring_steps import decision_skill_step
 from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
@@ -657,6 +658,7 @@ def build_store(root: Path, *, results_only: bool = False) -> Path:
     backfill(store)
     write_player_patterns(store)
     write_player_reviews(store)
+    decision_skill_step(store)
     write_roster(store)
     store.publish(store.snapshot())
     return root
