@@ -434,10 +434,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "sampled_worse_in": (
         "worse than the best in {k} of {n} layouts", "在 {n} 种抽样牌局中有 {k} 种劣于最佳"
     ),
-    "sampled_played_mean": ("Played: mean (95 % interval)", "实际着法：均值（95% 区间）"),
+    "sampled_played_mean": ("Played, mean [95 % interval]", "实际着法，均值 [95% 区间]"),
     "mean_levels_lost": ("mean levels lost", "平均损失级数"),
     "sampled_candidates": (
-        "Candidates: mean value in levels over the layouts", "候选着法：各抽样牌局的平均价值（级）"
+        "Candidates, best first: mean value in levels over the layouts [95 % interval]",
+        "候选着法（最佳在前）：各抽样牌局的平均价值（级）[95% 区间]",
     ),
     "sampled_played": ("played", "实际"),
     "sampled_best": ("best", "最佳"),

@@ -90,9 +90,10 @@ def review(
     --single-dummy adds, for every real decision of the whole deal (plays, passes, the return
     card), a row of kind single_dummy: the cards the player could not see dealt at random
     --layouts times consistently with what they saw, each candidate valued per layout (the solver
-    near the end, the simulator's bots otherwise), with a progress bar. Such a row gives the mean
-    levels lost, the action taken's mean with its 95 % interval, in how many layouts it did worse
-    than the best, and every candidate's mean (`gdan single-dummy` for more deals).
+    near the end, the simulator's bots otherwise), with a progress bar. Such a row gives the
+    player's hand, the mean levels lost, the action taken's mean with its 95 % interval, in how
+    many layouts it did worse than the best, and every candidate's mean with its interval
+    (`gdan single-dummy` for more deals).
     """
     from gdan.render import Rows, emit, stderr_console
     from gdan.validate import _read_events
@@ -143,7 +144,8 @@ def review(
 
 SAMPLED_COLUMNS = ("played_mean", "interval", "worse_in", "candidates")
 """Columns --single-dummy adds: the action taken's mean and 95 % interval, in how many layouts it
-did worse than the best (``k/N``), and every candidate's mean (empty on exact rows)."""
+did worse than the best (``k/N``), and every candidate's mean with its 95 % interval (empty on
+exact rows)."""
 
 
 def sampled_rows(
@@ -155,7 +157,7 @@ def sampled_rows(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gdan.render import stderr_console
-    from pipelines.steps.single_dummy import candidate_text, sampled_severity
+    from pipelines.steps.single_dummy import candidates_text, decision_row, sampled_severity
     from replay.single_dummy import SampledDecision, Settings, review_deal_single_dummy
     from simulator.rollout import bot_rollout
 
@@ -174,15 +176,16 @@ def sampled_rows(
             raise typer.Exit(1) from exc
     rows: list[tuple[object, ...]] = []
     for d in found:
-        played, best, loss = d.candidates[d.played], d.candidates[d.best], round(d.loss, 2)
+        row = decision_row(match, deal, d)
+        loss = row["loss"]
         word = sampled_severity(loss)
         worse = f"worse in {d.worse_in} of {d.layouts} layouts"
+        interval = f"[{row['played_low']:+.2f}, {row['played_high']:+.2f}]"
         rows.append((
-            d.seq, d.seat, "return" if d.kind == "return" else None, None, candidate_text(played.action),
-            candidate_text(best.action), loss, None,
+            d.seq, d.seat, "return" if d.kind == "return" else None, " ".join(d.hand), row["action"],
+            row["best_action"], loss, None,
             f"{word} (−{loss:.2f}), {worse}" if loss > 0 else f"{word}, {worse}", d.cards_left, None, None,
-            "real", "single_dummy", round(played.mean, 2), f"[{played.low:+.2f}, {played.high:+.2f}]",
-            f"{d.worse_in}/{d.layouts}",
-            " | ".join(f"{candidate_text(c.action)}={c.mean:+.2f}" for c in d.candidates),
+            "real", "single_dummy", row["played_mean"], interval, f"{d.worse_in}/{d.layouts}",
+            candidates_text(row["candidates"]),
         ))
     return rows

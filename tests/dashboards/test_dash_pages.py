@@ -490,10 +490,14 @@ def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
     assert any(c.startswith("Verdicts shown: exact, all hands visible (double-dummy) · sampled from the "
                             "player's view (single-dummy)") for c in captions)
     assert any(":orange[✗]" in t and "**Mistake** · mean levels lost: 1.75" in t
-               and "worse than the best in 5 of 8 layouts" in t and "-1.25 [-2.00, -0.50]" in t
-               for t in texts)
-    candidates = next(t for t in texts if t.startswith("Candidates: mean value"))
-    assert "♥A" in candidates and "+0.50 (best)" in candidates and "pass -1.25 (played)" in candidates
+               and "worse than the best in 5 of 8 layouts" in t for t in texts)
+    hand = next(t for t in texts if t.startswith("Hand before the decision (N)"))
+    assert all(card in hand for card in ("♥A", "♣7", "♠5"))
+    assert any(t.startswith("Played, mean [95 % interval]: pass -1.25 [-2.00, -0.50]") for t in texts)
+    candidates = next(t for t in texts if t.startswith("Candidates, best first"))
+    best, played = candidates.splitlines()[-2:]
+    assert "♥A" in best and best.endswith("+0.50 [+0.10, +0.90] (best)")
+    assert played.endswith("pass -1.25 [-2.00, -0.50] (played)")
     assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
     both = opened(match="m1", deal="2", step="14")
     texts = [m.value for m in both.markdown]

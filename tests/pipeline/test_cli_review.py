@@ -64,6 +64,7 @@ def test_review_with_single_dummy_adds_sampled_verdicts(tmp_path: Path) -> None:
         assert r["verdict"].endswith(f"worse in {r['worse_in'][0]} of 1 layouts")
         assert r["choice"] == "real" and r["worse_in"] in ("0/1", "1/1") and r["interval"].startswith("[")
         assert f"{r['played']}=" in r["candidates"] and f"{r['best']}=" in r["candidates"]
+        assert r["hand"] and (r["played"] == "pass" or set(r["played"].split()) <= set(r["hand"].split()))
         assert (r["loss"] > 0) == (r["worse_in"] == "1/1")  # one layout: worse there means a loss
 
 

@@ -26,6 +26,11 @@ def test_the_job_goes_match_by_match_within_its_budget(sim_store: Path, tmp_path
     matches = {r["match_id"] for r in rows}
     assert len(matches) == 1
     assert all(r["label"] == LABEL and r["player_id"] and r["layouts"] == 1 for r in rows)
+    for r in rows:  # the hand; every candidate with its mean and interval, the played one as its columns
+        played = next(c for c in r["candidates"] if c["action"] == r["action"])
+        assert (played["mean"], played["low"], played["high"]) == (r["played_mean"], r["played_low"],
+                                                                   r["played_high"])
+        assert r["hand"] and all(c["low"] <= c["mean"] <= c["high"] for c in r["candidates"])
     second = write_single_dummy_reviews(Store(root).pinned(), SMALL, seconds=0)
     after = _reviewed(root)
     assert second.skipped == first.skipped - 1
