@@ -1,11 +1,13 @@
 """The opt-in single-dummy job over a store: it reviews the valid matches not reviewed yet, a whole
-match at a time, stops starting matches once its budget is spent, and keeps what earlier jobs wrote."""
+match at a time, stops starting matches once its budget is spent, and keeps what earlier jobs wrote;
+each row holds the hand and every candidate's mean and interval, and ``gdan review`` shows them."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -17,7 +19,7 @@ from replay.single_dummy import LABEL, Settings
 SMALL = Settings(layouts=1, max_candidates=2)
 
 
-def _reviewed(root: Path) -> list[dict[str, object]]:
+def _reviewed(root: Path) -> list[dict[str, Any]]:
     return Store(root).read_table("single_dummy_reviews").to_pylist()
 
 
