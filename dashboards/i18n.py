@@ -388,12 +388,12 @@ LABELS: dict[str, tuple[str, str]] = {
         "From the exact review's verdicts (all hands visible) on real choices only; fewer levels "
         "lost is better. The estimate is the observed figure shrunk toward the population's "
         "({population} per 100) by its reliability ({reliability}), so a player seen on few "
-        "choices is not ranked on noise. Combined: the rating and the decision estimate as "
+        "choices is not ranked on noise. Combined: the rating's mean (μ) and the decision estimate as "
         "standard scores among the rated players (0 = average, higher is better), weighted by "
         "their reliabilities (the rating's: {rating_reliability}).",
         "依据精确复盘（四家明牌）对真实选择的判定；损失级数越少越好。"
         "估计值是实测值按其可靠度（{reliability}）向全体水平（每百次 {population}）收缩的结果，"
-        "选择次数少的选手不会因偶然而排名。综合：等级分与决策估计在有等级分的选手中的标准分"
+        "选择次数少的选手不会因偶然而排名。综合：等级分均值（μ）与决策估计在有等级分的选手中的标准分"
         "（0 为平均，越高越好），按各自可靠度加权（等级分的可靠度：{rating_reliability}）。",
     ),
     "no_decision_skill": (
