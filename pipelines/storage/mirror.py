@@ -22,7 +22,9 @@ root is; object storage holds the store of record. What makes that safe:
   ``state/.publishing``) and removes the record once it is whole. A push cut off before the table
   logs that add those files leaves them in the store, added by no log: the next writer, finding
   the record, deletes them (:meth:`Mirror.drop_cut_off_publish`), where a local store would report
-  them as foreign files. Only files a push of this store uploaded are ever deleted so.
+  them as foreign files. Only files a push of this store uploaded are ever deleted so. A writer
+  checks its lease again before its first log entry, so one that stalled past its lease while
+  uploading data files (and whose files the next writer may be deleting) adds no version.
 
 What stays local: the staging area, the writer's ``flock`` file, the warehouse's DuckDB file and its
 record (they name this host's paths), and hidden partial copies.
@@ -132,9 +134,11 @@ class Mirror:
         known = {k: s.etag for k, s in self._manifest().items() if k.startswith(part)}
         return listed != known
 
-    def push(self, parts: Iterable[str] = PARTS) -> int:
+    def push(self, parts: Iterable[str] = PARTS, before_logs: Callable[[], None] | None = None) -> int:
         """Publish the changes of the copy's ``parts`` to the store in a reader-safe order; returns
-        the files uploaded."""
+        the files uploaded. ``before_logs`` is called once, before the first Delta log entry: a
+        writer checks there that its lease is still its own (the data files before may take long,
+        and a writer whose lease was taken over meanwhile must add no version to any table)."""
         parts = tuple(parts)
         manifest = {k: s for k, s in self._manifest().items() if k.split("/", 1)[0] in parts}
         files = (p for part in parts for p in _files(self.folder / part))
@@ -145,7 +149,11 @@ class Mirror:
         if table_data:
             self.s3.put_object(Bucket=self.root.bucket, Key=self.root.key(PUBLISHING),
                                Body=json.dumps(sorted(table_data)).encode())
+        check = before_logs
         for relative in sorted(changed, key=_push_order):
+            if check is not None and _push_order(relative)[0] > 0:
+                check()
+                check = None
             for step in list(push_steps):
                 step(relative)
             self._upload(relative, local[relative])

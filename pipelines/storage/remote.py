@@ -58,7 +58,7 @@ def writable(store: Path) -> Iterator[Path]:
         mirror.drop_cut_off_publish()
         yield folder
         lease.check()
-        mirror.push()
+        mirror.push(before_logs=lease.check)
 
 
 @contextmanager

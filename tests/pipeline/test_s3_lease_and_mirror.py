@@ -14,7 +14,7 @@ from deltalake import write_deltalake
 
 from pipelines.storage.layout import StoreLayout
 from pipelines.storage.lease import Lease, LeaseLostError
-from pipelines.storage.mirror import Mirror, PushConflictError, push_steps
+from pipelines.storage.mirror import PUBLISHING, Mirror, PushConflictError, push_steps
 from pipelines.storage.object_store import ObjectStoreError, RemoteRoot, list_objects, remote_root
 from tests.pipeline.s3_server import s3_endpoint, s3_store
 
@@ -166,3 +166,17 @@ def test_data_files_a_cut_off_push_left_unlogged_are_deleted_by_the_next_writer(
     assert data == published | {dropped_in}  # only what the cut-off push uploaded is deleted
     assert not (next_writer.folder / appended).exists()
     assert next_writer.drop_cut_off_publish() == 0  # its record is gone with it
+
+
+def test_a_writer_whose_lease_was_lost_during_its_data_files_publishes_no_log_entry(
+    s3_store: str, tmp_path: Path
+) -> None:
+    s3, root = boto3.client("s3"), _root(s3_store)
+    data, _, _ = _table_files(tmp_path / "copy")
+
+    def lost() -> None:
+        raise LeaseLostError("taken over while the data files went up")
+
+    with pytest.raises(LeaseLostError):
+        Mirror(s3, root, tmp_path / "copy").push(before_logs=lost)
+    assert set(list_objects(s3, root)) == {data, PUBLISHING}  # the next writer drops the data file
