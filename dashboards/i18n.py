@@ -847,6 +847,17 @@ LABELS: dict[str, tuple[str, str]] = {
         "result goes to the referee's queue.",
         "南北方在平板上录入成绩，东西方确认后才生效；有异议的成绩交由裁判处理。",
     ),
+    "entry_duplicate": (
+        "Duplicate (複式): every board in an open and a closed room",
+        "复式赛：每套牌在开室和闭室各打一次",
+    ),
+    "entry_duplicate_help": (
+        "Each drawn table's board is played at two tables: the open room with the seats as drawn, "
+        "the closed room with the pairs' directions swapped. Each room's table enters its own "
+        "result; the two rooms are compared deal by deal and count as one match (MP table).",
+        "每桌抽签的套牌在两张牌桌上打：开室按抽签座位，闭室两对交换方向。每个房间的牌桌各自录入成绩；"
+        "两个房间逐副比较，算作一场（MP 表）。",
+    ),
     "entry_registered_pairs": ("Registered pairs · check-in", "已登记搭档 · 报到"),
     "entry_checked_in": ("Checked in", "已报到"),
     "entry_choose_first": (
