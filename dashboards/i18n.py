@@ -1008,10 +1008,13 @@ LABELS: dict[str, tuple[str, str]] = {
     "pairing_swiss": ("Swiss", "瑞士移位"),
     "pairing_round_robin": ("round robin", "循环赛"),
     "pairing_snake": ("snake seating (蛇形排位)", "蛇形排位"),
-    "duplicate_ranked_note": (
-        "A duplicate event is ranked by this MP table; the match-point table below it counts each "
-        "room as a match and is shown for reference only.",
-        "复式赛以此 MP 表排名；下方的场分表把每个房间算作一场，仅供参考。",
+    "duplicate_no_match_points": (
+        "A duplicate event is ranked by its MP table above alone (scoring.md §S9, the Paohuzi rule "
+        "book's MP score rate): match points (2 for a won round) would count each room as a match "
+        "and no rule book gives a board-set's two rooms one match result, so no match-point "
+        "standings are shown.",
+        "复式赛仅以上方的 MP 表排名（scoring.md §S9，跑胡子规则的 MP 得分率）：场分（胜一轮得 2 分）会把每个"
+        "房间算作一场，而规则未规定同一套牌两个房间合为一场的胜负，因此不显示场分排名。",
     ),
     # puzzles
     "page_puzzles": ("Puzzles", "残局练习"),

@@ -5,12 +5,15 @@ standings compare the rooms deal by deal and count them as one match."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from entry_app import NEW, PAIRS, ok, tap
+from streamlit.testing.v1 import AppTest
 
 from dashboards.entry import TableEntry, derive, order_of, table_spec
 from dashboards.entry_inbox import NotAllowed, submit
@@ -112,3 +115,38 @@ def test_both_rooms_are_entered_and_count_as_one_match(tmp_path: Path) -> None:
     }
     assert {r["matches"] for r in ranked} == {1}  # the two rooms of a board are one match
     assert got[B]["place_counts"] == [0, 4] and got[C]["place_counts"] == got[D]["place_counts"]
+
+
+Open = Callable[[Path, str], AppTest]
+
+
+def test_the_page_lists_both_rooms_of_each_board(open_app: Open, tmp_path: Path) -> None:
+    """A new duplicate event of 8 pairs: 4 drawn tables, so 8 room tables on the page, each
+    saying its board and room; the closed room's table enters its own result, seats turned."""
+    at = open_app(tmp_path, "entry")
+    at.selectbox(key="en_event").select(NEW)
+    at = at.run()
+    at.text_input(key="en_new_id").input("dup")
+    at.text_input(key="en_new_format").input("deals:1")
+    at.text_area(key="en_new_pairs").input(PAIRS)
+    at.checkbox(key="en_new_duplicate").check()
+    at = at.run()
+    at.button(key="en_register").click()
+    at = at.run()
+    ok(at)
+    draw = registry.load(tmp_path, "dup").rounds[1]  # type: ignore[union-attr]
+    assert sorted(draw.tables, key=int) == [str(t) for t in range(1, 9)]
+    assert [draw.rooms[t]["room"] for t in ("1", "2")] == ["open", "closed"]
+    heads = [m.value for m in at.markdown if m.value.startswith("**Table")]
+    assert heads[:2] == [
+        "**Table 1** · Board dup-r1-b1 · Room: open",
+        "**Table 2** · Board dup-r1-b1 · Room: closed",
+    ]
+    at = tap(at, "dup-r1-t2", "N", "double")
+    at.button(key="en_dup-r1-t2_submit").click()
+    at = at.run()
+    ok(at)
+    start = orjson.loads((tmp_path / "inbox" / "entry" / "dup-r1-t2.jsonl").read_bytes().splitlines()[0])
+    assert start["duplicate"] == {"board": "dup-r1-b1", "room": "closed"}
+    opened = draw.tables["1"]
+    assert start["seats"] == {"E": opened["N"], "N": opened["E"], "W": opened["S"], "S": opened["W"]}
