@@ -63,6 +63,17 @@ def test_next_round_is_snake_seated_by_mp_rate(dup_store: Path) -> None:
     assert any(n.startswith("snake seating, by the MP score rate after round 2") for n in sheet["notes"])
 
 
+def test_a_swiss_pairing_ranks_by_mp_rate(dup_store: Path) -> None:
+    """§S9: a duplicate event's ranking is its MP table, also when a referee pairs it Swiss
+    (seed 004 moves players by the Swiss method by the current ranking)."""
+    rows = json.loads(_gdan(dup_store, "standings", "--event", EVENT, "--format", "json").stdout)
+    rate = {r["team_id"]: r["mp_rate"] for r in rows}
+    args = ("pair", "--event", EVENT, "--round", "3", "--system", "swiss", "--format", "json")
+    sheet = json.loads(_gdan(dup_store, *args).stdout)
+    assert [t["ew_points"] for t in sheet["tables"]] == [rate[t["ew_team"]] for t in sheet["tables"]]
+    assert "ranked by the standings after round 2 (mp_rate)" in sheet["notes"]
+
+
 def test_standings_printout_is_the_mp_table(dup_store: Path, tmp_path: Path) -> None:
     """The standings printout of a duplicate event is its MP table, in Chinese here."""
     out = tmp_path / "standings.csv"
