@@ -261,7 +261,7 @@ def _knockout_sheet(
     stage = plan.stage or Stage(event, stage_name or "knockout", source.name, source.rules, ())
     scores = round_scores(con, source)
     refuse_individual(con, source)
-    points = "bcta_round_score" if source.rules == "bcta" else "match_points"
+    points = plan.points
     seeded = {t: {"rank": i, points: plan.ranked[t][points]} for i, t in enumerate(plan.seeds, start=1)}
     sheet = _sheet(stage, plan.pairing, seeded, roster(con), scores, round_no, points)
     notes = list(sheet.notes)

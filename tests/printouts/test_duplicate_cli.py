@@ -83,3 +83,21 @@ def test_standings_printout_is_the_mp_table(dup_store: Path, tmp_path: Path) -> 
     table = list(csv.DictReader(io.StringIO("\n".join(lines[header:]))))
     assert list(table[0])[4:9] == ["场次", "比较副数", "比赛分 MP", "MP 满分", "MP 得分率"]
     assert {r["场次"] for r in table} == {"2"}
+
+
+def test_a_knockout_after_a_duplicate_stage_is_seeded_by_its_mp_table(tmp_path: Path) -> None:
+    """A knockout seeded from a duplicate stage (huaian Art. 25: by the earlier stage's standings)
+    takes the MP table's top 2 (§S9: those are the duplicate stage's standings), 1 v 2."""
+    from pipelines.run.runner import run_pipeline
+    from pipelines.storage.store import Store
+    from simulator import simulate_to_dir
+
+    simulate_to_dir(Store(tmp_path).inbox, kind="tournament", system="duplicate", pairs=4, rounds=2,
+                    knockout=2, format="deals:1", seed=2)
+    run_pipeline(tmp_path, workers=1, reviews=False)
+    args = ("--event", "national-duplicate-s2", "--format", "json")
+    rows = json.loads(_gdan(tmp_path, "standings", *args, "--stage", "duplicate").stdout)
+    sheet = json.loads(_gdan(tmp_path, "pair", *args, "--stage", "knockout", "--round", "1").stdout)
+    (table,) = sheet["tables"]
+    assert (table["ew_team"], table["ns_team"]) == (rows[0]["team_id"], rows[1]["team_id"])
+    assert (table["ew_points"], table["ns_points"]) == (rows[0]["mp_rate"], rows[1]["mp_rate"])
