@@ -101,3 +101,18 @@ def test_a_knockout_after_a_duplicate_stage_is_seeded_by_its_mp_table(tmp_path: 
     (table,) = sheet["tables"]
     assert (table["ew_team"], table["ns_team"]) == (rows[0]["team_id"], rows[1]["team_id"])
     assert (table["ew_points"], table["ns_points"]) == (rows[0]["mp_rate"], rows[1]["mp_rate"])
+
+
+def test_no_match_point_standings_for_a_duplicate_event(dup_store: Path) -> None:
+    """§S9: a duplicate event's standings are the MP table alone; match points would count each
+    room of a board as a match, so the pipeline ranks none, and the event is still listed."""
+    from pipelines.storage.warehouse import connect
+
+    con = connect(dup_store)
+    try:
+        (rows,) = con.execute("SELECT count(*) FROM standings WHERE event_id = ?", [EVENT]).fetchone() or (0,)
+    finally:
+        con.close()
+    assert rows == 0
+    listed = json.loads(_gdan(dup_store, "standings", "--format", "json").stdout)
+    assert [(e["event_id"], e["rounds"], e["entries"]) for e in listed] == [(EVENT, 2, 4)]
