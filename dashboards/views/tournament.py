@@ -85,6 +85,7 @@ def duplicate_sections(event: str, after_round: int | None, names: dict[str, str
             "decided_by": tr("decided_by"),
         },
     )
+    st.caption(tr("duplicate_no_match_points"))
     st.subheader(tr("duplicate_boards"))
     boards = run(duplicate_results, event=event)
     if not boards.empty:
@@ -228,9 +229,7 @@ player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict
 duplicate_event = bool(stored_events.set_index("event_id")["duplicate"].get(event, False))
 if duplicate_event:
     duplicate_sections(event, None if round_no in (None, last_round) else round_no, player_names)
-if duplicate_event:
-    st.caption(tr("duplicate_no_match_points"))
-else:
+if not duplicate_event:
     match_point_standings(event, round_no, shown_round, player_names)
 
 st.subheader(tr("printouts"))
