@@ -594,6 +594,7 @@ st.subheader(f"{tr('entry_tables')} · {tr('round')} {round_no}")
 if not stored.empty:
     st.caption(tr("entry_in_store"))
     sides = {"EW": tr("team_EW"), "NS": tr("team_NS")}
+    unshown = ["duplicate_board", "duplicate_room", *([] if duplicate_event else ["board", "room"])]
     show_table(
         stored.assign(
             status=[tr(f"status_{x}") if f"status_{x}" in LABELS else x for x in stored["status"]],
@@ -603,7 +604,9 @@ if not stored.empty:
             ],
             end_reason=[end_reason_name(r, lang()) for r in stored["end_reason"]],
             **{f"player_{s}": stored[f"player_{s}"].map(_player) for s in SEATS},
-        ),
+            board=stored["duplicate_board"],
+            room=[tr(f"room_{r}") if f"room_{r}" in LABELS else r for r in stored["duplicate_room"]],
+        ).drop(columns=unshown),
         f"entry-{event_id}-r{round_no}",
         column_config={f"player_{x}": f"{tr('player')} {seat_name(x, lang())}" for x in SEATS},
     )

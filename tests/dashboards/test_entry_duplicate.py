@@ -25,6 +25,7 @@ from service.accounts import Role, add_account, assign, get_account
 from service.principals import for_account, for_grant
 from service.tokens import issue_round_tokens, redeem
 
+Open = Callable[[Path, str], AppTest]
 NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 EVENT = "dup-cup"
 A, B, C, D = ("a1", "a2"), ("b1", "b2"), ("c1", "c2"), ("d1", "d2")
@@ -62,9 +63,10 @@ def test_rooms_of_a_drawn_table() -> None:
     assert rooms["4"].duplicate == {"board": "dup-cup-r1-b2", "room": "closed"}
 
 
-def test_both_rooms_are_entered_and_count_as_one_match(tmp_path: Path) -> None:
+def test_both_rooms_are_entered_and_count_as_one_match(open_app: Open, tmp_path: Path) -> None:
     """A referee enters the open rooms, the closed rooms' table tokens their own; each file says
-    who entered it; after the run the MP table (hand-computed from §S9) counts one match each."""
+    who entered it; after the run the MP table (hand-computed from §S9) counts one match each,
+    and the entry page seats round 2 by it (snake seating), again room by room."""
     from pipelines.reads.tournament_data import connect, duplicate_ranking, stage_of
     from pipelines.run.runner import run_pipeline
 
@@ -116,8 +118,19 @@ def test_both_rooms_are_entered_and_count_as_one_match(tmp_path: Path) -> None:
     assert {r["matches"] for r in ranked} == {1}  # the two rooms of a board are one match
     assert got[B]["place_counts"] == [0, 4] and got[C]["place_counts"] == got[D]["place_counts"]
 
-
-Open = Callable[[Path, str], AppTest]
+    at = open_app(tmp_path, "entry")
+    ok(at)
+    assert at.number_input(key="en_round").value == 2
+    draw = registry.load(tmp_path, EVENT).rounds[2]  # type: ignore[union-attr]
+    pair = {s: (draw.tables[t]["E"], draw.tables[t]["W"]) for t, s in (("1", "EW1"), ("3", "EW2"))}
+    rivals = {(draw.tables[t]["N"], draw.tables[t]["S"]) for t in ("1", "3")}
+    # §S9 snake: table 1 = ranks 1 v 2 (A v C or D, who share rank 2), table 2 = ranks 4 v 3 (B v …)
+    assert (pair["EW1"], pair["EW2"], rivals) == (A, B, {C, D})
+    assert [draw.rooms[t]["room"] for t in ("1", "2", "3", "4")] == ["open", "closed"] * 2
+    at.number_input(key="en_round").set_value(1)
+    at = at.run()
+    shown = at.dataframe[0].value  # round 1's rooms as stored
+    assert list(shown["room"]) == ["open", "closed"] * 2 and shown["board"].nunique() == 2
 
 
 def test_the_page_lists_both_rooms_of_each_board(open_app: Open, tmp_path: Path) -> None:
