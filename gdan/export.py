@@ -345,9 +345,10 @@ def _round_seats(
     con: Any, event: str, stage: str | None, round_no: int
 ) -> tuple[str, str | None, list[tuple[str, dict[str, str]]]]:
     """The event's printed name, its stage, and per table (in table order) the players' names by
-    seat: from the round's stored matches (latest revision), else from its pairing."""
-    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
-    from pipelines.reads.tournament_data import LookupFailed, Player, roster, rows, stage_of
+    seat: from the round's stored matches (latest revision), else from its pairing (a duplicate
+    round's: each board at its two room tables, as the entry page lists them)."""
+    from pipelines.reads.pairing_sheet import KnockoutOptions, duplicate_rooms, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, Player, is_duplicate, roster, rows, stage_of
 
     info = stage_of(con, event, stage)
     names = roster(con)
@@ -363,6 +364,9 @@ def _round_seats(
     else:
         sheet = pairing_sheet(con, event, info.stage, round_no, None, 0, KnockoutOptions())
         seated = {str(number): seats for number, seats in sheet.seats.items()}
+        if is_duplicate(con, info):
+            rooms = duplicate_rooms(event, info.stage, round_no, sheet.seats)
+            seated = {t: r.seats for t, r in rooms.items()}
     if not seated:
         raise LookupFailed(f"event {event}: no tables in round {round_no} to print slips for")
     order = sorted(seated, key=_table_order)

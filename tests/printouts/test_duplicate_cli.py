@@ -116,3 +116,21 @@ def test_no_match_point_standings_for_a_duplicate_event(dup_store: Path) -> None
     assert rows == 0
     listed = json.loads(_gdan(dup_store, "standings", "--format", "json").stdout)
     assert [(e["event_id"], e["rounds"], e["entries"]) for e in listed] == [(EVENT, 2, 4)]
+
+
+def test_slips_of_the_next_round_are_one_per_room(dup_store: Path) -> None:
+    """§S9: round 3's 2 snake tables are played in two rooms each, so `gdan export slips` seats
+    4 tables (1–4, as the entry page lists them), the closed room's pairs' directions swapped."""
+    from gdan.export import _round_seats
+    from pipelines.reads.tournament_data import connect
+
+    con = connect(dup_store)
+    try:
+        _, _, tables = _round_seats(con, EVENT, None, 3)
+    finally:
+        con.close()
+    seats = dict(tables)
+    assert list(seats) == ["1", "2", "3", "4"]
+    for open_room, closed_room in (("1", "2"), ("3", "4")):
+        opened, closed = seats[open_room], seats[closed_room]
+        assert closed == {"E": opened["N"], "N": opened["E"], "W": opened["S"], "S": opened["W"]}
