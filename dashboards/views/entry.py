@@ -3,7 +3,9 @@ event registry keeps, else the pairing of scoring.md §S8, the code of `gdan pai
 deal's result, sees the levels and the round result as the rules engine derives them, and submits
 each finished table to the store's inbox (``dashboards.entry_inbox``); for an event whose
 opponents confirm, the other pair confirms it first and a disputed result waits in the referee's
-queue (:mod:`service.confirmation`). "Pair next round" gives the next round's tables.
+queue (:mod:`service.confirmation`). "Pair next round" gives the next round's tables. A duplicate
+(複式) event's drawn table is listed as its two rooms (``pipelines.reads.pairing_sheet.duplicate_rooms``,
+scoring.md §S9), each room's table entered as its own match of the board.
 
 The logic is :mod:`dashboards.entry` and :mod:`service`; this page lays out widgets and keeps
 the entered deals in the session.
