@@ -36,6 +36,7 @@ from dashboards.ui import (
     url_choice,
 )
 from pipelines.reads.printout_documents import round_document, standings_document
+from schemas.vocabulary import TEAMS
 
 
 def duplicate_sections(event: str, after_round: int | None, names: dict[str, str]) -> None:
@@ -248,6 +249,8 @@ if rounds:
 
 st.subheader(tr("round_results"))
 results = run(round_results, event=event, round_no=round_no)
+if duplicate_event:  # a room's match and level points mean nothing in a duplicate event (§S9)
+    results = results.drop(columns=[f"{p}_{s}" for p in ("match_points", "level_points") for s in TEAMS])
 sides = {"EW": tr("team_EW"), "NS": tr("team_NS"), "bye": tr("bye")}
 show_table(
     results.assign(
