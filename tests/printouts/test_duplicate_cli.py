@@ -129,8 +129,9 @@ def test_slips_of_the_next_round_are_one_per_room(dup_store: Path) -> None:
         _, _, tables = _round_seats(con, EVENT, None, 3)
     finally:
         con.close()
-    seats = dict(tables)
+    seats = {table: seated for table, seated, _ in tables}
     assert list(seats) == ["1", "2", "3", "4"]
+    assert [room["room"] for _, _, room in tables if room] == ["open", "closed"] * 2
     for open_room, closed_room in (("1", "2"), ("3", "4")):
         opened, closed = seats[open_room], seats[closed_room]
         assert closed == {"E": opened["N"], "N": opened["E"], "W": opened["S"], "S": opened["W"]}
