@@ -126,6 +126,8 @@ ZH: dict[str, str] = {
     "{event} · {stage} · round {round}": "{event} · {stage} · 第 {round} 轮",
     "Table {table}": "第 {table} 桌",
     "Board {board} · {room}": "牌组 {board} · {room}",
+    "board": "牌组",
+    "room": "房间",
     "open room": "开室",
     "closed room": "闭室",
     "deal": "副",

@@ -135,3 +135,15 @@ def test_slips_of_the_next_round_are_one_per_room(dup_store: Path) -> None:
     for open_room, closed_room in (("1", "2"), ("3", "4")):
         opened, closed = seats[open_room], seats[closed_room]
         assert closed == {"E": opened["N"], "N": opened["E"], "W": opened["S"], "S": opened["W"]}
+
+
+def test_round_printout_names_board_and_room_not_points(dup_store: Path, tmp_path: Path) -> None:
+    """A duplicate round's results printout: each room table with its board and room; no match or
+    level points (a room's mean nothing, §S9)."""
+    out = tmp_path / "round.csv"
+    _gdan(dup_store, "export", "round", "-e", EVENT, "-r", "1", "--format", "csv", "--out", str(out))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
+    rooms = [(r["table"], r["room"]) for r in rows]
+    assert rooms == [("1", "open room"), ("2", "closed room"), ("3", "open room"), ("4", "closed room")]
+    assert rows[0]["board"] == rows[1]["board"] != rows[2]["board"]
+    assert not any("points" in c or "LP" in c for c in rows[0])
