@@ -376,6 +376,29 @@ LABELS: dict[str, tuple[str, str]] = {
         "判定为四家明牌（双明手）下的精确解，仅覆盖求解器可解的残局。准确率：真实选择中走出最佳着法的比例，"
         "附 95% 区间。被迫过牌及所有着法等值的局面只计数，不计分。",
     ),
+    "decision_skill": (
+        "Skill from decisions: levels lost per 100 real choices", "决策水平：每百次真实选择损失的级数"
+    ),
+    "decision_estimate": ("Estimate", "估计"),
+    "decision_observed": ("Observed", "实测"),
+    "real_choices_reviewed": ("Real choices reviewed", "复盘的真实选择数"),
+    "combined_skill": ("Combined with the rating", "与等级分综合"),
+    "combined_rank": ("rank {rank} of {n}", "第 {rank} 名，共 {n} 人"),
+    "decision_skill_note": (
+        "From the exact review's verdicts (all hands visible) on real choices only; fewer levels "
+        "lost is better. The estimate is the observed figure shrunk toward the population's "
+        "({population} per 100) by its reliability ({reliability}), so a player seen on few "
+        "choices is not ranked on noise. Combined: the rating's mean (μ) and the decision estimate as "
+        "standard scores among the rated players (0 = average, higher is better), weighted by "
+        "their reliabilities (the rating's: {rating_reliability}).",
+        "依据精确复盘（四家明牌）对真实选择的判定；损失级数越少越好。"
+        "估计值是实测值按其可靠度（{reliability}）向全体水平（每百次 {population}）收缩的结果，"
+        "选择次数少的选手不会因偶然而排名。综合：等级分均值（μ）与决策估计在有等级分的选手中的标准分"
+        "（0 为平均，越高越好），按各自可靠度加权（等级分的可靠度：{rating_reliability}）。",
+    ),
+    "no_decision_skill": (
+        "No real choice of this player has been reviewed yet.", "该选手尚无已复盘的真实选择。"
+    ),
     "review_phase": ("Decision", "决策类型"),
     "phase_lead": ("Lead", "首出"),
     "phase_follow": ("Follow", "跟牌"),
@@ -411,10 +434,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "sampled_worse_in": (
         "worse than the best in {k} of {n} layouts", "在 {n} 种抽样牌局中有 {k} 种劣于最佳"
     ),
-    "sampled_played_mean": ("Played: mean (95 % interval)", "实际着法：均值（95% 区间）"),
+    "sampled_played_mean": ("Played, mean [95 % interval]", "实际着法，均值 [95% 区间]"),
     "mean_levels_lost": ("mean levels lost", "平均损失级数"),
     "sampled_candidates": (
-        "Candidates: mean value in levels over the layouts", "候选着法：各抽样牌局的平均价值（级）"
+        "Candidates, best first: mean value in levels over the layouts [95 % interval]",
+        "候选着法（最佳在前）：各抽样牌局的平均价值（级）[95% 区间]",
     ),
     "sampled_played": ("played", "实际"),
     "sampled_best": ("best", "最佳"),

@@ -493,10 +493,14 @@ def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
     assert any(c.startswith("Verdicts shown: exact, all hands visible (double-dummy) · sampled from the "
                             "player's view (single-dummy)") for c in captions)
     assert any(":orange[✗]" in t and "**Mistake** · mean levels lost: 1.75" in t
-               and "worse than the best in 5 of 8 layouts" in t and "-1.25 [-2.00, -0.50]" in t
-               for t in texts)
-    candidates = next(t for t in texts if t.startswith("Candidates: mean value"))
-    assert "♥A" in candidates and "+0.50 (best)" in candidates and "pass -1.25 (played)" in candidates
+               and "worse than the best in 5 of 8 layouts" in t for t in texts)
+    hand = next(t for t in texts if t.startswith("Hand before the decision (N)"))
+    assert all(card in hand for card in ("♥A", "♣7", "♠5"))
+    assert any(t.startswith("Played, mean [95 % interval]: pass -1.25 [-2.00, -0.50]") for t in texts)
+    candidates = next(t for t in texts if t.startswith("Candidates, best first"))
+    best, played = candidates.splitlines()[-2:]
+    assert "♥A" in best and best.endswith("+0.50 [+0.10, +0.90] (best)")
+    assert played.endswith("pass -1.25 [-2.00, -0.50] (played)")
     assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
     both = opened(match="m1", deal="2", step="14")
     texts = [m.value for m in both.markdown]
@@ -536,6 +540,43 @@ def test_player_page_shows_review_accuracy_against_the_population(open_app: Open
     assert rows["All"]["population_value"] == pytest.approx(50.0)
     low, high = (float(x) for x in rows["All"]["population_interval"].split("–"))
     assert low < 50.0 < high
+
+
+def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open, mini_store: Path) -> None:
+    """The figures shown are scoring.decision_skill's, from the store's real choices and ratings."""
+    from statistics import fmean, pvariance
+
+    from pipelines.storage.store import Store
+    from scoring.decision_skill import combined, decision_skill
+
+    store = Store(mini_store)
+    reviews = store.read_table("play_reviews").to_pylist()
+    losses: dict[str, list[float]] = {}
+    for r in reviews:
+        if r["choice"] == "real":
+            losses.setdefault(r["player_id"], []).append(float(r["loss"]))
+    skills = decision_skill(losses)
+    ratings = store.read_table("ratings").to_pylist()
+    mu = {r["player_id"]: r["mu"] for r in ratings}
+    spread = pvariance(mu.values())
+    both = combined(mu, skills, spread / (spread + fmean(r["sigma"] ** 2 for r in ratings)))
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p2").run()
+    _no_exception(at)
+    shown = {m.label: m for m in at.metric}
+    mine = skills["p2"]
+    assert mine.choices == 2 and shown["Real choices reviewed"].value == "2"
+    estimate = shown["Estimate"]
+    assert estimate.value == f"{-100 * mine.estimate:.1f}"
+    assert estimate.proto.delta == f"95 % interval {-100 * mine.high:.1f} … {-100 * mine.low:.1f}"
+    observed = shown["Observed"]
+    assert observed.value == f"{100 * mine.mean_loss:.1f}" == "100.0"
+    assert observed.proto.delta == f"95 % interval 0.0 … {100 * mine.loss_high:.1f}"  # low < 0 shown as 0
+    assert mine.loss_low < 0
+    rank = sorted(both, key=lambda p: -both[p]).index("p2") + 1
+    assert shown["Combined with the rating"].value == f"{both['p2']:+.2f}"
+    assert shown["Combined with the rating"].proto.delta == f"rank {rank} of {len(both)}"
+    assert "Rating" in shown  # beside the results-based rating
 
 
 def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
