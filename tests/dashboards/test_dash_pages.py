@@ -332,6 +332,9 @@ def test_tournament_shows_duplicate_standings_and_boards(open_app: Open, mini_st
     assert list(standings["decided_by"]) == ["", "MP score rate"]
     boards = next(v for k, v in tables.items() if "board" in k)
     assert list(boards["room"]) == ["open", "closed"] and list(boards["mp"]) == [2, 0]
+    # §S9: the MP table alone ranks a duplicate event; no match-point standings beside it
+    assert not any("match_points" in k or "match_points_EW" in k for k in tables)
+    assert any("no match-point standings" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(("page", "files"), [("tournament", 2), ("dan", 1)])
