@@ -252,8 +252,17 @@ results = run(round_results, event=event, round_no=round_no)
 if duplicate_event:  # a room's match and level points mean nothing in a duplicate event (§S9)
     results = results.drop(columns=[f"{p}_{s}" for p in ("match_points", "level_points") for s in TEAMS])
 sides = {"EW": tr("team_EW"), "NS": tr("team_NS"), "bye": tr("bye")}
+
+
+def pair_by_names(pair: object) -> object:
+    """A team cell "id / id" with each player's name where the roster has one."""
+    return " / ".join(player_names.get(p, p) for p in pair.split(" / ")) if isinstance(pair, str) else pair
+
+
 show_table(
     results.assign(
+        team_EW=[pair_by_names(t) for t in results["team_EW"]],
+        team_NS=[pair_by_names(t) for t in results["team_NS"]],
         winner=[
             sides.get(w, w) if isinstance(w, str) else tr("draw") if s == "valid" else ""
             for w, s in zip(results["winner"], results["status"], strict=True)

@@ -8,6 +8,7 @@ metrics, charts and tables; widgets change what is shown; every chart has axis t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -399,6 +400,8 @@ def test_tournament_tables_show_no_raw_ids_or_none(open_app: Open, mini_store: P
     assert list(standings["decided_by"]) == ["", *["级差分 level points"] * 3]
     assert list(results["winner"]) == ["Team E–W", "Team N–S"]
     assert list(results["status"]) == ["Valid", "Valid"]
+    teams = [*results["team_EW"], *results["team_NS"]]
+    assert all(re.fullmatch(r"Player \d / Player \d", t) for t in teams), teams  # names, not p1 / p3
     for table in (standings, results):
         text = table.select_dtypes(include=["object", "str"])
         assert not text.isna().any().any() and "None" not in text.astype(str).to_numpy()
