@@ -160,12 +160,17 @@ def action_of(position: Position, ev: Mapping[str, Any]) -> Action:
 
 def _phase(solver: Solver, state: SearchState, action: Action, jie_feng: bool) -> str:
     """The :data:`PHASES` word for ``action`` taken in ``state``."""
-    table = state[2]
-    if table is None:
+    return decision_phase(state[2] is None, action, solver.level, jie_feng)
+
+
+def decision_phase(leading: bool, action: Action, level: str, jie_feng: bool) -> str:
+    """The :data:`PHASES` word for ``action``: ``leading`` when the table is empty, ``jie_feng``
+    when that lead came to the partner of a player who went out on the trick's last play (§5.6)."""
+    if leading:
         return "jie_feng" if jie_feng else "lead"
     if action is None:
         return "pass"
-    return "bomb" if beat_key(action.combo, solver.level)[0] > 0 else "follow"
+    return "bomb" if beat_key(action.combo, level)[0] > 0 else "follow"
 
 
 @dataclass(slots=True)
