@@ -405,6 +405,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "phase_pass": ("Pass", "过牌"),
     "phase_bomb": ("Bomb", "炸弹"),
     "phase_jie_feng": ("Lead after 接风", "接风首出"),
+    "phase_tribute_return": ("Return card after a tribute", "还贡"),
     "phase_all": ("All", "全部"),
     "accuracy": ("accuracy %", "准确率 %"),
     "real_choices": ("real choices", "真实选择数"),
@@ -425,6 +426,20 @@ LABELS: dict[str, tuple[str, str]] = {
         "在编排器中运行 `single_dummy` 任务；对事件文件可用 `gdan single-dummy FILE --match ID --deal N` "
         "或 `gdan review FILE --match ID --deal N --single-dummy`。任务的判定在下次发布运行后显示于此。",
     ),
+    "sampled_accuracy_note": (
+        "Every decision with a choice, the return card after a tribute included, judged over layouts of "
+        "the cards the player could not see, dealt at random (the opt-in single-dummy job). Accuracy: "
+        "the share where the action taken had the best mean value, with its 95 % interval.",
+        "每个有选择的决策（包括进贡后的还贡牌），在选手看不到的牌随机发出的多种牌局上评判（需手动启动的单明手任务）。"
+        "准确率：实际着法的平均价值为最佳的比例，附 95% 区间。",
+    ),
+    "sampled_accuracy_none": (
+        "No decision has been judged from the player's view yet: that review is an opt-in job. Run the "
+        "`single_dummy` Dagster job; its verdicts show here from the next published run.",
+        "尚无按选手视角判定的决策：该复盘是需手动启动的任务。在编排器中运行 `single_dummy` 任务，"
+        "其判定在下次发布运行后显示于此。",
+    ),
+    "levels_lost_per_100": ("mean levels lost per 100", "每百次平均损失级数"),
     "sampled_summary": ("Decisions judged from the player's view", "按选手视角判定的决策数"),
     "sampled_not_this_step": (
         "This step's decision has no single-dummy verdict (forced, or not reviewed).",

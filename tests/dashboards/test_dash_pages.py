@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dash_app import PAGES, SCRIPT_TIMEOUT_S
@@ -543,6 +544,52 @@ def test_player_page_shows_review_accuracy_against_the_population(open_app: Open
     assert rows["All"]["population_value"] == pytest.approx(50.0)
     low, high = (float(x) for x in rows["All"]["population_interval"].split("–"))
     assert low < 50.0 < high
+
+
+def test_player_page_shows_sampled_accuracy_with_the_tribute_return(open_app: Open, mini_store: Path) -> None:
+    """Beside the exact table, the single-dummy one: real choices by phase, the tribute return
+    included, each figure as computed by hand from the store's ``single_dummy_reviews`` rows."""
+    from math import sqrt
+
+    from pipelines.storage.store import Store
+
+    rows = Store(mini_store).read_table("single_dummy_reviews").to_pylist()
+
+    def expected(chosen: list[dict[str, Any]]) -> tuple[int, float, float, float, float]:
+        """Real choices, accuracy %, its 95 % Wilson interval and mean levels lost per 100."""
+        n, z = len(chosen), 1.96
+        p = sum(r["loss"] <= 0 for r in chosen) / n
+        centre, half = p + z * z / (2 * n), z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return (n, 100 * p, 100 * (centre - half) / (1 + z * z / n), 100 * (centre + half) / (1 + z * z / n),
+                100 * sum(r["loss"] for r in chosen) / n)
+
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p4").run()
+    _no_exception(at)
+    assert any(m.value == "**Exact, all hands visible (double-dummy)**" for m in at.markdown)
+    assert any(m.value == "**Sampled from the player's view (single-dummy)**" for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "player_figure" in d.value.columns
+                 and "Return card after a tribute" in set(d.value["phase"]))
+    shown = {r["phase"]: r for r in table.to_dict("records")}
+    assert list(shown) == ["Pass", "Return card after a tribute", "All"]
+    for label, phase in [("Pass", "pass"), ("Return card after a tribute", "tribute_return"), ("All", None)]:
+        everyone = [r for r in rows if phase is None or r["phase"] == phase]
+        n, accuracy, low, high, lost = expected(everyone)
+        assert shown[label]["population_n"] == n
+        assert shown[label]["population_value"] == pytest.approx(accuracy)
+        assert shown[label]["population_interval"] == f"{low:.0f}–{high:.0f}"
+        assert shown[label]["population_figure"] == pytest.approx(lost)
+        mine = [r for r in everyone if r["player_id"] == "p4"]
+        assert shown[label]["player_n"] == len(mine)
+        if mine:
+            n, accuracy, low, high, lost = expected(mine)
+            assert (shown[label]["player_value"], shown[label]["player_figure"]) == (pytest.approx(accuracy),
+                                                                                    pytest.approx(lost))
+            assert shown[label]["player_interval"] == f"{low:.0f}–{high:.0f}"
+        else:
+            assert shown[label]["player_interval"] == "—"
+    assert shown["Return card after a tribute"]["player_n"] == 1  # p4's return in m1
+    assert shown["All"]["population_n"] == 4
 
 
 def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open, mini_store: Path) -> None:
