@@ -592,6 +592,15 @@ def test_player_page_shows_sampled_accuracy_with_the_tribute_return(open_app: Op
     assert shown["All"]["population_n"] == 4
 
 
+def test_player_page_says_how_to_get_sampled_accuracy(open_app: Open, sim_store: Path) -> None:
+    """A store the opt-in single-dummy job never ran on: no sampled table, one caption naming the job."""
+    at = open_app(sim_store, "player")
+    _no_exception(at)
+    assert any(m.value == "**Sampled from the player's view (single-dummy)**" for m in at.markdown)
+    assert any("opt-in job" in c.value and "`single_dummy`" in c.value for c in at.caption)
+    assert sum("player_figure" in d.value.columns for d in at.dataframe) == 1  # the exact table only
+
+
 def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open, mini_store: Path) -> None:
     """The figures shown are scoring.decision_skill's, from the store's real choices and ratings."""
     from statistics import fmean, pvariance
