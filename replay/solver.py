@@ -44,8 +44,8 @@ from replay.cards import (
     sort_cards,
     wild_code,
 )
-from replay.combos import BeatKey, Combo, beat_key, key_beats, readings
-from replay.moves import Move, can_beat, legal_moves
+from replay.combos import BeatKey, Combo, beat_key, combo, key_beats, readings
+from replay.moves import Move, legal_moves
 from replay.outcome import finish_gain
 from replay.rulesets import Ruleset
 from replay.seats import NEXT, PARTNER, SEATS, TEAM
@@ -125,6 +125,11 @@ class DealEnd:
         return self.gain if TEAM[self.order[0]] == team else -self.gain
 
 
+TALLIED: Final = combo("single", "2")
+"""The table of a tally (:meth:`Solver.tally`): a stand-in, its reading not worked out."""
+_TALLIED_KEY: Final = beat_key(TALLIED, "2")
+
+
 class _Unsolved(Exception):
     """The budget ran out (caught in :meth:`Solver.solve`)."""
 
@@ -152,6 +157,21 @@ def _position_masks(lv: int) -> tuple[int, ...]:
 
 
 _WINDOWS: Final = tuple(0b11111 << start for start in range(1, 11))
+_LIVE: dict[int, int] = {}
+"""Memo of :func:`_live_windows` by ``mask | need << 16``."""
+
+
+def _live_windows(mask: int, need: int) -> int:
+    """The positions of every five-position window holding ``need`` or more of ``mask``'s positions."""
+    key = mask | need << 16
+    live = _LIVE.get(key)
+    if live is None:
+        live = 0
+        for window in _WINDOWS:
+            if (mask & window).bit_count() >= need:
+                live |= window
+        _LIVE[key] = live
+    return live
 
 
 class Solver:
@@ -173,6 +193,7 @@ class Solver:
         self._bk_ids: dict[BeatKey | None, int] = {None: 0}
         self._leads: dict[int, list[_Group]] = {}
         self._follows: dict[tuple[int, BeatKey], list[_Group]] = {}
+        self._legal: dict[tuple[int, BeatKey | None], list[Move]] = {}
         self._tt: dict[int, int] = {}
         self.nodes = 0
         self._limit = 0
@@ -226,10 +247,9 @@ class Solver:
         need = 5 - wilds
         suits: list[tuple[int, ...]] = []
         for s in range(4):
-            live = 0
-            for window in _WINDOWS:
-                if (masks[s] & window).bit_count() >= need:
-                    live |= window
+            if masks[s].bit_count() < need:
+                continue
+            live = _live_windows(masks[s], need)
             if live:
                 kept = tuple(c % 13 for c in suit_cards[s] if bits[c] & live)
                 if kept:
@@ -251,11 +271,9 @@ class Solver:
         if hit is not None:
             return hit
         hand = self._hands[hid]
-        joker_pair = self.ruleset.full_house_joker_pair
-        if table is not None and not can_beat(hand, self.level, table, full_house_joker_pair=joker_pair):
-            moves: list[Move] = []
-        else:
-            moves = legal_moves(hand, self.level, table, full_house_joker_pair=joker_pair)
+        moves = self._legal[(hid, tbk)] = legal_moves(
+            hand, self.level, table, full_house_joker_pair=self.ruleset.full_house_joker_pair
+        )
         by_child: dict[tuple[int, int], list[Move]] = {}
         info: dict[tuple[int, int], tuple[int, Combo, BeatKey]] = {}
         for m in moves:
@@ -462,7 +480,7 @@ class Solver:
                     best.extend(action[4])
         except _Unsolved:
             return Solution(None, (), self.nodes, False)
-        order = {m: i for i, m in enumerate(self._root_moves(state))}
+        order = {m: i for i, m in enumerate(self._legal[(state[0][state[1]], state[3])])}
         best.sort(key=order.__getitem__)
         return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
 
@@ -471,13 +489,6 @@ class Solver:
         if state[2] is not None:
             groups.append(None)
         return groups
-
-    def _root_moves(self, state: _State) -> list[Move]:
-        hand = self._hands[state[0][state[1]]]
-        table = state[2]
-        joker_pair = self.ruleset.full_house_joker_pair
-        return legal_moves(hand, self.level, table, full_house_joker_pair=joker_pair)
-
 
     def step(self, state: SearchState, action: Action) -> SearchState | DealEnd:
         """The state after the player to move in ``state`` takes ``action``, or the
@@ -506,10 +517,31 @@ class Solver:
                 raise ValueError(f"{self.ruleset.id} allows no full house with a joker pair (rules.md §10)")
             result = self._play(state, self._raw_hand_id(sort_cards(hand)), action.combo, bk)
         if isinstance(result, int):
-            done = (*(SEATS[i] for i in out), seat)
-            rest = tuple(s for s in SEATS if s not in done)
-            return DealEnd(done + rest if len(done) == 3 else done, abs(result))
+            return _deal_end(out, turn, result)
         return result
+
+    def tally(self, counts: Sequence[int], turn: str) -> SearchState:
+        """The tally of a deal's first decision: ``counts``, cards held per seat (:data:`SEATS`
+        order), ``turn`` the first to lead. A tally is a state whose hands are card counts
+        instead of hands and whose table is :data:`TALLIED` (its reading is not worked out):
+        the transition looks at a hand only to see whether it is empty, so :meth:`tally_step`
+        follows turns, tricks, 接风 and going out (rules.md §5.3–§5.7) exactly as :meth:`step`
+        does, without the cards."""
+        return (tuple(counts), SEATS.index(turn), None, None, -1, 0, ())
+
+    def tally_step(self, tally: SearchState, cards: int | None) -> SearchState | DealEnd:
+        """The tally after the player to move plays ``cards`` cards (``None``: passes), or the
+        :class:`DealEnd` when the play ends the deal. Nothing is checked but that a leader does
+        not pass and a play holds no more cards than the hand."""
+        counts, turn, table, _, _, _, out = tally
+        if cards is None:
+            if table is None:
+                raise ValueError(f"{SEATS[turn]} must lead, not pass (rules.md §5.3)")
+            return self._pass(tally)
+        if not 0 < cards <= counts[turn]:
+            raise ValueError(f"{SEATS[turn]} cannot play {cards} cards holding {counts[turn]}")
+        result = self._play(tally, counts[turn] - cards, TALLIED, _TALLIED_KEY)
+        return _deal_end(out, turn, result) if isinstance(result, int) else result
 
     def position_of(self, state: SearchState) -> Position:
         """The :class:`Position` of a state this solver built."""
@@ -548,6 +580,14 @@ class Solver:
     def can_play(self, state: SearchState) -> bool:
         """Whether the player to move has a legal play (a follower who has none must pass)."""
         return bool(self._groups(state[0][state[1]], state[2], state[3]))
+
+
+def _deal_end(out: tuple[int, ...], turn: int, value: int) -> DealEnd:
+    """The end of the deal when ``turn``'s play, with ``out`` out before it, is worth ``value``
+    to its team."""
+    done = (*(SEATS[i] for i in out), SEATS[turn])
+    rest = tuple(s for s in SEATS if s not in done)
+    return DealEnd(done + rest if len(done) == 3 else done, abs(value))
 
 
 def _state_of(solver: Solver, p: Position) -> _State:
