@@ -69,27 +69,35 @@ class _Hand:
     def __init__(self, codes: Sequence[int], lv: int) -> None:
         self.lv = lv
         self.wc = wc = 13 + lv
-        self.size = len(codes)
-        counts = [0] * 54
-        for c in codes:
-            counts[c] += 1
-        if max(counts) > 2:
-            extra = ", ".join(CARDS[i] for i, n in enumerate(counts) if n > 2)
-            raise ValueError(f"impossible hand: more than two copies of {extra} (a double deck has two)")
-        self.w = counts[wc]
-        self.sb = counts[SMALL_JOKER_CODE]
-        self.hr = counts[BIG_JOKER_CODE]
-        ranks: list[list[tuple[int, int]]] = [[] for _ in range(13)]
+        self.size = n = len(codes)
+        ordered = sorted(codes)
+        by_rank: list[tuple[tuple[int, int], ...]] = [()] * 13
         nat = [0] * 13
         suit_ranks = [0, 0, 0, 0]
-        for c in sorted(set(codes)):
-            if c >= SMALL_JOKER_CODE or c == wc:
-                continue
-            r = c % 13
-            ranks[r].append((c, counts[c]))
-            nat[r] += counts[c]
-            suit_ranks[c // 13] |= 1 << r
-        self.by_rank = [tuple(items) for items in ranks]
+        w = sb = hr = 0
+        i = 0
+        while i < n:
+            c = ordered[i]
+            k = 1
+            while i + k < n and ordered[i + k] == c:
+                k += 1
+            if k > 2:
+                extra = ", ".join(CARDS[x] for x, copies in sorted(Counter(codes).items()) if copies > 2)
+                raise ValueError(f"impossible hand: more than two copies of {extra} (a double deck has two)")
+            i += k
+            if c == wc:
+                w = k
+            elif c == SMALL_JOKER_CODE:
+                sb = k
+            elif c == BIG_JOKER_CODE:
+                hr = k
+            else:
+                r = c % 13
+                by_rank[r] = (*by_rank[r], (c, k))
+                nat[r] += k
+                suit_ranks[c // 13] |= 1 << r
+        self.w, self.sb, self.hr = w, sb, hr
+        self.by_rank = by_rank
         self.nat = nat
         self.suit_ranks = suit_ranks
 

@@ -193,7 +193,8 @@ class Solver:
         self._bk_ids: dict[BeatKey | None, int] = {None: 0}
         self._leads: dict[int, list[_Group]] = {}
         self._follows: dict[tuple[int, BeatKey], list[_Group]] = {}
-        self._legal: dict[tuple[int, BeatKey | None], list[Move]] = {}
+        self._legal: dict[int, list[Move]] = {}
+        """Each hand's legal leads in ``legal_moves`` order (the order of a solution's best moves)."""
         self._tt: dict[int, int] = {}
         self.nodes = 0
         self._limit = 0
@@ -263,16 +264,25 @@ class Solver:
             bid = self._bk_ids[key] = len(self._bk_ids)
         return bid
 
-    def _groups(self, hid: int, table: Combo | None, tbk: BeatKey | None) -> list[_Group]:
-        """The distinct plays from hand ``hid`` onto ``table`` (cached), best-first by a static
-        order: going out, then (leading) more cards and lower ranks, bombs last, (following) the
-        cheapest play that beats."""
-        hit = self._leads.get(hid) if tbk is None else self._follows.get((hid, tbk))
+    def _groups(self, hid: int, tbk: BeatKey | None) -> list[_Group]:
+        """The distinct plays from hand ``hid`` onto the table whose beat key is ``tbk`` (``None``:
+        leading), cached, best-first by a static order: going out, then (leading) more cards and
+        lower ranks, bombs last, (following) the cheapest play that beats. The plays onto a table
+        are the leads whose reading beats it (rules.md §4; ``legal_moves`` lists them in the same
+        order), so a hand's moves are generated once whatever the tables it meets."""
+        if tbk is not None:
+            hit = self._follows.get((hid, tbk))
+            if hit is None:
+                hit = [g for g in self._groups(hid, None) if key_beats(g[2], tbk)]
+                hit.sort(key=lambda g: (g[0] != 0, g[2][0], g[2][2]))
+                self._follows[(hid, tbk)] = hit
+            return hit
+        hit = self._leads.get(hid)
         if hit is not None:
             return hit
         hand = self._hands[hid]
-        moves = self._legal[(hid, tbk)] = legal_moves(
-            hand, self.level, table, full_house_joker_pair=self.ruleset.full_house_joker_pair
+        moves = self._legal[hid] = legal_moves(
+            hand, self.level, None, full_house_joker_pair=self.ruleset.full_house_joker_pair
         )
         by_child: dict[tuple[int, int], list[Move]] = {}
         info: dict[tuple[int, int], tuple[int, Combo, BeatKey]] = {}
@@ -291,12 +301,8 @@ class Solver:
         for child, ms in by_child.items():
             rid, reading, bk = info[child]
             groups.append((rid, reading, bk, child[1], tuple(ms)))
-        if tbk is None:
-            groups.sort(key=lambda g: (g[0] != 0, g[2][0] > 0, -g[1].size, g[2][2]))
-            self._leads[hid] = groups
-        else:
-            groups.sort(key=lambda g: (g[0] != 0, g[2][0], g[2][2]))
-            self._follows[(hid, tbk)] = groups
+        groups.sort(key=lambda g: (g[0] != 0, g[2][0] > 0, -g[1].size, g[2][2]))
+        self._leads[hid] = groups
         return groups
 
     # ---- transitions (rules.md §5.3–§5.7, as replay/replayer.py applies them) -----------------
@@ -334,7 +340,7 @@ class Solver:
 
     def _settle(self, state: _State) -> _State:
         """``state`` after the passes of every player in turn who cannot beat the table (no choice)."""
-        while state[2] is not None and not self._groups(state[0][state[1]], state[2], state[3]):
+        while state[2] is not None and not self._groups(state[0][state[1]], state[3]):
             state = self._pass(state)
         return state
 
@@ -390,7 +396,7 @@ class Solver:
         if hi <= alpha:
             return hi
         a, b = max(alpha, lo), min(beta, hi)
-        groups = self._groups(hands[turn], table, tbk)
+        groups = self._groups(hands[turn], tbk)
         order: list[int] = list(range(len(groups)))
         if table is not None:
             order.insert(0 if _SAME_TEAM[tseat][turn] else len(order), -1)
@@ -480,12 +486,12 @@ class Solver:
                     best.extend(action[4])
         except _Unsolved:
             return Solution(None, (), self.nodes, False)
-        order = {m: i for i, m in enumerate(self._legal[(state[0][state[1]], state[3])])}
+        order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
         best.sort(key=order.__getitem__)
         return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
 
     def _root_actions(self, state: _State) -> list[_Group | None]:
-        groups: list[_Group | None] = list(self._groups(state[0][state[1]], state[2], state[3]))
+        groups: list[_Group | None] = list(self._groups(state[0][state[1]], state[3]))
         if state[2] is not None:
             groups.append(None)
         return groups
@@ -574,12 +580,12 @@ class Solver:
     def action_count(self, state: SearchState) -> int:
         """The legal actions of the player to move: every legal play, and a pass when following
         (rules.md §5.3)."""
-        groups = self._groups(state[0][state[1]], state[2], state[3])
+        groups = self._groups(state[0][state[1]], state[3])
         return sum(len(g[4]) for g in groups) + (state[2] is not None)
 
     def can_play(self, state: SearchState) -> bool:
         """Whether the player to move has a legal play (a follower who has none must pass)."""
-        return bool(self._groups(state[0][state[1]], state[2], state[3]))
+        return bool(self._groups(state[0][state[1]], state[3]))
 
 
 def _deal_end(out: tuple[int, ...], turn: int, value: int) -> DealEnd:
