@@ -35,6 +35,7 @@ from replay.events import normalise_level
 from replay.match_value import MatchState, outcome_chance
 from replay.moves import Move
 from replay.outcome import level_outcome
+from replay.replayer import paused_gc
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import SEATS, TEAM
 from replay.solver import (
@@ -76,7 +77,8 @@ class DecisionReview:
     ``value_before`` is the position's value and ``best_value`` the most any action reaches; under
     exact play they are equal (both kept). ``loss`` = ``best_value`` −
     ``value_after`` ≥ 0, 0 exactly when ``action`` is one of ``best_moves``. ``hand``: the
-    player's cards before the decision. ``win_best`` and ``win_after``: the team's chance to win
+    player's cards before the decision; ``held``: the cards each seat holds then (:data:`SEATS`
+    order). ``win_best`` and ``win_after``: the team's chance to win
     the match after the deal ends at ``best_value`` and at ``value_after``
     (:mod:`replay.match_value`; ``None`` when the match state is unknown).
     """
@@ -98,6 +100,7 @@ class DecisionReview:
     kind: str = EXACT
     win_best: float | None = None
     win_after: float | None = None
+    held: tuple[int, ...] = ()
 
     @property
     def match_loss(self) -> float | None:
@@ -376,8 +379,14 @@ def review_match(
 ) -> list[DealReview]:
     """Review every deal of a match (``deals``: only these numbers) in one pass over its events
     (module docstring), in deal order. ``budget`` applies to each position; only the decisions
-    with at most ``max_cards_left`` cards in all hands are considered (``None``: all)."""
-    ordered = _ordered(events)
+    with at most ``max_cards_left`` cards in all hands are considered (``None``: all). The cyclic
+    garbage collector is paused meanwhile, as for a replay (``replay.replayer.paused_gc``)."""
+    with paused_gc():
+        return _review_match(_ordered(events), budget, max_cards_left, deals, rulesets)
+
+
+def _review_match(ordered: list[Mapping[str, Any]], budget: Budget, max_cards_left: int | None,
+                  deals: Sequence[int] | None, rulesets: Mapping[str, Ruleset] | None) -> list[DealReview]:
     ruleset = _ruleset(ordered, rulesets)
     start = next(e for e in ordered if e.get("type") == "match_start")
     track = _MatchTrack(ruleset, start)
@@ -489,6 +498,7 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
                 best_moves=solution.best_moves,
                 nodes=solution.nodes,
                 hand=solver.hand(state, seat),
+                held=tuple(len(solver.hand(state, s)) for s in SEATS),
                 choice=_choice(solver, state, solution.best_moves),
                 phase=step.phase,
                 win_best=chances[(team, best)],
