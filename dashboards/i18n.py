@@ -376,6 +376,29 @@ LABELS: dict[str, tuple[str, str]] = {
         "判定为四家明牌（双明手）下的精确解，仅覆盖求解器可解的残局。准确率：真实选择中走出最佳着法的比例，"
         "附 95% 区间。被迫过牌及所有着法等值的局面只计数，不计分。",
     ),
+    "decision_skill": (
+        "Skill from decisions: levels lost per 100 real choices", "决策水平：每百次真实选择损失的级数"
+    ),
+    "decision_estimate": ("Estimate", "估计"),
+    "decision_observed": ("Observed", "实测"),
+    "real_choices_reviewed": ("Real choices reviewed", "复盘的真实选择数"),
+    "combined_skill": ("Combined with the rating", "与等级分综合"),
+    "combined_rank": ("rank {rank} of {n}", "第 {rank} 名，共 {n} 人"),
+    "decision_skill_note": (
+        "From the exact review's verdicts (all hands visible) on real choices only; fewer levels "
+        "lost is better. The estimate is the observed figure shrunk toward the population's "
+        "({population} per 100) by its reliability ({reliability}), so a player seen on few "
+        "choices is not ranked on noise. Combined: the rating's mean (μ) and the decision estimate as "
+        "standard scores among the rated players (0 = average, higher is better), weighted by "
+        "their reliabilities (the rating's: {rating_reliability}).",
+        "依据精确复盘（四家明牌）对真实选择的判定；损失级数越少越好。"
+        "估计值是实测值按其可靠度（{reliability}）向全体水平（每百次 {population}）收缩的结果，"
+        "选择次数少的选手不会因偶然而排名。综合：等级分均值（μ）与决策估计在有等级分的选手中的标准分"
+        "（0 为平均，越高越好），按各自可靠度加权（等级分的可靠度：{rating_reliability}）。",
+    ),
+    "no_decision_skill": (
+        "No real choice of this player has been reviewed yet.", "该选手尚无已复盘的真实选择。"
+    ),
     "review_phase": ("Decision", "决策类型"),
     "phase_lead": ("Lead", "首出"),
     "phase_follow": ("Follow", "跟牌"),
@@ -411,10 +434,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "sampled_worse_in": (
         "worse than the best in {k} of {n} layouts", "在 {n} 种抽样牌局中有 {k} 种劣于最佳"
     ),
-    "sampled_played_mean": ("Played: mean (95 % interval)", "实际着法：均值（95% 区间）"),
+    "sampled_played_mean": ("Played, mean [95 % interval]", "实际着法，均值 [95% 区间]"),
     "mean_levels_lost": ("mean levels lost", "平均损失级数"),
     "sampled_candidates": (
-        "Candidates: mean value in levels over the layouts", "候选着法：各抽样牌局的平均价值（级）"
+        "Candidates, best first: mean value in levels over the layouts [95 % interval]",
+        "候选着法（最佳在前）：各抽样牌局的平均价值（级）[95% 区间]",
     ),
     "sampled_played": ("played", "实际"),
     "sampled_best": ("best", "最佳"),
@@ -847,6 +871,17 @@ LABELS: dict[str, tuple[str, str]] = {
         "result goes to the referee's queue.",
         "南北方在平板上录入成绩，东西方确认后才生效；有异议的成绩交由裁判处理。",
     ),
+    "entry_duplicate": (
+        "Duplicate (複式): every board in an open and a closed room",
+        "复式赛：每套牌在开室和闭室各打一次",
+    ),
+    "entry_duplicate_help": (
+        "Each drawn table's board is played at two tables: the open room with the seats as drawn, "
+        "the closed room with the pairs' directions swapped. Each room's table enters its own "
+        "result; the two rooms are compared deal by deal and count as one match (MP table).",
+        "每桌抽签的套牌在两张牌桌上打：开室按抽签座位，闭室两对交换方向。每个房间的牌桌各自录入成绩；"
+        "两个房间逐副比较，算作一场（MP 表）。",
+    ),
     "entry_registered_pairs": ("Registered pairs · check-in", "已登记搭档 · 报到"),
     "entry_checked_in": ("Checked in", "已报到"),
     "entry_choose_first": (
@@ -997,10 +1032,13 @@ LABELS: dict[str, tuple[str, str]] = {
     "pairing_swiss": ("Swiss", "瑞士移位"),
     "pairing_round_robin": ("round robin", "循环赛"),
     "pairing_snake": ("snake seating (蛇形排位)", "蛇形排位"),
-    "duplicate_ranked_note": (
-        "A duplicate event is ranked by this MP table; the match-point table below it counts each "
-        "room as a match and is shown for reference only.",
-        "复式赛以此 MP 表排名；下方的场分表把每个房间算作一场，仅供参考。",
+    "duplicate_no_match_points": (
+        "A duplicate event is ranked by its MP table above alone (scoring.md §S9, the Paohuzi rule "
+        "book's MP score rate): match points (2 for a won round) would count each room as a match "
+        "and no rule book gives a board-set's two rooms one match result, so no match-point "
+        "standings are shown.",
+        "复式赛仅以上方的 MP 表排名（scoring.md §S9，跑胡子规则的 MP 得分率）：场分（胜一轮得 2 分）会把每个"
+        "房间算作一场，而规则未规定同一套牌两个房间合为一场的胜负，因此不显示场分排名。",
     ),
     # puzzles
     "page_puzzles": ("Puzzles", "残局练习"),

@@ -49,7 +49,13 @@ def single_dummy(
 
     from gdan.render import Rows, emit, progress_bar, stderr_console
     from gdan.validate import _read_events
-    from pipelines.steps.single_dummy import COLUMNS, JobReport, review_matches, reviewable_deals
+    from pipelines.steps.single_dummy import (
+        COLUMNS,
+        JobReport,
+        candidates_text,
+        review_matches,
+        reviewable_deals,
+    )
     from replay.single_dummy import LABEL, Settings
 
     err = stderr_console()
@@ -92,11 +98,12 @@ def single_dummy(
         err.print(
             f"budget of {seconds} s spent: {report.skipped} of {total} deals not reviewed", markup=False
         )
+    cells = [{**r, "hand": " ".join(r["hand"]), "candidates": candidates_text(r["candidates"])} for r in rows]
     emit(
-        Rows(list(COLUMNS), [tuple(r[c] for c in COLUMNS) for r in rows]),
+        Rows(list(COLUMNS), [tuple(r[c] for c in COLUMNS) for r in cells]),
         output,
         title=f"{report.deals} deals, {len(rows)} decisions — {LABEL}, {layouts} layouts",
         keep=("seq", "action", "best_action", "loss", "worse_in"),
-        drop_first=("candidates", "label", "classes", "exact_layouts", "played_low", "played_high"),
+        drop_first=("candidates", "label", "classes", "exact_layouts", "played_low", "played_high", "hand"),
         empty_note="no decision with a choice could be reviewed",
     )

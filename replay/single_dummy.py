@@ -86,15 +86,17 @@ class CandidateValue:
 
 @dataclass(frozen=True, slots=True)
 class SampledDecision:
-    """The single-dummy verdict on one decision (module docstring). ``played`` and ``best`` index
-    ``candidates``; ``worse_in`` of ``layouts`` is how often the played one did worse than the best;
-    ``loss`` = best mean − played mean ≥ 0; ``exact_layouts``: layouts valued by the solver."""
+    """The single-dummy verdict on one decision (module docstring). ``hand``: the decider's cards
+    before it; ``played`` and ``best`` index ``candidates``; ``worse_in`` of ``layouts`` is how
+    often the played one did worse than the best; ``loss`` = best mean − played mean ≥ 0;
+    ``exact_layouts``: layouts valued by the solver."""
 
     seq: int
     seat: str
     team: str
     kind: Literal["play", "return"]
     cards_left: int
+    hand: tuple[str, ...]
     candidates: tuple[CandidateValue, ...]
     played: int
     best: int
@@ -123,6 +125,7 @@ def _decision(
     seat: str,
     kind: Literal["play", "return"],
     cards_left: int,
+    hand: tuple[str, ...],
     options: Sequence[tuple[Action | str, int]],
     played: int,
     table: Sequence[Sequence[int]],
@@ -134,7 +137,7 @@ def _decision(
     best = max(range(len(cands)), key=lambda i: (cands[i].mean, i == played))
     worse = sum(1 for row in table if row[played] < row[best])
     return SampledDecision(
-        seq, seat, TEAM[seat], kind, cards_left, cands, played, best, classes, len(table), exact, worse
+        seq, seat, TEAM[seat], kind, cards_left, hand, cands, played, best, classes, len(table), exact, worse
     )
 
 
@@ -375,7 +378,8 @@ def _review_return(
             row.append(value if TEAM[leader] == TEAM[r.seat] else -value)
         table.append(row)
     return _decision(
-        r.seq, r.seat, "return", 108, [(c, 1) for c in options], options.index(r.card), table, len(options), 0
+        r.seq, r.seat, "return", 108, tuple(hand), [(c, 1) for c in options], options.index(r.card), table,
+        len(options), 0,
     )
 
 
@@ -400,7 +404,8 @@ def _review_play(
         return None
     options = [(c[0], c[1]) for c in kept]
     return _decision(
-        p.seq, position.turn, "play", position.cards_left(), options, played, table, len(ranked), exact
+        p.seq, position.turn, "play", position.cards_left(), tuple(position.hands[position.turn]), options,
+        played, table, len(ranked), exact,
     )
 
 

@@ -388,6 +388,28 @@ DAN_FORECAST = pa.schema(
                      "resets and counted rounds expected to the next dan (scoring.md §S5)"},
 )
 
+DECISION_SKILL = pa.schema(
+    [
+        pa.field("player_id", pa.string(), nullable=False),
+        pa.field("choices", pa.int64(), nullable=False),
+        pa.field("mean_loss", pa.float64(), nullable=False),
+        pa.field("loss_low", pa.float64(), nullable=False),
+        pa.field("loss_high", pa.float64(), nullable=False),
+        pa.field("estimate", pa.float64(), nullable=False),
+        pa.field("low", pa.float64(), nullable=False),
+        pa.field("high", pa.float64(), nullable=False),
+        pa.field("reliability", pa.float64(), nullable=False),
+        pa.field("combined", pa.float64()),
+        pa.field("combined_rank", pa.int32()),
+        pa.field("rating_reliability", pa.float64()),
+    ],
+    metadata={"doc": "one row per player with a real choice in play_reviews: skill from decisions "
+                     "(scoring/decision_skill.py, docs/ratings.md): mean levels lost per real choice "
+                     "with its 95 % interval, the estimate (minus the loss shrunk toward the "
+                     "population's; higher is better) with its interval and reliability, and, for a "
+                     "rated player, the combined estimate with the rating (z-units) and its rank"},
+)
+
 SCORING_PARTITIONS = pa.schema(
     [
         pa.field("table", pa.string(), nullable=False),
@@ -418,6 +440,7 @@ SCORING: dict[str, pa.Schema] = {
     "duplicate_standings": DUPLICATE_STANDINGS,
     "luck_model": LUCK_MODEL,
     "player_luck": PLAYER_LUCK,
+    "decision_skill": DECISION_SKILL,
 }
 """Tables derived from the replayed tables by ``scoring``, by name."""
 

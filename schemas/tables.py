@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 11
+TABLES_VERSION = 13
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -301,6 +301,17 @@ REVIEWED: dict[str, pa.Schema] = {"play_reviews": PLAY_REVIEWS}
 """Tables the replay step appends besides ``DERIVED``, computed in the same worker tasks
 (``pipelines.steps.reviews``)."""
 
+CANDIDATE = pa.struct(
+    [
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("mean", pa.float64(), nullable=False),
+        pa.field("low", pa.float64(), nullable=False),
+        pa.field("high", pa.float64(), nullable=False),
+    ]
+)
+"""One candidate of a single-dummy verdict: the action as text, its mean value over the layouts and
+the 95 % interval of that mean."""
+
 SINGLE_DUMMY_REVIEWS = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),
@@ -310,6 +321,7 @@ SINGLE_DUMMY_REVIEWS = pa.schema(
         pa.field("player_id", pa.string()),
         pa.field("kind", pa.string(), nullable=False),
         pa.field("cards_left", pa.int16(), nullable=False),
+        pa.field("hand", pa.list_(pa.string()), nullable=False),
         pa.field("action", pa.string(), nullable=False),
         pa.field("best_action", pa.string(), nullable=False),
         pa.field("played_mean", pa.float64(), nullable=False),
@@ -321,13 +333,13 @@ SINGLE_DUMMY_REVIEWS = pa.schema(
         pa.field("layouts", pa.int16(), nullable=False),
         pa.field("exact_layouts", pa.int16(), nullable=False),
         pa.field("classes", pa.int32(), nullable=False),
-        pa.field("candidates", pa.string(), nullable=False),
+        pa.field("candidates", pa.list_(CANDIDATE), nullable=False),
         pa.field("label", pa.string(), nullable=False),
     ],
     metadata={"doc": "one row per real decision (a play, pass or return card with at least two action "
-                     "classes) of the deals the opt-in single-dummy job reviewed: candidates valued over "
-                     "layouts of the unseen cards sampled from the player's view; values in levels for "
-                     "the deciding team"},
+                     "classes) of the deals the opt-in single-dummy job reviewed, with the decider's hand: "
+                     "candidates valued over layouts of the unseen cards sampled from the player's view, "
+                     "each with its mean and 95 % interval; values in levels for the deciding team"},
 )
 
 SAMPLED: dict[str, pa.Schema] = {"single_dummy_reviews": SINGLE_DUMMY_REVIEWS}

@@ -1,6 +1,7 @@
-"""Player: rating history, dan ledger, results by partner and opponent, finishing positions,
-play-pattern statistics and decision-review accuracy (``player_reviews``) next to the
-population's, each with its sample size.
+"""Player: rating, skill from decisions beside it (``decision_skill``: levels lost on real choices,
+and combined with the rating), rating history, dan ledger, results by partner and opponent,
+finishing positions, play-pattern statistics and decision-review accuracy (``player_reviews``)
+next to the population's, each with its sample size.
 
 For coaches: the player (searchable by name or id) and every filter are in the address;
 the filters (date range, event, ruleset, partner, seat, level) narrow the deal record, the match
@@ -26,6 +27,7 @@ from dashboards.queries.coach import (
 from dashboards.queries.dan import dan_ledger, player_dan, player_forecast
 from dashboards.queries.play_patterns import jie_feng_received, lead_types, play_stats, return_ranks
 from dashboards.queries.players import (
+    decision_skill,
     luck_population,
     player_luck,
     player_summary,
@@ -83,6 +85,56 @@ cols[3].metric(tr("rounds"), int(row["rounds"]))
 rate_metric(cols[4], tr("win_rate"), row["wins"] + 0.5 * row["draws"], row["rounds"], minimum)
 if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
+
+
+def per_100(loss: float) -> str:
+    """Levels lost per real choice as levels per 100 real choices, one decimal."""
+    return f"{100 * loss:.1f}"
+
+
+def loss_interval(low: float, high: float) -> str:
+    """A 95 % interval of levels lost per 100 real choices (no loss is below 0)."""
+    return f"{tr('ci_95')} {per_100(max(0.0, low))} … {per_100(high)}"
+
+
+st.subheader(tr("decision_skill"))
+skill = run(decision_skill, player=player)
+if skill.empty:
+    st.caption(tr("no_decision_skill"))
+else:
+    own_skill = skill.iloc[0]
+    skill_cols = st.columns(4)
+    skill_cols[0].metric(
+        tr("decision_estimate"),
+        per_100(-own_skill["estimate"]),
+        loss_interval(-own_skill["high"], -own_skill["low"]),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    skill_cols[1].metric(
+        tr("decision_observed"),
+        per_100(own_skill["mean_loss"]),
+        loss_interval(own_skill["loss_low"], own_skill["loss_high"]),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    skill_cols[2].metric(tr("real_choices_reviewed"), int(own_skill["choices"]))
+    rated = pd.notna(own_skill["combined"])
+    rank = int(own_skill["combined_rank"]) if rated else 0
+    skill_cols[3].metric(
+        tr("combined_skill"),
+        f"{own_skill['combined']:+.2f}" if rated else "—",
+        tr("combined_rank").format(rank=rank, n=int(own_skill["ranked"])) if rated else None,
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.caption(
+        tr("decision_skill_note").format(
+            population=per_100(own_skill["population_loss"]),
+            reliability=percent(own_skill["reliability"]),
+            rating_reliability=percent(own_skill["rating_reliability"]),
+        )
+    )
 
 record = run(coach_deal_record, player=player, filters=filters).iloc[0]
 deals = int(record["deals"])

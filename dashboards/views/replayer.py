@@ -9,9 +9,10 @@ with all hands visible) are marked by severity in match terms: green ✓ best, b
 amber ✗ mistake, red ✗✗ blunder, and grey when they were no real choice (· forced pass, = every
 action equal); the verdict shows the player's hand, the best moves and the match-winning chance.
 Beside it, the verdicts of the opt-in single-dummy job (``single_dummy_reviews``, sampled from the
-player's view) with the same marks by the mean levels lost: every candidate's mean, the action
-taken's interval and in how many layouts it did worse; a decision with no exact verdict takes its
-slider mark from them (return cards show on the after-tribute step).
+player's view) with the same marks by the mean levels lost: the player's hand, the action taken,
+the candidates best first, each with its mean and 95 % interval, and in how many layouts the action
+taken did worse; a decision with no exact verdict takes its slider mark from them (return cards
+show on the after-tribute step).
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
 the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
@@ -99,10 +100,9 @@ def sampled_badge(row: Mapping[str, Any]) -> tuple[str, str]:
     return f":{colour}[{mark}]", key
 
 
-def candidate_means(text: str) -> list[tuple[str, float]]:
-    """The ``candidates`` cell of a single-dummy row (``action=mean`` joined by `` | ``) as pairs."""
-    pairs = (item.rsplit("=", 1) for item in text.split(" | ") if "=" in item)
-    return [(action, float(mean)) for action, mean in pairs]
+def best_first(candidates: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The candidates of a single-dummy row by mean value, best first (stable on ties)."""
+    return sorted(candidates, key=lambda c: -float(c["mean"]))
 
 
 def shown(value: object) -> str:
@@ -353,25 +353,38 @@ else:
 
 def show_sampled(row: Mapping[str, Any]) -> None:
     """One single-dummy verdict: its mark and severity, the mean levels lost, how often the action
-    taken did worse, its mean with the interval, and every candidate's mean."""
+    taken did worse than the best, the decider's hand, the action taken and the candidates best
+    first, each with its mean and 95 % interval."""
     badge, key = sampled_badge(row)
     loss = float(row["loss"])
     lost = f" · {tr('mean_levels_lost')}: {loss:.2f}" if loss > 0 else ""
     what = f"{tr('sampled_return')} · " if row["kind"] == "return" else ""
     worse = tr("sampled_worse_in").format(k=int(row["worse_in"]), n=int(row["layouts"]))
+    st.markdown(f"{badge} **{tr(f'severity_{key}')}**{lost} · {what}{seat_word(row['seat'])} · {worse}")
     st.markdown(
-        f"{badge} **{tr(f'severity_{key}')}**{lost} · {what}{seat_word(row['seat'])} · {worse} · "
-        f"{tr('sampled_played_mean')}: {float(row['played_mean']):+.2f} "
-        f"[{float(row['played_low']):+.2f}, {float(row['played_high']):+.2f}]"
+        f"{tr('player_hand')} ({seat_word(row['seat'])}): " + cards_html(list(row["hand"]), level, lang()),
+        unsafe_allow_html=True,
+    )
+
+    def action_html(action: str) -> str:
+        return tr("pass") if action == "pass" else cards_html(action.split(), level, lang())
+
+    def valued(mean: float, low: float, high: float) -> str:
+        return f"{mean:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+    st.markdown(
+        f"{tr('sampled_played_mean')}: {action_html(str(row['action']))} "
+        + valued(float(row["played_mean"]), float(row["played_low"]), float(row["played_high"])),
+        unsafe_allow_html=True,
     )
     lines = []
-    for action, mean in candidate_means(str(row["candidates"])):
-        cards = tr("pass") if action == "pass" else cards_html(action.split(), level, lang())
-        tags = [tr("sampled_played")] if action == row["action"] else []
-        tags += [tr("sampled_best")] if action == row["best_action"] else []
+    for c in best_first(row["candidates"]):
+        tags = [tr("sampled_played")] if c["action"] == row["action"] else []
+        tags += [tr("sampled_best")] if c["action"] == row["best_action"] else []
         note = f" ({', '.join(tags)})" if tags else ""
-        lines.append(f"{cards} {mean:+.2f}{note}")
-    st.markdown(f"{tr('sampled_candidates')}: " + " · ".join(lines), unsafe_allow_html=True)
+        lines.append(f"{action_html(str(c['action']))} {valued(c['mean'], c['low'], c['high'])}{note}")
+    st.markdown(f"{tr('sampled_candidates')}:\n" + "".join(f"\n- {line}" for line in lines),
+                unsafe_allow_html=True)
     st.caption(
         tr("sampled_method").format(
             exact=int(row["exact_layouts"]), n=int(row["layouts"]), classes=int(row["classes"]),

@@ -50,10 +50,11 @@ def _read(store: Store, name: str, columns: list[str] | None = None,
     return out
 
 
-def _scored(store: Store, name: str, columns: list[str] | None = None) -> pl.DataFrame:
-    """Table ``name`` (only ``columns``, which then include ``match_id``) without the rows of
-    matches excluded as duplicates (``duplicate_matches``)."""
-    table = _read(store, name, columns)
+def _scored(store: Store, name: str, columns: list[str] | None = None,
+            where: ds.Expression | None = None) -> pl.DataFrame:
+    """Table ``name`` (only ``columns``, which then include ``match_id``; only the rows ``where``
+    selects) without the rows of matches excluded as duplicates (``duplicate_matches``)."""
+    table = _read(store, name, columns, where)
     if not store.has_data("duplicate_matches"):
         return table
     excluded = _read(store, "duplicate_matches").filter(pl.col("excluded"))["match_id"]
@@ -139,16 +140,22 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     """Standings per event/stage after each round with every tie-break column (scoring.md §S7).
 
     Only the event stages whose ``match_scores`` rows, winners or override changed are ranked
-    again (``pipelines.steps.scoring_parts``); the table is what ranking every stage gives.
+    again (``pipelines.steps.scoring_parts``); the table is what ranking every stage gives. A
+    duplicate (複式) stage has none: its standings are the MP table (``duplicate_standings``,
+    scoring.md §S9), and match points would count each room of a board as a match.
     """
     from pipelines.steps import partitions
     from pipelines.steps.partitions import changed
     from pipelines.steps.scoring_parts import kept, stage_of, standings_in_whole_order, with_params
     from scoring.standings import standings
 
-    matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
+    rooms = _read(store, "matches", ["match_id", "winner", "event_id", "stage", "duplicate_board"])
+    matches = rooms.drop_nulls("winner")
     winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
-    scores = _read(store, "match_scores")
+    duplicate = rooms.drop_nulls("duplicate_board").select("event_id", "stage").unique()
+    scores = _read(store, "match_scores").join(
+        duplicate, on=["event_id", "stage"], how="anti", nulls_equal=True
+    )  # a stage ranked before it was known as duplicate: its rows leave with its partitions
     eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
     keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
         winners, default=None, return_dtype=pl.String).alias("_winner"))
@@ -378,6 +385,20 @@ def dan_forecast_step(store: Store) -> StepReport:
     return StepReport("dan_forecast", {"dan_forecast": _write(store, "dan_forecast", table)})
 
 
+def decision_skill_step(store: Store) -> StepReport:
+    """Each player's skill from the levels lost on real choices of the exact review
+    (``play_reviews``, without duplicate matches), with its interval, and combined with the
+    results-based rating (``scoring.decision_skill``)."""
+    import pyarrow.dataset as pads
+
+    from scoring.decision_skill import decision_skill_table
+
+    reviews = _scored(store, "play_reviews", ["match_id", "player_id", "choice", "loss"],
+                      pads.field("choice") == "real")
+    table = decision_skill_table(reviews, _read(store, "ratings", ["player_id", "mu", "sigma"]))
+    return StepReport("decision_skill", {"decision_skill": _write(store, "decision_skill", table)})
+
+
 SCORING_STEPS: tuple[Step, ...] = (
     Step("duplicate_matches", duplicate_matches_step, ("duplicate_matches",),
          reads=("matches", "deal_fingerprints"), group="quality"),
@@ -400,6 +421,8 @@ SCORING_STEPS: tuple[Step, ...] = (
          reads=("matches", "deal_hands", "deals", "tributes", "duplicate_matches"),
          keeps=("luck_statistics", "luck_totals")),
     Step("dan_forecast", dan_forecast_step, ("dan_forecast",), reads=("dan_ledger", "rating_history")),
+    Step("decision_skill", decision_skill_step, ("decision_skill",),
+         reads=("play_reviews", "ratings", "duplicate_matches")),
 )
 """Every scoring step with the tables it reads and writes (the run order is derived from them)."""
 

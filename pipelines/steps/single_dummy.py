@@ -29,6 +29,7 @@ COLUMNS: tuple[str, ...] = (
     "seat",
     "kind",
     "cards_left",
+    "hand",
     "action",
     "best_action",
     "played_mean",
@@ -43,7 +44,8 @@ COLUMNS: tuple[str, ...] = (
     "candidates",
     "label",
 )
-"""One row per reviewed decision (``candidates``: every candidate as ``action=mean``)."""
+"""One row per reviewed decision (``hand``: the decider's cards before it; ``candidates``: every
+candidate valued, as ``action``, ``mean``, ``low``, ``high``)."""
 
 
 SAMPLED_SEVERITY_LIMITS = ((3.0, "blunder"), (1.0, "mistake"))
@@ -70,9 +72,16 @@ def candidate_text(action: object) -> str:
     return " ".join(cards)
 
 
+def candidates_text(candidates: Sequence[Mapping[str, Any]]) -> str:
+    """The ``candidates`` of a row as one line: ``action=mean [low, high]`` joined by `` | ``."""
+    return " | ".join(
+        f"{c['action']}={c['mean']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" for c in candidates
+    )
+
+
 def decision_row(match: str, deal: int, d: SampledDecision, player: str | None = None) -> dict[str, Any]:
-    """The row of one verdict (:data:`COLUMNS`, and ``player_id``), means rounded to hundredths
-    of a level."""
+    """The row of one verdict (:data:`COLUMNS`, and ``player_id``), means and intervals rounded to
+    hundredths of a level."""
     played, best = d.candidates[d.played], d.candidates[d.best]
     return {
         "match_id": match,
@@ -82,6 +91,7 @@ def decision_row(match: str, deal: int, d: SampledDecision, player: str | None =
         "player_id": player,
         "kind": d.kind,
         "cards_left": d.cards_left,
+        "hand": list(d.hand),
         "action": candidate_text(played.action),
         "best_action": candidate_text(best.action),
         "played_mean": round(played.mean, 2),
@@ -93,7 +103,11 @@ def decision_row(match: str, deal: int, d: SampledDecision, player: str | None =
         "layouts": d.layouts,
         "exact_layouts": d.exact_layouts,
         "classes": d.classes,
-        "candidates": " | ".join(f"{candidate_text(c.action)}={c.mean:+.2f}" for c in d.candidates),
+        "candidates": [
+            {"action": candidate_text(c.action), "mean": round(c.mean, 2), "low": round(c.low, 2),
+             "high": round(c.high, 2)}
+            for c in d.candidates
+        ],
         "label": d.label,
     }
 

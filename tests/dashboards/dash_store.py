@@ -19,6 +19,7 @@ from pipelines.steps.backfill import backfill
 from pipelines.steps.player_patterns import write_player_patterns
 from pipelines.steps.reviews import write_player_reviews
 from pipelines.steps.roster import write_roster
+from pipelines.steps.scoring_steps import decision_skill_step
 from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 
@@ -657,6 +658,7 @@ def build_store(root: Path, *, results_only: bool = False) -> Path:
     backfill(store)
     write_player_patterns(store)
     write_player_reviews(store)
+    decision_skill_step(store)
     write_roster(store)
     store.publish(store.snapshot())
     return root
@@ -690,15 +692,18 @@ def _single_dummy_reviews() -> list[dict[str, Any]]:
     """Verdicts of the opt-in single-dummy job on m1 deal 2: N's pass at seq 11, which has no exact
     verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts), and E's pass at
     seq 22 beside its exact one (the best mean)."""
-    verdicts = [  # seq, seat, best, played mean, interval, best mean, worse in, candidates
-        (11, "N", "HA", -1.25, (-2.0, -0.5), 0.5, 5, "HA=+0.50 | pass=-1.25"),
-        (22, "E", "pass", -1.0, (-1.5, -0.5), -1.0, 0, "pass=-1.00 | D9=-1.38"),
+    verdicts = [  # seq, seat, hand, best, played mean, interval, best mean, worse in, candidates
+        (11, "N", ["HA", "C7", "S5"], "HA", -1.25, (-2.0, -0.5), 0.5, 5,
+         [("pass", -1.25, -2.0, -0.5), ("HA", 0.5, 0.1, 0.9)]),
+        (22, "E", ["D9", "SA", "H3"], "pass", -1.0, (-1.5, -0.5), -1.0, 0,
+         [("pass", -1.0, -1.5, -0.5), ("D9", -1.38, -1.9, -0.86)]),
     ]
     return [
         {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": None, "kind": "play",
-         "cards_left": 40, "action": "pass", "best_action": best, "played_mean": mean,
+         "cards_left": 40, "hand": hand, "action": "pass", "best_action": best, "played_mean": mean,
          "played_low": low, "played_high": high, "best_mean": best_mean, "loss": best_mean - mean,
-         "worse_in": worse, "layouts": 8, "exact_layouts": 0, "classes": 3, "candidates": candidates,
+         "worse_in": worse, "layouts": 8, "exact_layouts": 0, "classes": 3,
+         "candidates": [{"action": a, "mean": m, "low": lo, "high": hi} for a, m, lo, hi in candidates],
          "label": "sampled from the player's view (single-dummy)"}
-        for seq, seat, best, mean, (low, high), best_mean, worse, candidates in verdicts
+        for seq, seat, hand, best, mean, (low, high), best_mean, worse, candidates in verdicts
     ]

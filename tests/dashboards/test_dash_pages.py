@@ -8,6 +8,7 @@ metrics, charts and tables; widgets change what is shown; every chart has axis t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -332,6 +333,9 @@ def test_tournament_shows_duplicate_standings_and_boards(open_app: Open, mini_st
     assert list(standings["decided_by"]) == ["", "MP score rate"]
     boards = next(v for k, v in tables.items() if "board" in k)
     assert list(boards["room"]) == ["open", "closed"] and list(boards["mp"]) == [2, 0]
+    # §S9: the MP table alone ranks a duplicate event; no match-point standings beside it
+    assert not any("match_points" in k or "match_points_EW" in k for k in tables)
+    assert any("no match-point standings" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(("page", "files"), [("tournament", 2), ("dan", 1)])
@@ -396,6 +400,8 @@ def test_tournament_tables_show_no_raw_ids_or_none(open_app: Open, mini_store: P
     assert list(standings["decided_by"]) == ["", *["级差分 level points"] * 3]
     assert list(results["winner"]) == ["Team E–W", "Team N–S"]
     assert list(results["status"]) == ["Valid", "Valid"]
+    teams = [*results["team_EW"], *results["team_NS"]]
+    assert all(re.fullmatch(r"Player \d / Player \d", t) for t in teams), teams  # names, not p1 / p3
     for table in (standings, results):
         text = table.select_dtypes(include=["object", "str"])
         assert not text.isna().any().any() and "None" not in text.astype(str).to_numpy()
@@ -490,10 +496,14 @@ def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
     assert any(c.startswith("Verdicts shown: exact, all hands visible (double-dummy) · sampled from the "
                             "player's view (single-dummy)") for c in captions)
     assert any(":orange[✗]" in t and "**Mistake** · mean levels lost: 1.75" in t
-               and "worse than the best in 5 of 8 layouts" in t and "-1.25 [-2.00, -0.50]" in t
-               for t in texts)
-    candidates = next(t for t in texts if t.startswith("Candidates: mean value"))
-    assert "♥A" in candidates and "+0.50 (best)" in candidates and "pass -1.25 (played)" in candidates
+               and "worse than the best in 5 of 8 layouts" in t for t in texts)
+    hand = next(t for t in texts if t.startswith("Hand before the decision (N)"))
+    assert all(card in hand for card in ("♥A", "♣7", "♠5"))
+    assert any(t.startswith("Played, mean [95 % interval]: pass -1.25 [-2.00, -0.50]") for t in texts)
+    candidates = next(t for t in texts if t.startswith("Candidates, best first"))
+    best, played = candidates.splitlines()[-2:]
+    assert "♥A" in best and best.endswith("+0.50 [+0.10, +0.90] (best)")
+    assert played.endswith("pass -1.25 [-2.00, -0.50] (played)")
     assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
     both = opened(match="m1", deal="2", step="14")
     texts = [m.value for m in both.markdown]
@@ -533,6 +543,43 @@ def test_player_page_shows_review_accuracy_against_the_population(open_app: Open
     assert rows["All"]["population_value"] == pytest.approx(50.0)
     low, high = (float(x) for x in rows["All"]["population_interval"].split("–"))
     assert low < 50.0 < high
+
+
+def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open, mini_store: Path) -> None:
+    """The figures shown are scoring.decision_skill's, from the store's real choices and ratings."""
+    from statistics import fmean, pvariance
+
+    from pipelines.storage.store import Store
+    from scoring.decision_skill import combined, decision_skill
+
+    store = Store(mini_store)
+    reviews = store.read_table("play_reviews").to_pylist()
+    losses: dict[str, list[float]] = {}
+    for r in reviews:
+        if r["choice"] == "real":
+            losses.setdefault(r["player_id"], []).append(float(r["loss"]))
+    skills = decision_skill(losses)
+    ratings = store.read_table("ratings").to_pylist()
+    mu = {r["player_id"]: r["mu"] for r in ratings}
+    spread = pvariance(mu.values())
+    both = combined(mu, skills, spread / (spread + fmean(r["sigma"] ** 2 for r in ratings)))
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p2").run()
+    _no_exception(at)
+    shown = {m.label: m for m in at.metric}
+    mine = skills["p2"]
+    assert mine.choices == 2 and shown["Real choices reviewed"].value == "2"
+    estimate = shown["Estimate"]
+    assert estimate.value == f"{-100 * mine.estimate:.1f}"
+    assert estimate.proto.delta == f"95 % interval {-100 * mine.high:.1f} … {-100 * mine.low:.1f}"
+    observed = shown["Observed"]
+    assert observed.value == f"{100 * mine.mean_loss:.1f}" == "100.0"
+    assert observed.proto.delta == f"95 % interval 0.0 … {100 * mine.loss_high:.1f}"  # low < 0 shown as 0
+    assert mine.loss_low < 0
+    rank = sorted(both, key=lambda p: -both[p]).index("p2") + 1
+    assert shown["Combined with the rating"].value == f"{both['p2']:+.2f}"
+    assert shown["Combined with the rating"].proto.delta == f"rank {rank} of {len(both)}"
+    assert "Rating" in shown  # beside the results-based rating
 
 
 def test_quality_names_error_codes_in_chinese(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:

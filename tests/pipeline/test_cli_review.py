@@ -1,6 +1,6 @@
 """``gdan review``: one line per decision ``review_deal`` reviews, with the player's hand, the
 action played, the best ones, the loss and the verdict and its kind; a deal that never reached
-the window says so."""
+the window says so; without a file, the verdicts a store holds."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from gdan import app
-from gdan.review import verdict
+from gdan.review import verdict, verdict_text
 from pipelines.steps.single_dummy import sampled_severity
+from pipelines.storage.store import Store
 from replay.review import review_deal
 from replay.solver import Budget
 from simulator.api import simulate_match
@@ -64,6 +65,7 @@ def test_review_with_single_dummy_adds_sampled_verdicts(tmp_path: Path) -> None:
         assert r["verdict"].endswith(f"worse in {r['worse_in'][0]} of 1 layouts")
         assert r["choice"] == "real" and r["worse_in"] in ("0/1", "1/1") and r["interval"].startswith("[")
         assert f"{r['played']}=" in r["candidates"] and f"{r['best']}=" in r["candidates"]
+        assert r["hand"] and (r["played"] == "pass" or set(r["played"].split()) <= set(r["hand"].split()))
         assert (r["loss"] > 0) == (r["worse_in"] == "1/1")  # one layout: worse there means a loss
 
 
@@ -82,3 +84,20 @@ def test_review_of_an_unknown_match_fails(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(e) + "\n" for e in simulate_match("national", seed=3)))
     result = CliRunner().invoke(app, ["review", str(path), "--match", "nope", "--deal", "1"])
     assert result.exit_code == 1
+
+
+def test_review_reads_a_stores_verdicts(sim_store: Path) -> None:
+    """Without a file: the deal's play_reviews rows as the store's published run holds them."""
+    stored = Store(sim_store).read_table("play_reviews").to_pylist()
+    match, deal = stored[0]["match_id"], stored[0]["deal_no"]
+    expected = sorted((r for r in stored if (r["match_id"], r["deal_no"]) == (match, deal)),
+                      key=lambda r: r["seq"])
+    args = ["review", "--store", str(sim_store), "--match", match]
+    result = CliRunner().invoke(app, [*args, "--deal", str(deal), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["seq"], r["hand"], r["best"], r["loss"], r["verdict"], r["kind"]) for r in rows] == [
+        (e["seq"], " ".join(e["hand"]), e["best_moves"], e["loss"],
+         verdict_text(e["choice"], e["severity"], e["loss"]), "double_dummy") for e in expected]
+    missing = CliRunner().invoke(app, [*args, "--deal", "999"])
+    assert missing.exit_code == 1 and "no deal 999" in missing.output

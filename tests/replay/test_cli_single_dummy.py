@@ -46,6 +46,7 @@ def test_single_dummy_one_deal_as_json(tmp_path: Path) -> None:
     for row in rows:
         assert (row["match_id"], row["deal_no"], row["label"]) == (match, last, LABEL)
         assert row["loss"] >= 0 and 0 <= row["worse_in"] <= row["layouts"] == 2
+        assert row["hand"] and f"{row['action']}={row['played_mean']:+.2f} [" in row["candidates"]
 
 
 def test_single_dummy_needs_a_match_or_all(tmp_path: Path) -> None:
