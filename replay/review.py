@@ -1,12 +1,14 @@
 """Decision review of logged deals with the exact endgame solver.
 
 :func:`review_match` follows a v1 log (events.md) once, from the first event to the last: the
-dealt hands, the tribute and return cards moved (rules.md §6), then every play and pass through
-:meth:`~replay.solver.Solver.step`, the transition the solver searches with, on the solver's own
-states (no position is rebuilt per decision), and the match's levels and failures at A from each
-deal's result (:func:`~replay.outcome.level_outcome`, resynchronised with ``deal_end.levels`` and
-rulings that set levels). The log is assumed valid (``replay_match`` says so); what the review
-relies on is still checked, and a log it cannot follow is a ``ValueError``.
+dealt hands, the tribute and return cards moved (rules.md §6), then every play and pass: on a
+tally of the cards each seat holds until the window (:meth:`~replay.solver.Solver.tally_step`),
+from its first decision through :meth:`~replay.solver.Solver.step`, the transition the solver
+searches with, on the solver's own states (no position is rebuilt per decision); and the
+match's levels and failures at A from each deal's result (:func:`~replay.outcome.level_outcome`,
+resynchronised with ``deal_end.levels`` and rulings that set levels). The log is assumed valid
+(``replay_match`` says so); what the review relies on (turns, cards held, the window's plays) is
+still checked, and a log it cannot follow is a ``ValueError``.
 
 Each deal's decisions are scored from the first position in the window (at most
 ``max_cards_left`` cards in all hands) the budget can solve until the deal ends: the value before

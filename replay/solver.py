@@ -20,7 +20,7 @@ flush (the one place suits matter, §3): such windows only close as cards leave 
 never interact between players, so two hands with equal keys have the same future. Moves with the
 same resulting hand key and table key are one child. Once the first player is out the value's
 sign is fixed and the window shrinks to the places still open, which cuts the search. Players who
-cannot beat the table (``can_beat``) pass without a node of their own.
+cannot beat the table (no legal play) pass without a node of their own.
 
 A :class:`Budget` of nodes and/or seconds bounds each solve; when it runs out the answer is an
 explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
