@@ -168,6 +168,14 @@ def _phase(solver: Solver, state: SearchState, action: Action, jie_feng: bool) -
     return decision_phase(state[2] is None, action, solver.level, jie_feng)
 
 
+def leads_by_jie_feng(
+    passed: bool, table_cleared: bool, next_turn: int | str, trick_winner: int | str | None
+) -> bool:
+    """Whether the next lead is 接风 (§5.6): a pass ended the trick and the lead goes to someone
+    other than the trick's winner (who went out on its last play)."""
+    return passed and table_cleared and next_turn != trick_winner
+
+
 def decision_phase(leading: bool, action: Action, level: str, jie_feng: bool) -> str:
     """The :data:`PHASES` word for ``action``: ``leading`` when the table is empty, ``jie_feng``
     when that lead came to the partner of a player who went out on the trick's last play (§5.6)."""
@@ -259,7 +267,7 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset,
                     trick = [*trick, ev] if current[2] is not None else [ev]
             if isinstance(after, DealEnd):
                 return _DealLog(solver, decisions, fewest, steps, after, i + 1)
-            jie_feng = passed and after[2] is None and after[1] != current[4]
+            jie_feng = leads_by_jie_feng(passed, after[2] is None, after[1], current[4])
             if state is not None:
                 state = after
             else:

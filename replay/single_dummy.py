@@ -44,7 +44,7 @@ from replay.combos import beat_key, rank_value
 from replay.events import normalise_level
 from replay.layouts import PlayerView, sample_layouts, view_of
 from replay.moves import Move, legal_moves
-from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase
+from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase, leads_by_jie_feng
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import PARTNER, SEATS, TEAM
 from replay.solver import Action, Budget, DealEnd, Position, Solver, play_action
@@ -352,7 +352,7 @@ def deal_decisions(
                 played[seat].extend(action.cards)
             if isinstance(after, DealEnd):
                 break
-            jie_feng = action is None and after.table is None and after.turn != position.table_seat
+            jie_feng = leads_by_jie_feng(action is None, after.table is None, after.turn, position.table_seat)
             position = after
         elif kind in ("deal_end", "deal_start", "match_end") or (
             kind == "ruling" and ev.get("kind") in DEAL_ENDING_RULINGS
