@@ -273,9 +273,11 @@ def table_spec(
     players: Mapping[str, Mapping[str, str]],
     match_id: str | None = None,
     revision: int = 1,
+    duplicate: Mapping[str, str] | None = None,
 ) -> MatchSpec:
     """The match of one table, by default with the importer's match id (docs/scoresheet.md);
-    a ``revision`` above 1 corrects a submitted match (docs/event-extensions.md)."""
+    a ``revision`` above 1 corrects a submitted match (docs/event-extensions.md); ``duplicate``:
+    the board and room a duplicate round's table plays (``match_start.duplicate``)."""
     return MatchSpec(
         match_id or default_match_id(event, stage, round_no, str(table)),
         event,
@@ -287,4 +289,5 @@ def table_spec(
         {p: players[p] for p in seats.values() if players.get(p)},
         {"format": "entry"},
         revision,
+        duplicate,
     )

@@ -405,6 +405,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "phase_pass": ("Pass", "过牌"),
     "phase_bomb": ("Bomb", "炸弹"),
     "phase_jie_feng": ("Lead after 接风", "接风首出"),
+    "phase_tribute_return": ("Return card after a tribute", "还贡"),
     "phase_all": ("All", "全部"),
     "accuracy": ("accuracy %", "准确率 %"),
     "real_choices": ("real choices", "真实选择数"),
@@ -425,6 +426,20 @@ LABELS: dict[str, tuple[str, str]] = {
         "在编排器中运行 `single_dummy` 任务；对事件文件可用 `gdan single-dummy FILE --match ID --deal N` "
         "或 `gdan review FILE --match ID --deal N --single-dummy`。任务的判定在下次发布运行后显示于此。",
     ),
+    "sampled_accuracy_note": (
+        "Every decision with a choice, the return card after a tribute included, judged over layouts of "
+        "the cards the player could not see, dealt at random (the opt-in single-dummy job). Accuracy: "
+        "the share where the action taken had the best mean value, with its 95 % interval.",
+        "每个有选择的决策（包括进贡后的还贡牌），在选手看不到的牌随机发出的多种牌局上评判（需手动启动的单明手任务）。"
+        "准确率：实际着法的平均价值为最佳的比例，附 95% 区间。",
+    ),
+    "sampled_accuracy_none": (
+        "No decision has been judged from the player's view yet: that review is an opt-in job. Run the "
+        "`single_dummy` Dagster job; its verdicts show here from the next published run.",
+        "尚无按选手视角判定的决策：该复盘是需手动启动的任务。在编排器中运行 `single_dummy` 任务，"
+        "其判定在下次发布运行后显示于此。",
+    ),
+    "levels_lost_per_100": ("mean levels lost per 100", "每百次平均损失级数"),
     "sampled_summary": ("Decisions judged from the player's view", "按选手视角判定的决策数"),
     "sampled_not_this_step": (
         "This step's decision has no single-dummy verdict (forced, or not reviewed).",
@@ -871,6 +886,17 @@ LABELS: dict[str, tuple[str, str]] = {
         "result goes to the referee's queue.",
         "南北方在平板上录入成绩，东西方确认后才生效；有异议的成绩交由裁判处理。",
     ),
+    "entry_duplicate": (
+        "Duplicate (複式): every board in an open and a closed room",
+        "复式赛：每套牌在开室和闭室各打一次",
+    ),
+    "entry_duplicate_help": (
+        "Each drawn table's board is played at two tables: the open room with the seats as drawn, "
+        "the closed room with the pairs' directions swapped. Each room's table enters its own "
+        "result; the two rooms are compared deal by deal and count as one match (MP table).",
+        "每桌抽签的套牌在两张牌桌上打：开室按抽签座位，闭室两对交换方向。每个房间的牌桌各自录入成绩；"
+        "两个房间逐副比较，算作一场（MP 表）。",
+    ),
     "entry_registered_pairs": ("Registered pairs · check-in", "已登记搭档 · 报到"),
     "entry_checked_in": ("Checked in", "已报到"),
     "entry_choose_first": (
@@ -1021,10 +1047,13 @@ LABELS: dict[str, tuple[str, str]] = {
     "pairing_swiss": ("Swiss", "瑞士移位"),
     "pairing_round_robin": ("round robin", "循环赛"),
     "pairing_snake": ("snake seating (蛇形排位)", "蛇形排位"),
-    "duplicate_ranked_note": (
-        "A duplicate event is ranked by this MP table; the match-point table below it counts each "
-        "room as a match and is shown for reference only.",
-        "复式赛以此 MP 表排名；下方的场分表把每个房间算作一场，仅供参考。",
+    "duplicate_no_match_points": (
+        "A duplicate event is ranked by its MP table above alone (scoring.md §S9, the Paohuzi rule "
+        "book's MP score rate): match points (2 for a won round) would count each room as a match "
+        "and no rule book gives a board-set's two rooms one match result, so no match-point "
+        "standings are shown.",
+        "复式赛仅以上方的 MP 表排名（scoring.md §S9，跑胡子规则的 MP 得分率）：场分（胜一轮得 2 分）会把每个"
+        "房间算作一场，而规则未规定同一套牌两个房间合为一场的胜负，因此不显示场分排名。",
     ),
     # puzzles
     "page_puzzles": ("Puzzles", "残局练习"),

@@ -262,10 +262,10 @@ def export_slips(
         raise typer.Exit(1) from None
     access = (
         _token_access(
-            store, event, stage_name, round_no, [t for t, _ in tables], base_url, issued_by, valid_hours
+            store, event, stage_name, round_no, [t for t, _, _ in tables], base_url, issued_by, valid_hours
         )
         if tokens
-        else {t: (entry_link(base_url, event, stage_name, round_no, t), None) for t, _ in tables}
+        else {t: (entry_link(base_url, event, stage_name, round_no, t), None) for t, _, _ in tables}
     )
     slips = [
         TableSlip(
@@ -277,8 +277,9 @@ def export_slips(
             link=access[table][0],
             pin=access[table][1],
             deals=deals or planned or 12,
+            duplicate=room,
         )
-        for table, seats in tables
+        for table, seats, room in tables
     ]
     data = to_slips_pdf(slips, lang, font)
     target = out or Path(f"{_safe(f'slips-{event}-r{round_no}')}.pdf")
@@ -316,20 +317,29 @@ def _token_access(
     return {str(t.table): (entry_link(base_url, t), t.pin) for t in issued}
 
 
-def _drawn_seats(
-    store: Path, event: str, round_no: int
-) -> tuple[str, str | None, list[tuple[str, dict[str, str]]], int | None] | None:
-    """The round's tables as the event registry drew them (names by seat, in table order), with
-    the event's printed name, stage and the deals of its round format; None when not drawn."""
+Seated = list[tuple[str, dict[str, str], dict[str, str] | None]]
+"""Per table in table order: its number, the players as printed by seat, and a duplicate round's
+board and room (``board``, ``room``; None for another round)."""
+
+
+def _drawn_seats(store: Path, event: str, round_no: int) -> tuple[str, str | None, Seated, int | None] | None:
+    """The round's tables as the event registry drew them (names by seat, in table order, with a
+    duplicate round's rooms), with the event's printed name, stage and the deals of its round
+    format; None when not drawn."""
     from service import registry
 
     registered = registry.load(store, event)
     if registered is None or round_no not in registered.rounds:
         return None
     people = registered.players
-    drawn = registered.rounds[round_no].tables
+    draw = registered.rounds[round_no]
+    drawn = draw.tables
     tables = [
-        (table, {s: (people[p].name or p) if p in people else p for s, p in drawn[table].items()})
+        (
+            table,
+            {s: (people[p].name or p) if p in people else p for s, p in drawn[table].items()},
+            dict(draw.rooms[table]) if table in draw.rooms else None,
+        )
         for table in sorted(drawn, key=_table_order)
     ]
     deals = registered.format.get("deals")
@@ -341,33 +351,46 @@ def _table_order(table: str) -> tuple[bool, int, str]:
     return not table.isdigit(), int(table) if table.isdigit() else 0, table
 
 
-def _round_seats(
-    con: Any, event: str, stage: str | None, round_no: int
-) -> tuple[str, str | None, list[tuple[str, dict[str, str]]]]:
+def _round_seats(con: Any, event: str, stage: str | None, round_no: int) -> tuple[str, str | None, Seated]:
     """The event's printed name, its stage, and per table (in table order) the players' names by
-    seat: from the round's stored matches (latest revision), else from its pairing."""
-    from pipelines.reads.pairing_sheet import KnockoutOptions, pairing_sheet
-    from pipelines.reads.tournament_data import LookupFailed, Player, roster, rows, stage_of
+    seat: from the round's stored matches (latest revision), else from its pairing (a duplicate
+    round's: each board at its two room tables, as the entry page lists them)."""
+    from pipelines.reads.pairing_sheet import KnockoutOptions, duplicate_rooms, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, Player, is_duplicate, roster, rows, stage_of
 
     info = stage_of(con, event, stage)
     names = roster(con)
     played = rows(
         con,
-        'SELECT "table", player_E AS E, player_N AS N, player_W AS W, player_S AS S FROM matches '
-        "WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? AND round = ? "
+        'SELECT "table", player_E AS E, player_N AS N, player_W AS W, player_S AS S, duplicate_board, '
+        "duplicate_room FROM matches WHERE event_id = ? AND stage IS NOT DISTINCT FROM ? AND round = ? "
         'QUALIFY row_number() OVER (PARTITION BY "table" ORDER BY revision DESC) = 1',
         [event, info.stage, round_no],
     )
+    rooms: dict[str, dict[str, str]] = {}
     if played:
         seated = {str(r["table"]): {s: r[s] for s in "ENWS"} for r in played}
+        rooms = {
+            str(r["table"]): {"board": r["duplicate_board"], "room": r["duplicate_room"]}
+            for r in played
+            if r["duplicate_board"] is not None
+        }
     else:
         sheet = pairing_sheet(con, event, info.stage, round_no, None, 0, KnockoutOptions())
         seated = {str(number): seats for number, seats in sheet.seats.items()}
+        if is_duplicate(con, info):
+            by_room = duplicate_rooms(event, info.stage, round_no, sheet.seats)
+            seated = {t: r.seats for t, r in by_room.items()}
+            rooms = {t: r.duplicate for t, r in by_room.items()}
     if not seated:
         raise LookupFailed(f"event {event}: no tables in round {round_no} to print slips for")
     order = sorted(seated, key=_table_order)
     tables = [
-        (table, {s: (names.get(p) or Player(p)).label if p else "" for s, p in seated[table].items()})
+        (
+            table,
+            {s: (names.get(p) or Player(p)).label if p else "" for s, p in seated[table].items()},
+            rooms.get(table),
+        )
         for table in order
     ]
     return info.name or event, info.stage, tables

@@ -150,10 +150,16 @@ _EVENTS_SQL = """
            (SELECT string_agg(DISTINCT m.rules, ',' ORDER BY m.rules) FROM match_scores m
             WHERE m.event_id = s.event_id AND m.stage IS NOT DISTINCT FROM s.stage) AS rules,
            max(s.after_round) AS rounds, count(DISTINCT s.team_id) AS entries
-    FROM standings s
+    FROM (SELECT event_id, stage, entry, after_round, team_id FROM standings
+          UNION ALL
+          SELECT d.event_id, d.stage, 'pair',
+                 (SELECT max(m.round) FROM matches m
+                  WHERE m.event_id = d.event_id AND m.stage IS NOT DISTINCT FROM d.stage), d.team_id
+          FROM duplicate_standings d) s
     GROUP BY s.event_id, s.stage
     ORDER BY s.event_id, s.stage NULLS FIRST
 """
+"""Every event stage with standings: the match-point standings, and a duplicate stage's MP table."""
 
 
 def _tie_break_columns(

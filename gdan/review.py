@@ -229,7 +229,7 @@ def sampled_row(row: Mapping[str, Any]) -> Row:
     word = sampled_severity(loss)
     worse = f"worse in {row['worse_in']} of {row['layouts']} layouts"
     return (
-        row["seq"], row["seat"], "return" if row["kind"] == "return" else None, " ".join(row["hand"]),
+        row["seq"], row["seat"], row["phase"], " ".join(row["hand"]),
         row["action"], row["best_action"], loss, None,
         f"{word} (−{loss:.2f}), {worse}" if loss > 0 else f"{word}, {worse}", row["cards_left"], None, None,
         "real", "single_dummy", row["played_mean"], f"[{row['played_low']:+.2f}, {row['played_high']:+.2f}]",

@@ -98,7 +98,8 @@ def pair(
     Snake seating (scoring.md §S9), the default for a duplicate event: round 1 drawn at random,
     then table 1 = ranks 1 v 2, table 2 = ranks 4 v 3, table 3 = ranks 5 v 6, … by the MP score
     rate after round N − 1 (by the standings for another event); each table's boards are also
-    played in the other room with the seats turned.
+    played in the other room with the seats turned. A duplicate event paired --system swiss is
+    ranked by its MP score rate too: its standings are the MP table.
 
     A round after one with tables that have no result (the tables the event registry drew, or
     teams of the event without a match) is refused too, since their teams would be left out;

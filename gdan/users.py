@@ -169,14 +169,22 @@ def parse_tables(text: str) -> list[int]:
 
 
 def _paired_tables(store: Path, event: str, stage: str | None, round_no: int) -> list[int]:
-    """The tables of the round as `gdan pair` seats them."""
-    from pipelines.reads.pairing_sheet import pairing_sheet
-    from pipelines.reads.tournament_data import LookupFailed, connect
+    """The tables of the round: as the event registry drew them, else as `gdan pair` seats them; a
+    duplicate round's two rooms of each board are two tables (``duplicate_rooms``, as the entry
+    page lists them)."""
+    from pipelines.reads.pairing_sheet import duplicate_rooms, pairing_sheet
+    from pipelines.reads.tournament_data import LookupFailed, connect, is_duplicate, stage_of
+    from service import registry
 
+    registered = registry.load(store, event)
+    if registered is not None and round_no in registered.rounds:
+        return sorted(int(t) for t in registered.rounds[round_no].tables)
     try:
         con = connect(store)
         try:
             sheet = pairing_sheet(con, event, stage, round_no, None, 0)
+            if is_duplicate(con, stage_of(con, event, stage)):
+                return sorted(int(t) for t in duplicate_rooms(event, stage, round_no, sheet.seats))
         finally:
             con.close()
     except LookupFailed as exc:

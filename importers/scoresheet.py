@@ -639,6 +639,8 @@ class MatchSpec:
     """Where the results come from (``match_start.source``: a sheet's rows, the entry page)."""
     revision: int = 1
     """The correction's number (``match_start.revision``, docs/event-extensions.md): written when > 1."""
+    duplicate: Mapping[str, str] | None = None
+    """The duplicate board and room the match is (``match_start.duplicate``: ``board``, ``room``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -703,6 +705,8 @@ def match_events(
         start_event["source"] = dict(match.source)
     if match.revision > 1:
         start_event["revision"] = match.revision
+    if match.duplicate:
+        start_event["duplicate"] = dict(match.duplicate)
     writer.emit("match_start", **({"t": start.isoformat()} if start else {}), **start_event)
     levels = dict.fromkeys(TEAMS, RANKS[0])
     failures = dict.fromkeys(TEAMS, 0)

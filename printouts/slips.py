@@ -47,6 +47,8 @@ class TableSlip:
     stage: str | None = None
     deals: int = 12
     """How many blank deal lines to print."""
+    duplicate: Mapping[str, str] | None = None
+    """A duplicate round's table: the board it plays and its room (``board``, ``room``)."""
 
     def __post_init__(self) -> None:
         if sorted(self.seats) != ["E", "N", "S", "W"]:
@@ -113,6 +115,11 @@ def _slip(pdf: Any, slip: TableSlip, lang: Lang) -> None:
     pdf.ln(2)
     pdf.set_font(_FAMILY, size=34)
     pdf.cell(text_width, 16, t("Table {table}", table=slip.table), new_x="LMARGIN", new_y="NEXT")
+    if slip.duplicate:
+        pdf.set_font(_FAMILY, size=14)
+        room = t(f"{slip.duplicate['room']} room") if slip.duplicate["room"] in ("open", "closed") else ""
+        pdf.cell(text_width, 8, t("Board {board} · {room}", board=slip.duplicate["board"], room=room),
+                 new_x="LMARGIN", new_y="NEXT")
 
     qr_x = pdf.w - _MARGIN - _QR_SIZE
     pdf.image(io.BytesIO(qr_png(slip.link)), x=qr_x, y=_MARGIN, w=_QR_SIZE, h=_QR_SIZE)

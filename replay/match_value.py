@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
 from replay.outcome import level_outcome, round_winner
@@ -79,8 +78,18 @@ def finishing_order(team: str, value: int) -> tuple[str, ...]:
 def outcome_chance(ruleset: Ruleset, state: MatchState, team: str, value: int) -> float:
     """``team``'s chance to win the match after the deal of ``state`` ends worth ``value`` levels
     to it (±1, ±2, ±3)."""
-    return _after_deal(ruleset, state.levels, state.failures, state.declarers, state.deal_level,
-                       state.deals_after, finishing_order(team, value), team)
+    model = _model(ruleset)
+    order = finishing_order(team, value)
+    ended, winner, after, counted = model.result(state.levels, state.failures, state.declarers,
+                                                 state.deal_level, order)
+    if ended is not None:
+        return 1.0 if ended == team else 0.0
+    if state.deals_after == 0:
+        final = round_winner(ruleset, dict(after), state.declarers, winner, False)
+        return 0.5 if final is None else 1.0 if final == team else 0.0
+    chance = model.chance(after, counted, winner,
+                          HORIZON if state.deals_after is None else state.deals_after)
+    return chance if team == "EW" else 1.0 - chance
 
 
 def win_chance(ruleset: Ruleset, team: str, levels: Mapping[str, str], failures: Mapping[str, int],
@@ -89,59 +98,76 @@ def win_chance(ruleset: Ruleset, team: str, levels: Mapping[str, str], failures:
     the format allows ``deals_left`` ≥ 1 more (``None``: no deal count, :data:`HORIZON` assumed)."""
     if deals_left is not None and deals_left < 1:
         raise ValueError(f"a next deal needs deals_left >= 1, got {deals_left}")
-    chance = _chance(ruleset, tuple((t, levels[t]) for t in TEAMS),
-                     tuple((t, failures.get(t, 0)) for t in TEAMS), declarers,
-                     HORIZON if deals_left is None else deals_left)
+    chance = _model(ruleset).chance(tuple((t, levels[t]) for t in TEAMS),
+                                    tuple((t, failures.get(t, 0)) for t in TEAMS), declarers,
+                                    HORIZON if deals_left is None else deals_left)
     return chance if team == "EW" else 1.0 - chance
 
 
 _Levels = tuple[tuple[str, str], ...]
 _Failures = tuple[tuple[str, int], ...]
-
-
-def _after_deal(ruleset: Ruleset, levels: _Levels, failures: _Failures, declarers: str | None,
-                deal_level: str, deals_after: int | None, order: tuple[str, ...], team: str) -> float:
-    ended, winner, after, counted = _result(ruleset, levels, failures, declarers, deal_level, order)
-    if ended is not None:
-        return 1.0 if ended == team else 0.0
-    if deals_after == 0:
-        final = round_winner(ruleset, dict(after), declarers, winner, False)
-        return 0.5 if final is None else 1.0 if final == team else 0.0
-    return win_chance(ruleset, team, dict(after), dict(counted), winner, deals_after)
-
-
-@lru_cache(maxsize=1 << 16)
-def _result(ruleset: Ruleset, levels: _Levels, failures: _Failures, declarers: str | None, deal_level: str,
-            order: tuple[str, ...]) -> tuple[str | None, str, _Levels, _Failures]:
-    """:func:`level_outcome` of a deal, as hashable parts: the match winner when the deal ends the
-    match, the deal's winning team, and the levels and failures after it."""
-    outcome = level_outcome(ruleset, dict(levels), declarers, deal_level, order, dict(failures))
-    return (
-        outcome.match_winner if outcome.end is not None else None,
-        outcome.winner,
-        tuple((t, outcome.levels[t]) for t in TEAMS),
-        tuple((t, outcome.failures.get(t, 0)) for t in TEAMS),
-    )
-
+_Result = tuple[str | None, str, _Levels, _Failures]
 
 _ORDERS: Final = tuple((share, finishing_order(w, gain)) for w in TEAMS for gain, share in GAIN_SHARES)
 """Every kind of finish of a later deal and its chance given the winner: (share, order)."""
 
 
-@lru_cache(maxsize=1 << 17)
-def _chance(ruleset: Ruleset, levels: _Levels, failures: _Failures, declarers: str, deals_left: int) -> float:
-    """EW's chance to win the match before a deal declared by ``declarers``, ``deals_left`` ≥ 1
-    deals allowed, this one included."""
-    deal_level = dict(levels)[declarers]
-    total = 0.0
-    for share, order in _ORDERS:
-        ended, winner, after, counted = _result(ruleset, levels, failures, declarers, deal_level, order)
-        if ended is not None:
-            chance = 1.0 if ended == "EW" else 0.0
-        elif deals_left == 1:
-            final = round_winner(ruleset, dict(after), declarers, winner, False)
-            chance = 0.5 if final is None else 1.0 if final == "EW" else 0.0
-        else:
-            chance = _chance(ruleset, after, counted, winner, deals_left - 1)
-        total += 0.5 * share * chance
-    return total
+class _Model:
+    """The model's values for one ruleset, memoised by match state (the ruleset is hashed once
+    per question, not at every state the recursion visits)."""
+
+    __slots__ = ("_chances", "_results", "ruleset")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self._results: dict[tuple[_Levels, _Failures, str | None, str, tuple[str, ...]], _Result] = {}
+        self._chances: dict[tuple[_Levels, _Failures, str, int], float] = {}
+
+    def result(self, levels: _Levels, failures: _Failures, declarers: str | None, deal_level: str,
+               order: tuple[str, ...]) -> _Result:
+        """:func:`level_outcome` of a deal, as hashable parts: the match winner when the deal ends
+        the match, the deal's winning team, and the levels and failures after it."""
+        key = (levels, failures, declarers, deal_level, order)
+        hit = self._results.get(key)
+        if hit is None:
+            outcome = level_outcome(self.ruleset, dict(levels), declarers, deal_level, order, dict(failures))
+            hit = self._results[key] = (
+                outcome.match_winner if outcome.end is not None else None,
+                outcome.winner,
+                tuple((t, outcome.levels[t]) for t in TEAMS),
+                tuple((t, outcome.failures.get(t, 0)) for t in TEAMS),
+            )
+        return hit
+
+    def chance(self, levels: _Levels, failures: _Failures, declarers: str, deals_left: int) -> float:
+        """EW's chance to win the match before a deal declared by ``declarers``, ``deals_left`` ≥ 1
+        deals allowed, this one included."""
+        key = (levels, failures, declarers, deals_left)
+        hit = self._chances.get(key)
+        if hit is not None:
+            return hit
+        deal_level = levels[0][1] if levels[0][0] == declarers else levels[1][1]
+        total = 0.0
+        for share, order in _ORDERS:
+            ended, winner, after, counted = self.result(levels, failures, declarers, deal_level, order)
+            if ended is not None:
+                chance = 1.0 if ended == "EW" else 0.0
+            elif deals_left == 1:
+                final = round_winner(self.ruleset, dict(after), declarers, winner, False)
+                chance = 0.5 if final is None else 1.0 if final == "EW" else 0.0
+            else:
+                chance = self.chance(after, counted, winner, deals_left - 1)
+            total += 0.5 * share * chance
+        self._chances[key] = total
+        return total
+
+
+_MODELS: dict[Ruleset, _Model] = {}
+"""The model of each ruleset asked about (a process asks about a few)."""
+
+
+def _model(ruleset: Ruleset) -> _Model:
+    model = _MODELS.get(ruleset)
+    if model is None:
+        model = _MODELS[ruleset] = _Model(ruleset)
+    return model

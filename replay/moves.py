@@ -60,37 +60,46 @@ def _subsets(items: tuple[tuple[int, int], ...]) -> list[list[tuple[int, ...]]]:
 
 
 class _Hand:
-    """Rank counts of a hand: natural cards per rank, wilds and jokers (wild = heart level card)."""
+    """Rank counts of a hand: natural cards per rank, wilds and jokers (wild = heart level card),
+    the number of cards (``size``: no combination needs more cards than the hand holds) and per
+    suit the bit set of the natural ranks it holds (``suit_ranks``: straight flushes)."""
 
-    __slots__ = ("by_rank", "hr", "lv", "nat", "sb", "suit_has", "w", "wc")
+    __slots__ = ("by_rank", "hr", "lv", "nat", "sb", "size", "suit_ranks", "w", "wc")
 
     def __init__(self, codes: Sequence[int], lv: int) -> None:
         self.lv = lv
-        self.wc = 13 + lv
-        counts = [0] * 54
-        for c in codes:
-            counts[c] += 1
-        if max(counts) > 2:
-            extra = ", ".join(CARDS[i] for i, n in enumerate(counts) if n > 2)
-            raise ValueError(f"impossible hand: more than two copies of {extra} (a double deck has two)")
-        self.w = counts[self.wc]
-        self.sb = counts[SMALL_JOKER_CODE]
-        self.hr = counts[BIG_JOKER_CODE]
-        by_rank: list[tuple[tuple[int, int], ...]] = []
+        self.wc = wc = 13 + lv
+        self.size = n = len(codes)
+        ordered = sorted(codes)
+        by_rank: list[tuple[tuple[int, int], ...]] = [()] * 13
         nat = [0] * 13
-        for r in range(13):
-            items = tuple(
-                (s * 13 + r, counts[s * 13 + r])
-                for s in range(4)
-                if counts[s * 13 + r] and s * 13 + r != self.wc
-            )
-            by_rank.append(items)
-            nat[r] = sum(m for _, m in items)
+        suit_ranks = [0, 0, 0, 0]
+        w = sb = hr = 0
+        i = 0
+        while i < n:
+            c = ordered[i]
+            k = 1
+            while i + k < n and ordered[i + k] == c:
+                k += 1
+            if k > 2:
+                extra = ", ".join(CARDS[x] for x, copies in sorted(Counter(codes).items()) if copies > 2)
+                raise ValueError(f"impossible hand: more than two copies of {extra} (a double deck has two)")
+            i += k
+            if c == wc:
+                w = k
+            elif c == SMALL_JOKER_CODE:
+                sb = k
+            elif c == BIG_JOKER_CODE:
+                hr = k
+            else:
+                r = c % 13
+                by_rank[r] = (*by_rank[r], (c, k))
+                nat[r] += k
+                suit_ranks[c // 13] |= 1 << r
+        self.w, self.sb, self.hr = w, sb, hr
         self.by_rank = by_rank
         self.nat = nat
-        self.suit_has = [
-            [counts[s * 13 + r] > 0 and s * 13 + r != self.wc for r in range(13)] for s in range(4)
-        ]
+        self.suit_ranks = suit_ranks
 
     def value(self, r: int) -> int:
         """Single-order value of rank index ``r`` (§2)."""
@@ -108,6 +117,14 @@ class _Hand:
 def _rank_at(position: int) -> int:
     """Rank index at a natural sequence position (1 and 14 are both A)."""
     return 12 if position == 1 else position - 2
+
+
+_FLUSH_RANKS: dict[int, tuple[tuple[int, ...], int]] = {
+    start: (ranks, sum(1 << r for r in ranks))
+    for start in range(1, 11)
+    for ranks in [tuple(_rank_at(p) for p in range(start, start + 5))]
+}
+"""Per straight start position (1–10): the rank indices of its five cards and their bit set."""
 
 
 _MOVES: dict[tuple[tuple[int, ...], Combo], Move] = {}
@@ -133,11 +150,12 @@ def _move(codes: tuple[int, ...], c: Combo) -> Move:
 def _same_rank(h: _Hand, n: int, type_: str, above: int) -> Iterator[Move]:
     """Singles, pairs, triples (n = 1, 2, 3) of a natural rank plus wilds, and joker ones."""
     wilds = (h.wc,)
+    held, lv, w = h.nat, h.lv, h.w
     for r in range(13):
-        if h.value(r) <= above:
+        if (held[r] == 0 and r != lv) or held[r] + w < n or h.value(r) <= above:
             continue
         c = combo(type_, RANKS[r])
-        for u in range(min(h.w, n) + 1):
+        for u in range(min(w, n) + 1):
             k = n - u
             if k == 0 and r != h.lv:
                 continue
@@ -156,7 +174,21 @@ def _triple_parts(h: _Hand, r: int) -> list[tuple[tuple[int, ...], int]]:
 
 def _full_houses(h: _Hand, above: int, joker_pair: bool) -> Iterator[Move]:
     """Full houses: a triple (compared, §4) plus a pair of another rank or, if allowed, of jokers."""
+    if h.size < 5:
+        return
     wc = h.wc
+    by_rank = [
+        [(nat + (wc,) * u, u) for u in range(min(h.w, 1) + 1) for nat in h.subsets(p, 2 - u)]
+        for p in range(13)
+    ]
+    extra: list[tuple[tuple[int, ...], int]] = []
+    if h.w == 2:
+        extra.append(((wc, wc), 2))
+    if joker_pair:
+        if h.sb == 2:
+            extra.append(((SMALL_JOKER_CODE,) * 2, 0))
+        if h.hr == 2:
+            extra.append(((BIG_JOKER_CODE,) * 2, 0))
     for t in range(13):
         if h.value(t) <= above or h.nat[t] == 0:
             continue
@@ -164,19 +196,7 @@ def _full_houses(h: _Hand, above: int, joker_pair: bool) -> Iterator[Move]:
         triples = _triple_parts(h, t)
         if not triples:
             continue
-        pairs: list[tuple[tuple[int, ...], int]] = []
-        for p in range(13):
-            if p == t:
-                continue
-            for u in range(min(h.w, 1) + 1):
-                pairs.extend((nat + (wc,) * u, u) for nat in h.subsets(p, 2 - u))
-        if h.w == 2:
-            pairs.append(((wc, wc), 2))
-        if joker_pair:
-            if h.sb == 2:
-                pairs.append(((SMALL_JOKER_CODE,) * 2, 0))
-            if h.hr == 2:
-                pairs.append(((BIG_JOKER_CODE,) * 2, 0))
+        pairs = [pair for p in range(13) if p != t for pair in by_rank[p]] + extra
         for tri, ut in triples:
             for pair, up in pairs:
                 if ut + up <= h.w:
@@ -185,6 +205,8 @@ def _full_houses(h: _Hand, above: int, joker_pair: bool) -> Iterator[Move]:
 
 def _sequences(h: _Hand, type_: str, width: int, length: int, above: int) -> Iterator[Move]:
     """Tubes (width 2, length 3) and plates (width 3, length 2): consecutive groups of one rank."""
+    if h.size < width * length:
+        return
     wc = h.wc
     for start in range(1, 16 - length):
         if start <= above:
@@ -208,6 +230,8 @@ def _sequences(h: _Hand, type_: str, width: int, length: int, above: int) -> Ite
 def _straights(h: _Hand, above: int) -> Iterator[Move]:
     """Plain straights starting above position ``above``: per rank any natural card or a wild.
     Five one-suit naturals without a wild are a straight flush only (§3), so they are skipped."""
+    if h.size < 5:
+        return
     wc = h.wc
     for start in range(max(1, above + 1), 11):
         options = []
@@ -231,15 +255,19 @@ def _straights(h: _Hand, above: int) -> Iterator[Move]:
 def _flushes(h: _Hand, above: int) -> Iterator[Move]:
     """Straight flushes starting above position ``above``: per suit, each rank its card of that
     suit or a wild (at most the hand's wilds)."""
-    wc = h.wc
+    if h.size < 5:
+        return
+    wc, w = h.wc, h.w
+    suits = [(s, held) for s, held in enumerate(h.suit_ranks) if held.bit_count() + w >= 5]
     for start in range(max(1, above + 1), 11):
-        ranks = [_rank_at(p) for p in range(start, start + 5)]
+        if not suits:
+            return
+        ranks, window = _FLUSH_RANKS[start]
         c = combo("straight_flush", SEQ_RANK_OF_POSITION[start])
-        for s in range(4):
-            has = h.suit_has[s]
-            if sum(1 for r in ranks if not has[r]) > h.w:
+        for s, held in suits:
+            if 5 - (held & window).bit_count() > w:
                 continue
-            options = [(s * 13 + r, wc) if has[r] else (wc,) for r in ranks]
+            options = [(s * 13 + r, wc) if held >> r & 1 else (wc,) for r in ranks]
             for choice in product(*options):
                 if choice.count(wc) <= h.w:
                     yield _move(choice, c)
@@ -247,8 +275,12 @@ def _flushes(h: _Hand, above: int) -> Iterator[Move]:
 
 def _bombs(h: _Hand, min_size: int, above_at_min: int) -> Iterator[Move]:
     """Bombs of ``min_size`` or more cards; those of exactly ``min_size`` must rank above ``above_at_min``."""
+    if h.size < 4:
+        return
     wc = h.wc
     for r in range(13):
+        if h.nat[r] < 2:
+            continue
         v = h.value(r)
         for u in range(h.w + 1):
             for k in range(max(2, min_size - u, 4 - u), h.nat[r] + 1):

@@ -48,12 +48,13 @@ COMPILED: tuple[str, ...] = (
     "lines",
     "solver",
     "review",
+    "match_value",
     "batch",
 )
 """Modules of ``replay`` compiled by mypyc: those a replay runs through, event by event,
-``lines``, the ingest's work on every input line, the endgame solver and decision review that
-``gdan run`` applies to every fully known deal, and ``batch``, the loop over a batch's input rows
-and matches."""
+``lines``, the ingest's work on every input line, the endgame solver, decision review and its
+match-value model that ``gdan run`` applies to every fully known deal, and ``batch``, the loop
+over a batch's input rows and matches."""
 
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""

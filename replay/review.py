@@ -1,12 +1,14 @@
 """Decision review of logged deals with the exact endgame solver.
 
 :func:`review_match` follows a v1 log (events.md) once, from the first event to the last: the
-dealt hands, the tribute and return cards moved (rules.md §6), then every play and pass through
-:meth:`~replay.solver.Solver.step`, the transition the solver searches with, on the solver's own
-states (no position is rebuilt per decision), and the match's levels and failures at A from each
-deal's result (:func:`~replay.outcome.level_outcome`, resynchronised with ``deal_end.levels`` and
-rulings that set levels). The log is assumed valid (``replay_match`` says so); what the review
-relies on is still checked, and a log it cannot follow is a ``ValueError``.
+dealt hands, the tribute and return cards moved (rules.md §6), then every play and pass: on a
+tally of the cards each seat holds until the window (:meth:`~replay.solver.Solver.tally_step`),
+from its first decision through :meth:`~replay.solver.Solver.step`, the transition the solver
+searches with, on the solver's own states (no position is rebuilt per decision); and the
+match's levels and failures at A from each deal's result (:func:`~replay.outcome.level_outcome`,
+resynchronised with ``deal_end.levels`` and rulings that set levels). The log is assumed valid
+(``replay_match`` says so); what the review relies on (turns, cards held, the window's plays) is
+still checked, and a log it cannot follow is a ``ValueError``.
 
 Each deal's decisions are scored from the first position in the window (at most
 ``max_cards_left`` cards in all hands) the budget can solve until the deal ends: the value before
@@ -30,11 +32,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from replay.cards import sort_cards
-from replay.combos import beat_key
+from replay.combos import Combo, beat_key
 from replay.events import normalise_level
 from replay.match_value import MatchState, outcome_chance
 from replay.moves import Move
 from replay.outcome import level_outcome
+from replay.replayer import paused_gc
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import SEATS, TEAM
 from replay.solver import (
@@ -76,7 +79,8 @@ class DecisionReview:
     ``value_before`` is the position's value and ``best_value`` the most any action reaches; under
     exact play they are equal (both kept). ``loss`` = ``best_value`` −
     ``value_after`` ≥ 0, 0 exactly when ``action`` is one of ``best_moves``. ``hand``: the
-    player's cards before the decision. ``win_best`` and ``win_after``: the team's chance to win
+    player's cards before the decision; ``held``: the cards each seat holds then (:data:`SEATS`
+    order). ``win_best`` and ``win_after``: the team's chance to win
     the match after the deal ends at ``best_value`` and at ``value_after``
     (:mod:`replay.match_value`; ``None`` when the match state is unknown).
     """
@@ -98,6 +102,7 @@ class DecisionReview:
     kind: str = EXACT
     win_best: float | None = None
     win_after: float | None = None
+    held: tuple[int, ...] = ()
 
     @property
     def match_loss(self) -> float | None:
@@ -160,27 +165,51 @@ def action_of(position: Position, ev: Mapping[str, Any]) -> Action:
 
 def _phase(solver: Solver, state: SearchState, action: Action, jie_feng: bool) -> str:
     """The :data:`PHASES` word for ``action`` taken in ``state``."""
-    table = state[2]
-    if table is None:
+    return decision_phase(state[2] is None, action, solver.level, jie_feng)
+
+
+def leads_by_jie_feng(
+    passed: bool, table_cleared: bool, next_turn: int | str, trick_winner: int | str | None
+) -> bool:
+    """Whether the next lead is 接风 (§5.6): a pass ended the trick and the lead goes to someone
+    other than the trick's winner (who went out on its last play)."""
+    return passed and table_cleared and next_turn != trick_winner
+
+
+def decision_phase(leading: bool, action: Action, level: str, jie_feng: bool) -> str:
+    """The :data:`PHASES` word for ``action``: ``leading`` when the table is empty, ``jie_feng``
+    when that lead came to the partner of a player who went out on the trick's last play (§5.6)."""
+    if leading:
         return "jie_feng" if jie_feng else "lead"
     if action is None:
         return "pass"
-    return "bomb" if beat_key(action.combo, solver.level)[0] > 0 else "follow"
+    return "bomb" if beat_key(action.combo, level)[0] > 0 else "follow"
 
 
 @dataclass(slots=True)
 class _DealLog:
-    """A deal followed through the log: its solver, decisions, what follows the last one (the
-    :class:`DealEnd`, or the state the log stops at), and the index of the event after it."""
+    """A deal followed through the log: its solver, its decisions (how many, the fewest cards in
+    all hands at any of them, and the steps of those in the window), what follows the last one
+    (the :class:`DealEnd`, or the state the log stops at), and the index of the event after it."""
 
     solver: Solver
+    decisions: int
+    fewest: int | None
     steps: list[_Step]
     end: DealEnd | SearchState | None
     next_index: int
 
 
-def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset) -> _DealLog:
-    """Follow the deal whose ``deal_start`` is ``events[start]`` to its last play or pass."""
+def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset,
+                 max_cards_left: int | None = None) -> _DealLog:
+    """Follow the deal whose ``deal_start`` is ``events[start]`` to its last play or pass.
+
+    Decisions with more than ``max_cards_left`` cards in all hands (none when ``None``) are
+    followed on a tally (:meth:`~replay.solver.Solver.tally_step`: turns, tricks and going out,
+    each play's cards taken from its hand, no reading worked out); the solver's state is built
+    at the first decision in the window, its table read from the trick's plays as the replay
+    reads them, and every decision from there on is stepped and checked by
+    :meth:`~replay.solver.Solver.step`."""
     ev = events[start]
     hands = {s: list(ev.get("hands", {}).get(s) or ()) for s in SEATS}
     if any(len(h) == 0 for h in hands.values()):
@@ -190,46 +219,92 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset) 
         raise ValueError(f"deal {ev.get('deal')} has no valid level")
     solver = Solver(level, ruleset)
     steps: list[_Step] = []
+    decisions, held, fewest = 0, 0, None
+    tally: SearchState | None = None
+    trick: list[Mapping[str, Any]] = []
+    """The plays of the trick in progress while on the tally."""
     state: SearchState | None = None
     jie_feng = False
     i = start + 1
     while i < len(events):
         ev = events[i]
         kind = ev["type"]
-        if kind in ("tribute", "return") and state is None:
+        if kind in ("tribute", "return") and tally is None and state is None:
             hands[ev["from"]].remove(ev["card"])
             hands[ev["to"]].append(ev["card"])
         elif kind in ("play", "pass"):
-            if state is None:
-                state = solver.state_of(
-                    Position({s: tuple(h) for s, h in hands.items()}, level, ruleset, ev["seat"])
-                )
-                held = sum(len(h) for h in hands.values())
-            if ev["seat"] != SEATS[state[1]]:
-                raise ValueError(f"seq {ev['seq']}: {ev['seat']} acts but it is {SEATS[state[1]]}'s turn")
-            action = _action(solver, state, ev)
-            steps.append(_Step(int(ev["seq"]), state, action, _phase(solver, state, action, jie_feng), held))
-            held -= 0 if action is None else len(action.cards)
-            after = solver.step(state, action)
+            if tally is None and state is None:
+                tally = solver.tally([len(hands[s]) for s in SEATS], ev["seat"])
+            if tally is not None:
+                held = sum(tally[0])
+                if max_cards_left is None or held <= max_cards_left:
+                    state = _window_entry(solver, hands, tally, trick)
+                    tally = None
+            current = state if state is not None else tally
+            assert current is not None
+            if ev["seat"] != SEATS[current[1]]:
+                raise ValueError(f"seq {ev['seq']}: {ev['seat']} acts but it is {SEATS[current[1]]}'s turn")
+            decisions += 1
+            fewest = held if fewest is None else min(fewest, held)
+            after: SearchState | DealEnd
+            if state is not None:
+                action = _action(solver, state, ev)
+                phase = _phase(solver, state, action, jie_feng)
+                steps.append(_Step(int(ev["seq"]), state, action, phase, held))
+                held -= 0 if action is None else len(action.cards)
+                after = solver.step(state, action)
+                passed = action is None
+            else:
+                passed = kind == "pass"
+                if not passed:
+                    hand = hands[ev["seat"]]
+                    for card in ev["cards"]:
+                        if card not in hand:
+                            raise ValueError(f"seq {ev['seq']}: {ev['seat']} does not hold {card}")
+                        hand.remove(card)
+                after = solver.tally_step(current, None if passed else len(ev["cards"]))
+                if not passed:
+                    trick = [*trick, ev] if current[2] is not None else [ev]
             if isinstance(after, DealEnd):
-                return _DealLog(solver, steps, after, i + 1)
-            jie_feng = action is None and after[2] is None and after[1] != state[4]
-            state = after
+                return _DealLog(solver, decisions, fewest, steps, after, i + 1)
+            jie_feng = leads_by_jie_feng(passed, after[2] is None, after[1], current[4])
+            if state is not None:
+                state = after
+            else:
+                tally = after
         elif kind in ("deal_end", "deal_start", "match_end") or (
             kind == "ruling" and ev.get("kind") in DEAL_ENDING_RULINGS
         ):
             break
         i += 1
-    return _DealLog(solver, steps, state, i)
+    return _DealLog(solver, decisions, fewest, steps, state, i)
+
+
+def _window_entry(solver: Solver, hands: Mapping[str, list[str]], tally: SearchState,
+                  trick: Sequence[Mapping[str, Any]]) -> SearchState:
+    """The solver's state for a tally: the hands left, and the table read from the trick's plays
+    in order (events.md "Combination reading"), as the replay reads them."""
+    _, turn, table, _, tseat, passes, out = tally
+    read: Combo | None = None
+    if table is not None:
+        for ev in trick:
+            read = solver.reading(read, ev["cards"], _declared(ev))
+    position = Position({s: tuple(h) for s, h in hands.items()}, solver.level, solver.ruleset, SEATS[turn],
+                        read, SEATS[tseat] if tseat >= 0 else None, passes, tuple(SEATS[i] for i in out))
+    return solver.state_of(position)
 
 
 def _action(solver: Solver, state: SearchState, ev: Mapping[str, Any]) -> Action:
     if ev["type"] == "pass":
         return None
     cards = list(ev["cards"])
+    return Move(sort_cards(cards), solver.reading(state[2], cards, _declared(ev)))
+
+
+def _declared(ev: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (type, rank) a play event declares, if any."""
     declared = ev.get("combo")
-    reading = (declared["type"], declared["rank"]) if declared is not None else None
-    return Move(sort_cards(cards), solver.reading(state[2], cards, reading))
+    return (declared["type"], declared["rank"]) if declared is not None else None
 
 
 def _deal_start_index(events: list[Mapping[str, Any]], before_seq: int | None, deal: int | None) -> int:
@@ -319,8 +394,14 @@ def review_match(
 ) -> list[DealReview]:
     """Review every deal of a match (``deals``: only these numbers) in one pass over its events
     (module docstring), in deal order. ``budget`` applies to each position; only the decisions
-    with at most ``max_cards_left`` cards in all hands are considered (``None``: all)."""
-    ordered = _ordered(events)
+    with at most ``max_cards_left`` cards in all hands are considered (``None``: all). The cyclic
+    garbage collector is paused meanwhile, as for a replay (``replay.replayer.paused_gc``)."""
+    with paused_gc():
+        return _review_match(_ordered(events), budget, max_cards_left, deals, rulesets)
+
+
+def _review_match(ordered: list[Mapping[str, Any]], budget: Budget, max_cards_left: int | None,
+                  deals: Sequence[int] | None, rulesets: Mapping[str, Ruleset] | None) -> list[DealReview]:
     ruleset = _ruleset(ordered, rulesets)
     start = next(e for e in ordered if e.get("type") == "match_start")
     track = _MatchTrack(ruleset, start)
@@ -342,7 +423,7 @@ def review_match(
             out.append(DealReview(deal_no, (), 0, 0, None, "hidden_hands"))
             i += 1
             continue
-        log = _follow_deal(ordered, i, ruleset)
+        log = _follow_deal(ordered, i, ruleset, max_cards_left)
         out.append(_review_log(deal_no, log, budget, max_cards_left, track.state()))
         i = max(log.next_index, i + 1)
     return out
@@ -387,16 +468,11 @@ def review_deal_report(
 def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int | None,
                 match: MatchState) -> DealReview:
     """Solve a followed deal's decisions in the window, from its end backwards."""
-    solver, end = log.solver, log.end
-    counts = [s.cards_left for s in log.steps]
-    window = [(s, n) for s, n in zip(log.steps, counts, strict=True)
-              if max_cards_left is None or n <= max_cards_left]
-    steps = [s for s, _ in window]
-    fewest = min(counts) if counts else None
-    if not log.steps:
+    solver, end, steps, decisions, fewest = log.solver, log.end, log.steps, log.decisions, log.fewest
+    if not decisions:
         return DealReview(deal_no, (), 0, 0, None, "no_play")
     if not steps:
-        return DealReview(deal_no, (), len(log.steps), 0, fewest, "outside_window")
+        return DealReview(deal_no, (), decisions, 0, fewest, "outside_window")
     after: DealEnd | tuple[str, int]
     """What follows the current decision: the end of the deal, or the team to move next and its value."""
     if isinstance(end, DealEnd):
@@ -404,11 +480,11 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
     else:
         last = solver.solve_state(end, budget) if end is not None else None
         if end is None or last is None or last.value is None:
-            return DealReview(deal_no, (), len(log.steps), len(steps), fewest, "unsolved")
+            return DealReview(deal_no, (), decisions, len(steps), fewest, "unsolved")
         after = (TEAM[SEATS[end[1]]], last.value)
     rows: list[DecisionReview] = []
     chances: dict[tuple[str, int], float] = {}
-    for step, n in reversed(window):
+    for step in reversed(steps):
         state = step.state
         solution = solver.solve_state(state, budget)
         if solution.value is None:
@@ -429,7 +505,7 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
                 seat=seat,
                 team=team,
                 action=step.action,
-                cards_left=n,
+                cards_left=step.cards_left,
                 value_before=best,
                 best_value=best,
                 value_after=value_after,
@@ -437,6 +513,7 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
                 best_moves=solution.best_moves,
                 nodes=solution.nodes,
                 hand=solver.hand(state, seat),
+                held=tuple(len(solver.hand(state, s)) for s in SEATS),
                 choice=_choice(solver, state, solution.best_moves),
                 phase=step.phase,
                 win_best=chances[(team, best)],
@@ -446,7 +523,7 @@ def _review_log(deal_no: int, log: _DealLog, budget: Budget, max_cards_left: int
         after = (team, best)
     rows.reverse()
     status = "complete" if len(rows) == len(steps) else "partial" if rows else "unsolved"
-    return DealReview(deal_no, tuple(rows), len(log.steps), len(steps), fewest, status)
+    return DealReview(deal_no, tuple(rows), decisions, len(steps), fewest, status)
 
 
 def _choice(solver: Solver, state: SearchState, best: tuple[Action, ...]) -> str:

@@ -26,7 +26,9 @@ by rollouts from the start of play.
 
 Per candidate: the mean value over the layouts with a 95 % normal interval (mean ± 1.96 s/√n);
 for the played action, in how many layouts it did worse than the candidate with the best mean
-("worse in k of N"). Every row is labelled :data:`LABEL`. Pure: no I/O.
+("worse in k of N"). Every row is labelled :data:`LABEL` and carries its phase: a play's as the
+exact review names it (``replay.review.decision_phase``), :data:`RETURN_PHASE` for a return card.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from replay.combos import beat_key, rank_value
 from replay.events import normalise_level
 from replay.layouts import PlayerView, sample_layouts, view_of
 from replay.moves import Move, legal_moves
-from replay.review import DEAL_ENDING_RULINGS, action_of
+from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase, leads_by_jie_feng
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import PARTNER, SEATS, TEAM
 from replay.solver import Action, Budget, DealEnd, Position, Solver, play_action
@@ -50,6 +52,9 @@ from replay.tribute import return_allowed
 
 LABEL: Final = "sampled from the player's view (single-dummy)"
 """The kind of every verdict this module gives."""
+
+RETURN_PHASE: Final = "tribute_return"
+"""The phase of a return card after a tribute (rules.md §6); plays take ``replay.review.PHASES``."""
 
 Rollout = Callable[[Position, int], int]
 """Plays a position out to the end of the deal with the given seed; returns its value in levels
@@ -89,12 +94,14 @@ class SampledDecision:
     """The single-dummy verdict on one decision (module docstring). ``hand``: the decider's cards
     before it; ``played`` and ``best`` index ``candidates``; ``worse_in`` of ``layouts`` is how
     often the played one did worse than the best; ``loss`` = best mean − played mean ≥ 0;
-    ``exact_layouts``: layouts valued by the solver."""
+    ``exact_layouts``: layouts valued by the solver; ``phase``: a ``replay.review.PHASES`` word
+    or :data:`RETURN_PHASE`."""
 
     seq: int
     seat: str
     team: str
     kind: Literal["play", "return"]
+    phase: str
     cards_left: int
     hand: tuple[str, ...]
     candidates: tuple[CandidateValue, ...]
@@ -124,6 +131,7 @@ def _decision(
     seq: int,
     seat: str,
     kind: Literal["play", "return"],
+    phase: str,
     cards_left: int,
     hand: tuple[str, ...],
     options: Sequence[tuple[Action | str, int]],
@@ -137,7 +145,8 @@ def _decision(
     best = max(range(len(cands)), key=lambda i: (cands[i].mean, i == played))
     worse = sum(1 for row in table if row[played] < row[best])
     return SampledDecision(
-        seq, seat, TEAM[seat], kind, cards_left, hand, cands, played, best, classes, len(table), exact, worse
+        seq, seat, TEAM[seat], kind, phase, cards_left, hand, cands, played, best, classes, len(table), exact,
+        worse,
     )
 
 
@@ -267,12 +276,14 @@ class ReturnDecision:
 
 @dataclass(frozen=True, slots=True)
 class PlayDecision:
-    """A logged play or pass: the position before it, the action and what the decider knew."""
+    """A logged play or pass: the position before it, the action, what the decider knew and its
+    phase (``replay.review.decision_phase``)."""
 
     seq: int
     position: Position
     action: Action
     view: PlayerView
+    phase: str
 
 
 def _deal_events(events: Sequence[Mapping[str, Any]], deal: int | None) -> list[Mapping[str, Any]]:
@@ -305,6 +316,7 @@ def deal_decisions(
     returns: list[ReturnDecision] = []
     plays: list[PlayDecision] = []
     position: Position | None = None
+    jie_feng = False
     for ev in events[1:]:
         kind = ev["type"]
         if kind in ("tribute", "return") and position is None:
@@ -333,12 +345,14 @@ def deal_decisions(
             action = action_of(position, ev)
             seat = position.turn
             view = view_of(position, given=given[seat], played=played, tribute_from=received.get(seat))
-            plays.append(PlayDecision(int(ev["seq"]), position, action, view))
+            phase = decision_phase(position.table is None, action, level, jie_feng)
+            plays.append(PlayDecision(int(ev["seq"]), position, action, view, phase))
             after = play_action(position, action, solver)
             if action is not None:
                 played[seat].extend(action.cards)
             if isinstance(after, DealEnd):
                 break
+            jie_feng = leads_by_jie_feng(action is None, after.table is None, after.turn, position.table_seat)
             position = after
         elif kind in ("deal_end", "deal_start", "match_end") or (
             kind == "ruling" and ev.get("kind") in DEAL_ENDING_RULINGS
@@ -378,8 +392,8 @@ def _review_return(
             row.append(value if TEAM[leader] == TEAM[r.seat] else -value)
         table.append(row)
     return _decision(
-        r.seq, r.seat, "return", 108, tuple(hand), [(c, 1) for c in options], options.index(r.card), table,
-        len(options), 0,
+        r.seq, r.seat, "return", RETURN_PHASE, 108, tuple(hand), [(c, 1) for c in options],
+        options.index(r.card), table, len(options), 0,
     )
 
 
@@ -404,8 +418,8 @@ def _review_play(
         return None
     options = [(c[0], c[1]) for c in kept]
     return _decision(
-        p.seq, position.turn, "play", position.cards_left(), tuple(position.hands[position.turn]), options,
-        played, table, len(ranked), exact,
+        p.seq, position.turn, "play", p.phase, position.cards_left(), tuple(position.hands[position.turn]),
+        options, played, table, len(ranked), exact,
     )
 
 

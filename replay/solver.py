@@ -20,7 +20,7 @@ flush (the one place suits matter, §3): such windows only close as cards leave 
 never interact between players, so two hands with equal keys have the same future. Moves with the
 same resulting hand key and table key are one child. Once the first player is out the value's
 sign is fixed and the window shrinks to the places still open, which cuts the search. Players who
-cannot beat the table (``can_beat``) pass without a node of their own.
+cannot beat the table (no legal play) pass without a node of their own.
 
 A :class:`Budget` of nodes and/or seconds bounds each solve; when it runs out the answer is an
 explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
@@ -44,8 +44,8 @@ from replay.cards import (
     sort_cards,
     wild_code,
 )
-from replay.combos import BeatKey, Combo, beat_key, key_beats, readings
-from replay.moves import Move, can_beat, legal_moves
+from replay.combos import BeatKey, Combo, beat_key, combo, key_beats, readings
+from replay.moves import Move, legal_moves
 from replay.outcome import finish_gain
 from replay.rulesets import Ruleset
 from replay.seats import NEXT, PARTNER, SEATS, TEAM
@@ -125,6 +125,11 @@ class DealEnd:
         return self.gain if TEAM[self.order[0]] == team else -self.gain
 
 
+TALLIED: Final = combo("single", "2")
+"""The table of a tally (:meth:`Solver.tally`): a stand-in, its reading not worked out."""
+_TALLIED_KEY: Final = beat_key(TALLIED, "2")
+
+
 class _Unsolved(Exception):
     """The budget ran out (caught in :meth:`Solver.solve`)."""
 
@@ -152,6 +157,21 @@ def _position_masks(lv: int) -> tuple[int, ...]:
 
 
 _WINDOWS: Final = tuple(0b11111 << start for start in range(1, 11))
+_LIVE: dict[int, int] = {}
+"""Memo of :func:`_live_windows` by ``mask | need << 16``."""
+
+
+def _live_windows(mask: int, need: int) -> int:
+    """The positions of every five-position window holding ``need`` or more of ``mask``'s positions."""
+    key = mask | need << 16
+    live = _LIVE.get(key)
+    if live is None:
+        live = 0
+        for window in _WINDOWS:
+            if (mask & window).bit_count() >= need:
+                live |= window
+        _LIVE[key] = live
+    return live
 
 
 class Solver:
@@ -173,6 +193,8 @@ class Solver:
         self._bk_ids: dict[BeatKey | None, int] = {None: 0}
         self._leads: dict[int, list[_Group]] = {}
         self._follows: dict[tuple[int, BeatKey], list[_Group]] = {}
+        self._legal: dict[int, list[Move]] = {}
+        """Each hand's legal leads in ``legal_moves`` order (the order of a solution's best moves)."""
         self._tt: dict[int, int] = {}
         self.nodes = 0
         self._limit = 0
@@ -226,10 +248,9 @@ class Solver:
         need = 5 - wilds
         suits: list[tuple[int, ...]] = []
         for s in range(4):
-            live = 0
-            for window in _WINDOWS:
-                if (masks[s] & window).bit_count() >= need:
-                    live |= window
+            if masks[s].bit_count() < need:
+                continue
+            live = _live_windows(masks[s], need)
             if live:
                 kept = tuple(c % 13 for c in suit_cards[s] if bits[c] & live)
                 if kept:
@@ -243,19 +264,26 @@ class Solver:
             bid = self._bk_ids[key] = len(self._bk_ids)
         return bid
 
-    def _groups(self, hid: int, table: Combo | None, tbk: BeatKey | None) -> list[_Group]:
-        """The distinct plays from hand ``hid`` onto ``table`` (cached), best-first by a static
-        order: going out, then (leading) more cards and lower ranks, bombs last, (following) the
-        cheapest play that beats."""
-        hit = self._leads.get(hid) if tbk is None else self._follows.get((hid, tbk))
+    def _groups(self, hid: int, tbk: BeatKey | None) -> list[_Group]:
+        """The distinct plays from hand ``hid`` onto the table whose beat key is ``tbk`` (``None``:
+        leading), cached, best-first by a static order: going out, then (leading) more cards and
+        lower ranks, bombs last, (following) the cheapest play that beats. The plays onto a table
+        are the leads whose reading beats it (rules.md §4; ``legal_moves`` lists them in the same
+        order), so a hand's moves are generated once whatever the tables it meets."""
+        if tbk is not None:
+            hit = self._follows.get((hid, tbk))
+            if hit is None:
+                hit = [g for g in self._groups(hid, None) if key_beats(g[2], tbk)]
+                hit.sort(key=lambda g: (g[0] != 0, g[2][0], g[2][2]))
+                self._follows[(hid, tbk)] = hit
+            return hit
+        hit = self._leads.get(hid)
         if hit is not None:
             return hit
         hand = self._hands[hid]
-        joker_pair = self.ruleset.full_house_joker_pair
-        if table is not None and not can_beat(hand, self.level, table, full_house_joker_pair=joker_pair):
-            moves: list[Move] = []
-        else:
-            moves = legal_moves(hand, self.level, table, full_house_joker_pair=joker_pair)
+        moves = self._legal[hid] = legal_moves(
+            hand, self.level, None, full_house_joker_pair=self.ruleset.full_house_joker_pair
+        )
         by_child: dict[tuple[int, int], list[Move]] = {}
         info: dict[tuple[int, int], tuple[int, Combo, BeatKey]] = {}
         for m in moves:
@@ -273,12 +301,8 @@ class Solver:
         for child, ms in by_child.items():
             rid, reading, bk = info[child]
             groups.append((rid, reading, bk, child[1], tuple(ms)))
-        if tbk is None:
-            groups.sort(key=lambda g: (g[0] != 0, g[2][0] > 0, -g[1].size, g[2][2]))
-            self._leads[hid] = groups
-        else:
-            groups.sort(key=lambda g: (g[0] != 0, g[2][0], g[2][2]))
-            self._follows[(hid, tbk)] = groups
+        groups.sort(key=lambda g: (g[0] != 0, g[2][0] > 0, -g[1].size, g[2][2]))
+        self._leads[hid] = groups
         return groups
 
     # ---- transitions (rules.md §5.3–§5.7, as replay/replayer.py applies them) -----------------
@@ -316,7 +340,7 @@ class Solver:
 
     def _settle(self, state: _State) -> _State:
         """``state`` after the passes of every player in turn who cannot beat the table (no choice)."""
-        while state[2] is not None and not self._groups(state[0][state[1]], state[2], state[3]):
+        while state[2] is not None and not self._groups(state[0][state[1]], state[3]):
             state = self._pass(state)
         return state
 
@@ -372,7 +396,7 @@ class Solver:
         if hi <= alpha:
             return hi
         a, b = max(alpha, lo), min(beta, hi)
-        groups = self._groups(hands[turn], table, tbk)
+        groups = self._groups(hands[turn], tbk)
         order: list[int] = list(range(len(groups)))
         if table is not None:
             order.insert(0 if _SAME_TEAM[tseat][turn] else len(order), -1)
@@ -462,22 +486,15 @@ class Solver:
                     best.extend(action[4])
         except _Unsolved:
             return Solution(None, (), self.nodes, False)
-        order = {m: i for i, m in enumerate(self._root_moves(state))}
+        order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
         best.sort(key=order.__getitem__)
         return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
 
     def _root_actions(self, state: _State) -> list[_Group | None]:
-        groups: list[_Group | None] = list(self._groups(state[0][state[1]], state[2], state[3]))
+        groups: list[_Group | None] = list(self._groups(state[0][state[1]], state[3]))
         if state[2] is not None:
             groups.append(None)
         return groups
-
-    def _root_moves(self, state: _State) -> list[Move]:
-        hand = self._hands[state[0][state[1]]]
-        table = state[2]
-        joker_pair = self.ruleset.full_house_joker_pair
-        return legal_moves(hand, self.level, table, full_house_joker_pair=joker_pair)
-
 
     def step(self, state: SearchState, action: Action) -> SearchState | DealEnd:
         """The state after the player to move in ``state`` takes ``action``, or the
@@ -506,10 +523,31 @@ class Solver:
                 raise ValueError(f"{self.ruleset.id} allows no full house with a joker pair (rules.md §10)")
             result = self._play(state, self._raw_hand_id(sort_cards(hand)), action.combo, bk)
         if isinstance(result, int):
-            done = (*(SEATS[i] for i in out), seat)
-            rest = tuple(s for s in SEATS if s not in done)
-            return DealEnd(done + rest if len(done) == 3 else done, abs(result))
+            return _deal_end(out, turn, result)
         return result
+
+    def tally(self, counts: Sequence[int], turn: str) -> SearchState:
+        """The tally of a deal's first decision: ``counts``, cards held per seat (:data:`SEATS`
+        order), ``turn`` the first to lead. A tally is a state whose hands are card counts
+        instead of hands and whose table is :data:`TALLIED` (its reading is not worked out):
+        the transition looks at a hand only to see whether it is empty, so :meth:`tally_step`
+        follows turns, tricks, 接风 and going out (rules.md §5.3–§5.7) exactly as :meth:`step`
+        does, without the cards."""
+        return (tuple(counts), SEATS.index(turn), None, None, -1, 0, ())
+
+    def tally_step(self, tally: SearchState, cards: int | None) -> SearchState | DealEnd:
+        """The tally after the player to move plays ``cards`` cards (``None``: passes), or the
+        :class:`DealEnd` when the play ends the deal. Nothing is checked but that a leader does
+        not pass and a play holds no more cards than the hand."""
+        counts, turn, table, _, _, _, out = tally
+        if cards is None:
+            if table is None:
+                raise ValueError(f"{SEATS[turn]} must lead, not pass (rules.md §5.3)")
+            return self._pass(tally)
+        if not 0 < cards <= counts[turn]:
+            raise ValueError(f"{SEATS[turn]} cannot play {cards} cards holding {counts[turn]}")
+        result = self._play(tally, counts[turn] - cards, TALLIED, _TALLIED_KEY)
+        return _deal_end(out, turn, result) if isinstance(result, int) else result
 
     def position_of(self, state: SearchState) -> Position:
         """The :class:`Position` of a state this solver built."""
@@ -542,12 +580,20 @@ class Solver:
     def action_count(self, state: SearchState) -> int:
         """The legal actions of the player to move: every legal play, and a pass when following
         (rules.md §5.3)."""
-        groups = self._groups(state[0][state[1]], state[2], state[3])
+        groups = self._groups(state[0][state[1]], state[3])
         return sum(len(g[4]) for g in groups) + (state[2] is not None)
 
     def can_play(self, state: SearchState) -> bool:
         """Whether the player to move has a legal play (a follower who has none must pass)."""
-        return bool(self._groups(state[0][state[1]], state[2], state[3]))
+        return bool(self._groups(state[0][state[1]], state[3]))
+
+
+def _deal_end(out: tuple[int, ...], turn: int, value: int) -> DealEnd:
+    """The end of the deal when ``turn``'s play, with ``out`` out before it, is worth ``value``
+    to its team."""
+    done = (*(SEATS[i] for i in out), SEATS[turn])
+    rest = tuple(s for s in SEATS if s not in done)
+    return DealEnd(done + rest if len(done) == 3 else done, abs(value))
 
 
 def _state_of(solver: Solver, p: Position) -> _State:

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 13
+TABLES_VERSION = 14
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -320,6 +320,7 @@ SINGLE_DUMMY_REVIEWS = pa.schema(
         pa.field("seat", pa.string(), nullable=False),
         pa.field("player_id", pa.string()),
         pa.field("kind", pa.string(), nullable=False),
+        pa.field("phase", pa.string(), nullable=False),
         pa.field("cards_left", pa.int16(), nullable=False),
         pa.field("hand", pa.list_(pa.string()), nullable=False),
         pa.field("action", pa.string(), nullable=False),

@@ -124,19 +124,24 @@ def missing_results(
     teams: Collection[str],
     played: Collection[str],
     drawn: Mapping[str, tuple[str, str]] | None = None,
+    played_tables: Collection[str] | None = None,
 ) -> MissingResults | None:
     """Which of ``teams`` have no result in round ``round_no`` (None: every team has one).
 
     ``played``: the teams with a played or forfeited match in it. With the round's ``drawn``
     tables (table → the teams E–W and N–S) a team of a drawn table without a result is missing,
-    and so is its table. Without a draw, teams without a match beyond the one bye an odd number
-    of teams has (§S8: at most one bye a round) are missing (the scoring would credit each of
-    them a bye)."""
+    and so is its table; with ``played_tables`` too (the tables with a match: a duplicate round,
+    whose two pairs meet at two tables, one per room), so is a drawn table not among them, with
+    its teams. Without a draw, teams without a match beyond the one bye an odd number of teams
+    has (§S8: at most one bye a round) are missing (the scoring would credit each of them a bye)."""
     if drawn is not None:
-        expected = {t for pair in drawn.values() for t in pair}
-        missing = sorted(expected - set(played))
-        tables = tuple(n for n, pair in drawn.items() if any(t in missing for t in pair))
-        return MissingResults(round_no, tuple(missing), tables) if missing else None
+        unplayed = {t for pair in drawn.values() for t in pair} - set(played)
+        tables = tuple(
+            n for n, pair in drawn.items()
+            if any(t in unplayed for t in pair) or (played_tables is not None and n not in played_tables)
+        )
+        lacking = sorted(unplayed | {t for n in tables for t in drawn[n]})
+        return MissingResults(round_no, tuple(lacking), tables) if lacking else None
     absent = sorted(set(teams) - set(played))
     if len(absent) <= len(set(teams)) % 2:
         return None

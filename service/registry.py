@@ -1,8 +1,9 @@
 """The event registry: the events of an event day before and while their results come in.
 
 Per event: its id, name, ruleset and round format, whether the opponents confirm each table's
-result (:mod:`service.confirmation`), the registered pairs (players with names and clubs) and
-their check-in, and per round the tables as drawn; and per event (registered or only in the
+result (:mod:`service.confirmation`), whether it is a duplicate (複式) event, the registered
+pairs (players with names and clubs) and their check-in, and per round the tables as drawn (a
+duplicate round's with the board and room of each table); and per event (registered or only in the
 store) the overrides of the missing-results rule: who paired a round anyway, when, and which
 tables had no result.
 
@@ -83,10 +84,12 @@ class Override:
 
 @dataclass(frozen=True, slots=True)
 class Draw:
-    """The tables of a round as drawn: per table, the player at each seat; the pair with a bye."""
+    """The tables of a round as drawn: per table, the player at each seat; the pair with a bye;
+    in a duplicate round, per table the board and room it plays (``board``, ``room``)."""
 
     tables: Mapping[str, Mapping[str, str]]
     bye: tuple[str, ...] | None = None
+    rooms: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,8 @@ class Event:
     stage: str | None = None
     confirmation: bool = False
     """The other pair confirms each table's result before it counts."""
+    duplicate: bool = False
+    """A duplicate (複式) event (scoring.md §S9): each round's boards are played in two rooms."""
     pairs: tuple[Pair, ...] = ()
     rounds: Mapping[int, Draw] = field(default_factory=dict)
 
@@ -192,15 +197,20 @@ def record_draw(
     round_no: int,
     tables: Mapping[str, Mapping[str, str]],
     bye: Sequence[str] | None,
+    rooms: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Draw:
-    """Keep the tables of round ``round_no`` as drawn, so that every table stays listed and
-    enterable while others have results; a round drawn before keeps its first draw, which is
-    returned."""
+    """Keep the tables of round ``round_no`` as drawn (``rooms``: a duplicate round's board and
+    room per table), so that every table stays listed and enterable while others have results;
+    a round drawn before keeps its first draw, which is returned."""
 
     def keep(event: Event) -> Event:
         if round_no in event.rounds:
             return event
-        draw = Draw({str(t): dict(s) for t, s in tables.items()}, tuple(bye) if bye else None)
+        draw = Draw(
+            {str(t): dict(s) for t, s in tables.items()},
+            tuple(bye) if bye else None,
+            {str(t): dict(r) for t, r in (rooms or {}).items()},
+        )
         return replace(event, rounds={**event.rounds, round_no: draw})
 
     return _change(store, event_id, keep).rounds[round_no]
@@ -260,7 +270,9 @@ def _stamp(data: Any) -> Stamp | None:
 def _event(data: dict[str, Any]) -> Event:
     rounds = {}
     for number, draw in data.get("rounds", {}).items():
-        rounds[int(number)] = Draw(draw["tables"], tuple(draw["bye"]) if draw.get("bye") else None)
+        rounds[int(number)] = Draw(
+            draw["tables"], tuple(draw["bye"]) if draw.get("bye") else None, draw.get("rooms") or {}
+        )
     pairs = tuple(
         Pair(
             (Player(**p["players"][0]), Player(**p["players"][1])),
@@ -276,6 +288,7 @@ def _event(data: dict[str, Any]) -> Event:
         Stamp(**data["created"]),
         data.get("stage"),
         bool(data.get("confirmation", False)),
+        bool(data.get("duplicate", False)),
         pairs,
         rounds,
     )
@@ -293,6 +306,7 @@ def _json(event: Event) -> dict[str, Any]:
         "created": stamp(event.created),
         "stage": event.stage,
         "confirmation": event.confirmation,
+        "duplicate": event.duplicate,
         "pairs": [
             {
                 "players": [{"id": p.id, "name": p.name, "club": p.club} for p in pair.players],
@@ -304,6 +318,7 @@ def _json(event: Event) -> dict[str, Any]:
             str(number): {
                 "tables": {t: dict(s) for t, s in draw.tables.items()},
                 "bye": list(draw.bye) if draw.bye else None,
+                **({"rooms": {t: dict(r) for t, r in draw.rooms.items()}} if draw.rooms else {}),
             }
             for number, draw in sorted(event.rounds.items())
         },

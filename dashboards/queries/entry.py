@@ -12,14 +12,16 @@ from scoring.pairing import System
 
 def entry_events(con: Con) -> pd.DataFrame:
     """Events (one row per stage) with the ruleset and format of their matches, their last
-    round and whether partners rotate (``individual``: no pairing), for the results entry page."""
+    round, whether partners rotate (``individual``: no pairing) and whether its matches are rooms of
+    duplicate boards (``duplicate``, scoring.md §S9), for the results entry page."""
     return dataframe(
         con,
         """
         SELECT m.event_id, any_value(m.event_name) AS event_name, m.stage, any_value(m.rules) AS rules,
                any_value(m.format_kind) AS format_kind, any_value(m.format_deals) AS format_deals,
                any_value(m.format_minutes) AS format_minutes, max(m.round) AS last_round,
-               coalesce(any_value(i.individual), false) AS individual
+               coalesce(any_value(i.individual), false) AS individual,
+               bool_or(m.duplicate_board IS NOT NULL) AS duplicate
         FROM matches m
         LEFT JOIN (SELECT event_id, stage, bool_or(entry = 'individual') AS individual
                    FROM standings GROUP BY ALL) i
@@ -31,12 +33,13 @@ def entry_events(con: Con) -> pd.DataFrame:
 
 
 def entry_round_tables(con: Con, *, event: str, stage: str | None, round_no: int) -> pd.DataFrame:
-    """The matches already in the store for one round of an event: table, seats, status, result."""
+    """The matches already in the store for one round of an event: table, seats, status, result,
+    and a duplicate round's board and room."""
     return dataframe(
         con,
         """
         SELECT match_id, "table", player_E, player_N, player_W, player_S, status, deals_played,
-               final_level_EW, final_level_NS, winner, end_reason, revision
+               final_level_EW, final_level_NS, winner, end_reason, revision, duplicate_board, duplicate_room
         FROM matches
         WHERE event_id = $event AND stage IS NOT DISTINCT FROM $stage AND round = $round
         ORDER BY try_cast("table" AS INTEGER), "table", match_id

@@ -1,6 +1,6 @@
 """The roster, the Leaderboard and the Player page's ratings and results: per player, rating,
-results by partner and opponent, finishing positions, luck and decision-review accuracy, each with
-the population's figure where the page compares them."""
+results by partner and opponent, finishing positions, luck and decision-review accuracy (exact and
+sampled from the player's view), each with the population's figure where the page compares them."""
 
 from __future__ import annotations
 
@@ -169,6 +169,19 @@ def finish_positions(con: Con, *, player: str) -> pd.DataFrame:
     )
 
 
+PHASE_ORDER = """CASE phase WHEN 'lead' THEN 0 WHEN 'follow' THEN 1 WHEN 'pass' THEN 2 WHEN 'bomb' THEN 3
+                     WHEN 'jie_feng' THEN 4 WHEN 'tribute_return' THEN 5 ELSE 6 END"""
+"""Decision phases in the page's order, ``all`` last."""
+
+ACCURACY = """100.0 * p AS accuracy,
+               100.0 * (p + z * z / (2 * real) - z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
+                   / (1 + z * z / real) AS accuracy_low,
+               100.0 * (p + z * z / (2 * real) + z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
+                   / (1 + z * z / real) AS accuracy_high"""
+"""The share ``p`` of ``real`` choices that were best, in percent, with its 95 % Wilson interval
+(``z`` = 1.96): select list items over a relation with columns ``p``, ``z`` and ``real``."""
+
+
 def review_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
     """Decision-review accuracy by phase (and ``all``) of ``player``, or of the population
     (``None``: every row of ``player_reviews``, unknown players included): decisions, how many
@@ -177,7 +190,7 @@ def review_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
     match-winning chance lost per 100 real choices (percentage points)."""
     return dataframe(
         con,
-        """
+        f"""
         WITH mine AS (
             SELECT * FROM player_reviews WHERE $player IS NULL OR player_id = $player
         ), phases AS (
@@ -195,16 +208,38 @@ def review_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
         SELECT phase,
                coalesce(decisions, 0)::BIGINT AS decisions, coalesce(forced, 0)::BIGINT AS forced,
                coalesce(all_equal, 0)::BIGINT AS all_equal, coalesce(real, 0)::BIGINT AS real,
-               100.0 * p AS accuracy,
-               100.0 * (p + z * z / (2 * real) - z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
-                   / (1 + z * z / real) AS accuracy_low,
-               100.0 * (p + z * z / (2 * real) + z * sqrt(p * (1 - p) / real + z * z / (4 * real * real)))
-                   / (1 + z * z / real) AS accuracy_high,
+               {ACCURACY},
                100.0 * mistakes / nullif(real, 0) AS mistakes,
                100.0 * match_loss / nullif(real, 0) AS match_loss
         FROM shares
-        ORDER BY CASE phase WHEN 'lead' THEN 0 WHEN 'follow' THEN 1 WHEN 'pass' THEN 2 WHEN 'bomb' THEN 3
-                            WHEN 'jie_feng' THEN 4 ELSE 5 END
+        ORDER BY {PHASE_ORDER}
+        """,
+        {"player": player},
+    )
+
+
+def sampled_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
+    """Single-dummy accuracy by phase (``tribute_return`` included, and ``all``) of ``player``, or
+    of the population (``None``: every row of ``single_dummy_reviews``, unknown players included):
+    real choices judged (every row is one), the share where the action taken had the best mean
+    with its 95 % Wilson interval, and mean levels lost per 100 real choices."""
+    return dataframe(
+        con,
+        f"""
+        WITH mine AS (
+            SELECT * FROM single_dummy_reviews WHERE $player IS NULL OR player_id = $player
+        ), phases AS (
+            SELECT phase, count(*) AS real, count(*) FILTER (WHERE loss <= 0) AS real_best, sum(loss) AS loss
+            FROM mine GROUP BY phase
+            UNION ALL
+            SELECT 'all', count(*), count(*) FILTER (WHERE loss <= 0), sum(loss) FROM mine
+        ), shares AS (
+            SELECT *, real_best / nullif(real, 0) AS p, 1.96 AS z FROM phases
+        )
+        SELECT phase, real::BIGINT AS real, {ACCURACY},
+               100.0 * loss / nullif(real, 0) AS levels_lost
+        FROM shares
+        ORDER BY {PHASE_ORDER}
         """,
         {"player": player},
     )

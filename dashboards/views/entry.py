@@ -3,7 +3,9 @@ event registry keeps, else the pairing of scoring.md §S8, the code of `gdan pai
 deal's result, sees the levels and the round result as the rules engine derives them, and submits
 each finished table to the store's inbox (``dashboards.entry_inbox``); for an event whose
 opponents confirm, the other pair confirms it first and a disputed result waits in the referee's
-queue (:mod:`service.confirmation`). "Pair next round" gives the next round's tables.
+queue (:mod:`service.confirmation`). "Pair next round" gives the next round's tables. A duplicate
+(複式) event's drawn table is listed as its two rooms (``pipelines.reads.pairing_sheet.duplicate_rooms``,
+scoring.md §S9), each room's table entered as its own match of the board.
 
 The logic is :mod:`dashboards.entry` and :mod:`service`; this page lays out widgets and keeps
 the entered deals in the session.
@@ -50,7 +52,7 @@ from dashboards.ui import (
     url_param,
 )
 from importers.jobs import file_name_problem
-from pipelines.reads.pairing_sheet import PairingSheet
+from pipelines.reads.pairing_sheet import PairingSheet, duplicate_rooms
 from pipelines.reads.tournament_data import LookupFailed
 from printouts import Section, to_csv
 from replay import BUILTIN
@@ -145,6 +147,7 @@ for known_event in registered.values():
             "format_minutes": fmt_of.get("minutes"),
             "last_round": None,
             "individual": False,
+            "duplicate": known_event.duplicate,
         }
 
 
@@ -222,8 +225,10 @@ def _register(
     pairs: list[tuple[str, str]],
     typed: dict[str, dict[str, str]],
     confirm: bool,
+    duplicate: bool,
 ) -> None:
-    """Register the new event with its pairs and round 1's draw, and choose it."""
+    """Register the new event with its pairs and round 1's draw (a duplicate event's: by room),
+    and choose it."""
     fmt_payload = {k: v for k, v in (("kind", fmt.kind), ("deals", fmt.deals), ("minutes", fmt.minutes)) if v}
     known = {**players, **typed}
     event = registry.Event(
@@ -233,12 +238,18 @@ def _register(
         fmt_payload,
         registry.Stamp(actor, registry.now()),
         confirmation=confirm,
+        duplicate=duplicate,
         pairs=tuple(registry.Pair((_registered(a, known), _registered(b, known))) for a, b in pairs),
     )
     registry.create(store, event, in_store=set(events["event_id"]))
     clubs = {p: known.get(p, {}).get("club") for pair in pairs for p in pair}
     paired, bye_pair = first_round_seats(pairs, clubs)
-    registry.record_draw(store, event_id, 1, {str(n): t for n, t in paired.items()}, bye_pair)
+    if duplicate:
+        rooms = duplicate_rooms(event_id, None, 1, paired)
+        tables = {t: r.seats for t, r in rooms.items()}
+        registry.record_draw(store, event_id, 1, tables, bye_pair, {t: r.duplicate for t, r in rooms.items()})
+    else:
+        registry.record_draw(store, event_id, 1, {str(n): t for n, t in paired.items()}, bye_pair)
     st.session_state["en_pick"] = f"{event_id}\0"
 
 
@@ -255,6 +266,7 @@ if choice is None:  # a referee with no event assigned, or a table token whose e
     st.info(tr("entry_no_event_yours"))
     st.stop()
 seats_by_table: dict[str, dict[str, str]] = {}
+rooms_by_table: dict[str, dict[str, str]] = {}  # a duplicate round: each table's board and room
 stored = pd.DataFrame()
 last = 0
 bye: str | None = None
@@ -270,6 +282,7 @@ if choice == NEW:
     confirm_on = st.checkbox(
         tr("entry_confirmation"), key="en_new_confirm", help=tr("entry_confirmation_help")
     )
+    duplicate_on = st.checkbox(tr("entry_duplicate"), key="en_new_duplicate", help=tr("entry_duplicate_help"))
     ruleset = BUILTIN[rules_id]
     pairs, problems, typed = parse_players(pairs_text, {v: k for k, v in names.items()})
     for bad in problems:
@@ -293,7 +306,7 @@ if choice == NEW:
         st.stop()
     if st.button(tr("entry_register"), key="en_register", type="primary"):
         try:
-            _register(event_id, event_name, rules_id, fmt, pairs, typed, confirm_on)
+            _register(event_id, event_name, rules_id, fmt, pairs, typed, confirm_on, duplicate_on)
         except registry.EventExists:
             st.error(tr("entry_event_taken").format(event=event_id))
             st.stop()
@@ -304,6 +317,7 @@ row = event_rows[choice]
 event_id, event_name = row["event_id"], row["event_name"] if isinstance(row["event_name"], str) else None
 stage = row["stage"] if isinstance(row["stage"], str) else None
 reg = registered.get(event_id)
+duplicate_event = bool(row.get("duplicate")) or (reg is not None and reg.duplicate)
 if row["rules"] not in BUILTIN:
     st.error(f"{tr('entry_unknown_rules')}: {row['rules']}")
     st.stop()
@@ -387,6 +401,7 @@ def _override(key: str) -> None:
 
 if draw is not None:
     seats_by_table = {t: dict(s) for t, s in draw.tables.items()}
+    rooms_by_table = {t: dict(r) for t, r in draw.rooms.items()}
     bye = " / ".join(_player(p) for p in draw.bye) if draw.bye else None
 elif reg is not None or stored.empty:
     override_key = f"en_override_{event_id}_{round_no}"
@@ -401,6 +416,10 @@ elif reg is not None or stored.empty:
             )
     else:
         seats_by_table = {str(n): seats for n, seats in sheet.seats.items()}
+        if duplicate_event:
+            rooms = duplicate_rooms(event_id, stage, round_no, sheet.seats)
+            seats_by_table = {t: r.seats for t, r in rooms.items()}
+            rooms_by_table = {t: r.duplicate for t, r in rooms.items()}
         bye_row = next((r for r in sheet.rows if r[0] == "bye"), None)
         bye = str(bye_row[2]) if bye_row else None
         for note in sheet.notes:
@@ -408,7 +427,7 @@ elif reg is not None or stored.empty:
                 st.warning(pairing_note(note, lang()))
         if reg is not None and round_no == reg.last_drawn + 1:
             bye_ids = tuple(str(bye_row[1]).split("+")) if bye_row else None
-            registry.record_draw(store, event_id, round_no, seats_by_table, bye_ids)
+            registry.record_draw(store, event_id, round_no, seats_by_table, bye_ids, rooms_by_table)
 
 
 def _add(match: str, key: str) -> None:
@@ -463,15 +482,23 @@ def _table(
     match_id: str | None = None,
     revision: int = 1,
     referee: confirmation.Pending | None = None,
+    duplicate: Mapping[str, str] | None = None,
 ) -> None:
     """One table: its pairs, the deals entered with what the replay derives, the taps, submit.
     With a ``revision`` above 1 it corrects the submitted ``match_id``; with ``referee`` it
-    corrects a disputed held result, which the referee's submit accepts."""
-    spec = table_spec(event_id, event_name, stage, round_no, table, seats, players, match_id, revision)
+    corrects a disputed held result, which the referee's submit accepts; ``duplicate``: the
+    board and room of a duplicate round's table."""
+    spec = table_spec(
+        event_id, event_name, stage, round_no, table, seats, players, match_id, revision, duplicate
+    )
     suffix = (f".rev{revision}" if revision > 1 else "") + (".ref" if referee else "")
     match, key = f"{spec.match_id}{suffix}", f"en_{spec.match_id}{suffix}"
     with st.container(border=True, key=f"entry_table_{table}{suffix}"):
         shown = f" · {tr('entry_revision')} {revision}" if revision > 1 else ""
+        if duplicate:
+            room_key = f"room_{duplicate['room']}"
+            room = tr(room_key) if room_key in LABELS else duplicate["room"]
+            shown = f" · {tr('board')} {duplicate['board']} · {tr('room')}: {room}{shown}"
         st.markdown(f"**{tr('table')} {table}**{shown}")
         st.markdown(
             f"{tr('team_EW')}: {_pair_of(seats, 'EW')}  \n{tr('team_NS')}: {_pair_of(seats, 'NS')}",
@@ -569,6 +596,7 @@ st.subheader(f"{tr('entry_tables')} · {tr('round')} {round_no}")
 if not stored.empty:
     st.caption(tr("entry_in_store"))
     sides = {"EW": tr("team_EW"), "NS": tr("team_NS")}
+    unshown = ["duplicate_board", "duplicate_room", *([] if duplicate_event else ["board", "room"])]
     show_table(
         stored.assign(
             status=[tr(f"status_{x}") if f"status_{x}" in LABELS else x for x in stored["status"]],
@@ -578,7 +606,9 @@ if not stored.empty:
             ],
             end_reason=[end_reason_name(r, lang()) for r in stored["end_reason"]],
             **{f"player_{s}": stored[f"player_{s}"].map(_player) for s in SEATS},
-        ),
+            board=stored["duplicate_board"],
+            room=[tr(f"room_{r}") if f"room_{r}" in LABELS else r for r in stored["duplicate_room"]],
+        ).drop(columns=unshown),
         f"entry-{event_id}-r{round_no}",
         column_config={f"player_{x}": f"{tr('player')} {seat_name(x, lang())}" for x in SEATS},
     )
@@ -595,10 +625,15 @@ if not stored.empty:
             loaded = run(queries.entry_match_orders, match=fix)
             orders[f"{fix}.rev{revision}"] = [tuple(o) for o in loaded["finish_order"]]
         fixed_seats = {s: str(fixed_row[f"player_{s}"]) for s in SEATS}
-        _table(str(fixed_row["table"]), fixed_seats, fix, revision)
+        fixed_room = (
+            {"board": str(fixed_row["duplicate_board"]), "room": str(fixed_row["duplicate_room"])}
+            if pd.notna(fixed_row["duplicate_board"])
+            else None
+        )
+        _table(str(fixed_row["table"]), fixed_seats, fix, revision, duplicate=fixed_room)
 for drawn_table, drawn_seats in seats_by_table.items():
     if drawn_table not in stored_tables:
-        _table(drawn_table, drawn_seats)
+        _table(drawn_table, drawn_seats, duplicate=rooms_by_table.get(drawn_table))
 if stored.empty and not seats_by_table and refused is None:
     st.info(tr("entry_no_tables").format(r=round_no, prev=round_no - 1), icon=":material/info:")
 if bye:
@@ -622,7 +657,10 @@ if queue:
         fixing = f"{held.match}{f'.rev{held.revision}' if held.revision > 1 else ''}.ref"
         if fixing not in orders:
             orders[fixing] = deal_orders(held.events)
-        _table(str(info.get("table")), seats, held.match, held.revision, referee=held)
+        _table(
+            str(info.get("table")), seats, held.match, held.revision, referee=held,
+            duplicate=start.get("duplicate"),
+        )
 
 if manages and st.button(tr("entry_pair_next"), key="en_pair_next"):
     after = last + 1

@@ -1,7 +1,8 @@
 """Player: rating, skill from decisions beside it (``decision_skill``: levels lost on real choices,
 and combined with the rating), rating history, dan ledger, results by partner and opponent,
-finishing positions, play-pattern statistics and decision-review accuracy (``player_reviews``)
-next to the population's, each with its sample size.
+finishing positions, play-pattern statistics and decision-review accuracy by phase, exact
+(``player_reviews``) and sampled from the player's view (``single_dummy_reviews``, when the opt-in
+job has run), next to the population's, each with its sample size.
 
 For coaches: the player (searchable by name or id) and every filter are in the address;
 the filters (date range, event, ruleset, partner, seat, level) narrow the deal record, the match
@@ -36,6 +37,7 @@ from dashboards.queries.players import (
     results_by_opponent,
     results_by_partner,
     review_accuracy,
+    sampled_accuracy,
 )
 from dashboards.ui import (
     lang,
@@ -356,7 +358,35 @@ show_table(
 )
 st.caption(f"⚠ {tr('below_min_sample').format(n=minimum)}")
 
+def interval(row: pd.Series) -> str:
+    """A 95 % interval as text, a dash without real choices."""
+    low, high = row["accuracy_low"], row["accuracy_high"]
+    return "—" if pd.isna(low) else f"{low:.0f}–{high:.0f}"
+
+
+def accuracy_columns(figure: str, figure_format: str) -> dict[str, object]:
+    """The column settings shared by both accuracy tables; ``figure``: the i18n key of the last
+    column of each side (a loss per 100 real choices), shown with ``figure_format``."""
+    return {
+        "phase": tr("review_phase"),
+        "player_value": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('accuracy')}",
+                                                      format="%.1f"),
+        "player_interval": f"{tr('this_player')} · {tr('ci_95')}",
+        "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('real_choices')}"),
+        "not_scored": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('not_scored')}"),
+        "player_figure": st.column_config.NumberColumn(f"{tr('this_player')} · {tr(figure)}",
+                                                       format=figure_format),
+        "population_value": st.column_config.NumberColumn(f"{tr('population')} · {tr('accuracy')}",
+                                                          format="%.1f"),
+        "population_interval": f"{tr('population')} · {tr('ci_95')}",
+        "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('real_choices')}"),
+        "population_figure": st.column_config.NumberColumn(f"{tr('population')} · {tr(figure)}",
+                                                           format=figure_format),
+    }
+
+
 st.subheader(tr("review_accuracy"))
+st.markdown(f"**{tr('review_kind_double_dummy').capitalize()}**")
 st.caption(tr("review_accuracy_note"))
 mine = run(review_accuracy, player=player).set_index("phase")
 everyone = run(review_accuracy, player=None).set_index("phase")
@@ -365,12 +395,6 @@ if everyone.empty or int(everyone.loc["all", "decisions"]) == 0:
 else:
     phases = list(everyone.index)
     mine = mine.reindex(phases)
-
-    def interval(row: pd.Series) -> str:
-        """A 95 % interval as text, a dash without real choices."""
-        low, high = row["accuracy_low"], row["accuracy_high"]
-        return "—" if pd.isna(low) else f"{low:.0f}–{high:.0f}"
-
     accuracy = pd.DataFrame(
         {
             "phase": [tr(f"phase_{p}") for p in phases],
@@ -378,33 +402,37 @@ else:
             "player_interval": [interval(r) for _, r in mine.iterrows()],
             "player_n": mine["real"].fillna(0).astype(int).to_numpy(),
             "not_scored": (mine["forced"].fillna(0) + mine["all_equal"].fillna(0)).astype(int).to_numpy(),
-            "player_match_loss": mine["match_loss"].to_numpy(),
+            "player_figure": mine["match_loss"].to_numpy(),
             "population_value": everyone.loc[phases, "accuracy"].to_numpy(),
             "population_interval": [interval(everyone.loc[p]) for p in phases],
             "population_n": everyone.loc[phases, "real"].astype(int).to_numpy(),
-            "population_match_loss": everyone.loc[phases, "match_loss"].to_numpy(),
+            "population_figure": everyone.loc[phases, "match_loss"].to_numpy(),
         }
     )
-    show_table(
-        accuracy,
-        "review_accuracy",
-        column_config={
-            "phase": tr("review_phase"),
-            "player_value": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('accuracy')}",
-                                                          format="%.1f"),
-            "player_interval": f"{tr('this_player')} · {tr('ci_95')}",
-            "player_n": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('real_choices')}"),
-            "not_scored": st.column_config.NumberColumn(f"{tr('this_player')} · {tr('not_scored')}"),
-            "player_match_loss": st.column_config.NumberColumn(
-                f"{tr('this_player')} · {tr('match_loss_per_100')}", format="%.2f"),
-            "population_value": st.column_config.NumberColumn(f"{tr('population')} · {tr('accuracy')}",
-                                                              format="%.1f"),
-            "population_interval": f"{tr('population')} · {tr('ci_95')}",
-            "population_n": st.column_config.NumberColumn(f"{tr('population')} · {tr('real_choices')}"),
-            "population_match_loss": st.column_config.NumberColumn(
-                f"{tr('population')} · {tr('match_loss_per_100')}", format="%.2f"),
-        },
+    show_table(accuracy, "review_accuracy", column_config=accuracy_columns("match_loss_per_100", "%.2f"))
+
+st.markdown(f"**{tr('review_kind_single_dummy').capitalize()}**")
+sampled_everyone = run(sampled_accuracy, player=None).set_index("phase")
+if sampled_everyone.empty or int(sampled_everyone.loc["all", "real"]) == 0:
+    st.caption(tr("sampled_accuracy_none"))
+else:
+    st.caption(tr("sampled_accuracy_note"))
+    phases = list(sampled_everyone.index)
+    sampled_mine = run(sampled_accuracy, player=player).set_index("phase").reindex(phases)
+    sampled = pd.DataFrame(
+        {
+            "phase": [tr(f"phase_{p}") for p in phases],
+            "player_value": sampled_mine["accuracy"].to_numpy(),
+            "player_interval": [interval(r) for _, r in sampled_mine.iterrows()],
+            "player_n": sampled_mine["real"].fillna(0).astype(int).to_numpy(),
+            "player_figure": sampled_mine["levels_lost"].to_numpy(),
+            "population_value": sampled_everyone["accuracy"].to_numpy(),
+            "population_interval": [interval(r) for _, r in sampled_everyone.iterrows()],
+            "population_n": sampled_everyone["real"].astype(int).to_numpy(),
+            "population_figure": sampled_everyone["levels_lost"].to_numpy(),
+        }
     )
+    show_table(sampled, "sampled_accuracy", column_config=accuracy_columns("levels_lost_per_100", "%.1f"))
 
 returns = run(return_ranks, player=player)
 if not returns.empty:

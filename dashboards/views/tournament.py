@@ -36,6 +36,7 @@ from dashboards.ui import (
     url_choice,
 )
 from pipelines.reads.printout_documents import round_document, standings_document
+from schemas.vocabulary import TEAMS
 
 
 def duplicate_sections(event: str, after_round: int | None, names: dict[str, str]) -> None:
@@ -85,6 +86,7 @@ def duplicate_sections(event: str, after_round: int | None, names: dict[str, str
             "decided_by": tr("decided_by"),
         },
     )
+    st.caption(tr("duplicate_no_match_points"))
     st.subheader(tr("duplicate_boards"))
     boards = run(duplicate_results, event=event)
     if not boards.empty:
@@ -126,6 +128,63 @@ def duplicate_sections(event: str, after_round: int | None, names: dict[str, str
             "match_id": tr("choose_match"),
         },
     )
+
+
+def match_point_standings(
+    event: str, round_no: int | None, shown_round: int | str, names: dict[str, str]
+) -> None:
+    """The standings by match points with every tie-break column (scoring.md §S7) after ``round_no``
+    (None: the last); teams by their players' ``names``."""
+    st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
+    table = run(standings, event=event, round_no=round_no)
+    key = table["primary_key"].dropna()
+    primary = key.iloc[0] if len(key) else None
+    points = primary if primary in ("match_points", "bcta_round_score") else "match_points"
+    if table.empty:
+        st.caption(tr("standings_missing"))
+    else:
+        table = table.assign(
+            stage=[stage_name(x, lang()) for x in table["stage"]],
+            entry=[entry_name(x, lang()) for x in table["entry"]],
+            decided_by=[decided_label(d) for d in table["decided_by"]],
+            primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
+            team=[
+                " / ".join(names.get(p, p) for p in pair if isinstance(p, str))
+                for pair in zip(table["player_1"], table["player_2"], strict=True)
+            ],
+        )
+        show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
+        linked = table.assign(
+            player_1=[
+                player_link(p, names.get(p, p)) if isinstance(p, str) else None for p in table["player_1"]
+            ],
+            player_2=[
+                player_link(p, names.get(p, p)) if isinstance(p, str) else None for p in table["player_2"]
+            ],
+        )
+        # the pair by its names where the id was; the id stays in the download and the player links
+        order = [c for c in linked.columns if c != "team"]
+        order.insert(order.index("team_id"), "team")
+        show_table(
+            linked[order],
+            "standings",
+            column_config={
+                "rank": "#",
+                **{
+                    c: st.column_config.LinkColumn(tr(c), display_text=NAMED_LINK)
+                    for c in ("player_1", "player_2")
+                },
+                "team_id": None,
+                "team": tr("team"),
+                "match_points": tr("match_points"),
+                "level_points": tr("level_points"),
+                "wins": tr("wins"),
+                "draws": tr("draws"),
+                "losses": tr("losses"),
+                "rounds": tr("rounds"),
+                "levels_gained": tr("levels_gained"),
+            },
+        )
 
 
 st.title(tr("page_tournament"))
@@ -171,57 +230,8 @@ player_names = {p: n for p, n in zip(roster["player_id"], roster["name"], strict
 duplicate_event = bool(stored_events.set_index("event_id")["duplicate"].get(event, False))
 if duplicate_event:
     duplicate_sections(event, None if round_no in (None, last_round) else round_no, player_names)
-st.subheader(f"{tr('standings')} · {tr('round')} {shown_round}")
-if duplicate_event:
-    st.caption(tr("duplicate_ranked_note"))
-table = run(standings, event=event, round_no=round_no)
-key = table["primary_key"].dropna()
-points = key.iloc[0] if len(key) and key.iloc[0] in ("match_points", "bcta_round_score") else "match_points"
-if table.empty:
-    st.caption(tr("standings_missing"))
-else:
-    table = table.assign(
-        stage=[stage_name(x, lang()) for x in table["stage"]],
-        entry=[entry_name(x, lang()) for x in table["entry"]],
-        decided_by=[decided_label(d) for d in table["decided_by"]],
-        primary_key=[tr(k) if k in LABELS else k for k in table["primary_key"]],
-        team=[
-            " / ".join(player_names.get(p, p) for p in pair if isinstance(p, str))
-            for pair in zip(table["player_1"], table["player_2"], strict=True)
-        ],
-    )
-    show_chart(charts.standings_points(table, lang(), team="team", points=points), "standings_points")
-    linked = table.assign(
-        player_1=[
-            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_1"]
-        ],
-        player_2=[
-            player_link(p, player_names.get(p, p)) if isinstance(p, str) else None for p in table["player_2"]
-        ],
-    )
-    # the pair by its names where the id was; the id stays in the download and the player links
-    order = [c for c in linked.columns if c != "team"]
-    order.insert(order.index("team_id"), "team")
-    show_table(
-        linked[order],
-        "standings",
-        column_config={
-            "rank": "#",
-            **{
-                c: st.column_config.LinkColumn(tr(c), display_text=NAMED_LINK)
-                for c in ("player_1", "player_2")
-            },
-            "team_id": None,
-            "team": tr("team"),
-            "match_points": tr("match_points"),
-            "level_points": tr("level_points"),
-            "wins": tr("wins"),
-            "draws": tr("draws"),
-            "losses": tr("losses"),
-            "rounds": tr("rounds"),
-            "levels_gained": tr("levels_gained"),
-        },
-    )
+if not duplicate_event:
+    match_point_standings(event, round_no, shown_round, player_names)
 
 st.subheader(tr("printouts"))
 printout_downloads(
@@ -239,9 +249,20 @@ if rounds:
 
 st.subheader(tr("round_results"))
 results = run(round_results, event=event, round_no=round_no)
+if duplicate_event:  # a room's match and level points mean nothing in a duplicate event (§S9)
+    results = results.drop(columns=[f"{p}_{s}" for p in ("match_points", "level_points") for s in TEAMS])
 sides = {"EW": tr("team_EW"), "NS": tr("team_NS"), "bye": tr("bye")}
+
+
+def pair_by_names(pair: object) -> object:
+    """A team cell "id / id" with each player's name where the roster has one."""
+    return " / ".join(player_names.get(p, p) for p in pair.split(" / ")) if isinstance(pair, str) else pair
+
+
 show_table(
     results.assign(
+        team_EW=[pair_by_names(t) for t in results["team_EW"]],
+        team_NS=[pair_by_names(t) for t in results["team_NS"]],
         winner=[
             sides.get(w, w) if isinstance(w, str) else tr("draw") if s == "valid" else ""
             for w, s in zip(results["winner"], results["status"], strict=True)

@@ -32,6 +32,8 @@ class KnockoutPlan:
     seeds: list[str]
     ranked: dict[str, dict[str, Any]]
     """The seeding stage's standings rows by team."""
+    points: str = "match_points"
+    """The standings column the seeding stage is ranked by first."""
 
 
 def plan_knockout(
@@ -46,7 +48,15 @@ def plan_knockout(
     draw_seed: int,
 ) -> KnockoutPlan:
     """Pair knockout round ``round_no`` of the event from the store (raises ``LookupFailed``)."""
-    from pipelines.reads.tournament_data import LookupFailed, round_scores, rows, stage_of, standings
+    from pipelines.reads.tournament_data import (
+        LookupFailed,
+        duplicate_ranking,
+        is_duplicate,
+        round_scores,
+        rows,
+        stage_of,
+        standings,
+    )
     from schemas.vocabulary import is_knockout
     from scoring.knockout import KnockoutError, seeding
     from scoring.pairing import pair_round
@@ -72,7 +82,9 @@ def plan_knockout(
         seeding_name = others[0]
     source = stage_of(con, event, seeding_name)
     after = max(source.rounds)
-    ranked = standings(con, source, after)
+    duplicate = is_duplicate(con, source)  # its standings are the MP table (scoring.md §S9)
+    ranked = duplicate_ranking(con, source, after) if duplicate else standings(con, source, after)
+    points = "mp_rate" if duplicate else "bcta_round_score" if source.rules == "bcta" else "match_points"
     ranking = [r["team_id"] for r in ranked]
     earlier = round_scores(con, ko, before=round_no) if ko else []
     if qualifiers is None:
@@ -97,7 +109,7 @@ def plan_knockout(
         pairing = pair_round("knockout", round_no, seeds, winners=winners, third_place=third_place)
     except KnockoutError as exc:
         raise LookupFailed(f"event {event}: {exc}") from None
-    return KnockoutPlan(pairing, ko, source, after, seeds, {r["team_id"]: r for r in ranked})
+    return KnockoutPlan(pairing, ko, source, after, seeds, {r["team_id"]: r for r in ranked}, points)
 
 
 def _qualifiers(ranking: list[str], first_round: set[str], seeded: int | None, draw_seed: int) -> int | None:

@@ -65,6 +65,43 @@ class PairingSheet:
     """The results the round before lacks, when the pairing was asked to go on without them."""
 
 
+ROOMS = ("open", "closed")
+"""The rooms of a duplicate board (``match_start.duplicate.room``)."""
+TURNED = {"E": "N", "N": "E", "W": "S", "S": "W"}
+"""The closed room's seat → the open room's seat of its player: the pairs swap directions."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomTable:
+    """One room of a duplicate board: the player at each seat, the board and the room."""
+
+    seats: dict[str, str]
+    board: str
+    room: str
+
+    @property
+    def duplicate(self) -> dict[str, str]:
+        """``match_start.duplicate`` of the room's match."""
+        return {"board": self.board, "room": self.room}
+
+
+def duplicate_rooms(
+    event: str, stage: str | None, round_no: int, tables: Mapping[int, Mapping[str, str]]
+) -> dict[str, RoomTable]:
+    """The tables of a duplicate round, by room (scoring.md §S9: each table's board is also played
+    in the other room with the seats turned; `national` Art. 29 二: the pair E–W in the open room
+    sits N–S in the closed room): drawn table *k* (``tables``: the seats the pairing gives it)
+    becomes board *k*, played at table 2k − 1 (the open room, seats as drawn) and table 2k (the
+    closed room), as the simulator numbers a duplicate round's rooms. Keyed by table number."""
+    rooms: dict[str, RoomTable] = {}
+    for number in sorted(tables):
+        seats = {s: tables[number][s] for s in TURNED}
+        board = "-".join(p for p in (event, stage, f"r{round_no}", f"b{number}") if p)
+        rooms[str(2 * number - 1)] = RoomTable(seats, board, ROOMS[0])
+        rooms[str(2 * number)] = RoomTable({s: seats[o] for s, o in TURNED.items()}, board, ROOMS[1])
+    return rooms
+
+
 COLUMNS = [
     "table",
     "ew_team",
@@ -119,10 +156,11 @@ def pairing_sheet(
     names = roster(con)
     teams = list(dict.fromkeys(r["team_id"] for r in sorted(everyone, key=lambda r: r["team_id"])))
     table: dict[str, dict[str, Any]] = {}
+    duplicate = is_duplicate(con, stage)
     by_mp = False
     if chosen in ("swiss", "snake") and round_no > 1:
         after = round_no - 1
-        by_mp = chosen == "snake" and is_duplicate(con, stage)
+        by_mp = duplicate  # seed 004: a duplicate event's ranking is its MP table, whatever seats it
         ranked = duplicate_ranking(con, stage, after) if by_mp else standings(con, stage, after)
         if not ranked:
             raise PairingRefused(
@@ -138,7 +176,7 @@ def pairing_sheet(
         table = {r["team_id"]: r for r in ranked}
     if not teams:
         raise PairingRefused(f"event {event} has no teams in the store", "no_teams", event=event)
-    missing = _missing(round_no, earlier, drawn) if round_no > 1 else None
+    missing = _missing(round_no, earlier, drawn, duplicate) if round_no > 1 else None
     if missing is not None and not allow_missing:
         tables = f" (tables {', '.join(missing.tables)})" if missing.tables else ""
         raise PairingRefused(
@@ -171,10 +209,12 @@ def _missing(
     round_no: int,
     earlier: list[dict[str, Any]],
     drawn: Mapping[str, Mapping[str, str]] | None,
+    by_table: bool = False,
 ) -> MissingResults | None:
     """The results round ``round_no`` − 1 lacks (:func:`scoring.pairing.missing_results`): the
-    teams of the stage's rounds before, or of its draw, without a played match in it. A round
-    with neither a draw nor any result is not checked (a round robin is paired ahead)."""
+    teams of the stage's rounds before, or of its draw, without a played match in it; ``by_table``
+    (a duplicate stage, its pairs meeting in two rooms): also each drawn table without a match.
+    A round with neither a draw nor any result is not checked (a round robin is paired ahead)."""
     from scoring.levels import team_id
     from scoring.pairing import missing_results
 
@@ -188,7 +228,8 @@ def _missing(
         tables = {
             str(n): (team_id([s["E"], s["W"]], ""), team_id([s["N"], s["S"]], "")) for n, s in drawn.items()
         }
-    return missing_results(before, teams, played, tables)
+    played_tables = {str(r["table"]) for r in earlier if r["round"] == before and r["outcome"] != "bye"}
+    return missing_results(before, teams, played, tables, played_tables if by_table else None)
 
 
 def _knockout_sheet(
@@ -220,7 +261,7 @@ def _knockout_sheet(
     stage = plan.stage or Stage(event, stage_name or "knockout", source.name, source.rules, ())
     scores = round_scores(con, source)
     refuse_individual(con, source)
-    points = "bcta_round_score" if source.rules == "bcta" else "match_points"
+    points = plan.points
     seeded = {t: {"rank": i, points: plan.ranked[t][points]} for i, t in enumerate(plan.seeds, start=1)}
     sheet = _sheet(stage, plan.pairing, seeded, roster(con), scores, round_no, points)
     notes = list(sheet.notes)

@@ -11,7 +11,7 @@ comes from :mod:`printouts.labels`); the data comes through
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -214,8 +214,10 @@ def duplicate_standings_document(
 def round_document(
     con: duckdb.DuckDBPyConnection, event: str, stage: str | None, round_no: int, lang: Lang = "en"
 ) -> Document:
-    """A round's results, table by table: both pairs, final levels, winner, points; then the bye."""
-    from pipelines.reads.tournament_data import LookupFailed, roster, round_scores, stage_of
+    """A round's results, table by table: both pairs, final levels, winner, points; then the bye.
+    A duplicate round's tables show their board and room instead of points: a room's match and
+    level points mean nothing there, its standings being the MP table (scoring.md §S9)."""
+    from pipelines.reads.tournament_data import LookupFailed, is_duplicate, roster, round_scores, stage_of
     from printouts import Document, Section
 
     info = stage_of(con, event, stage)
@@ -227,6 +229,7 @@ def round_document(
     names = roster(con)
     t = translator(lang)
     points = "bcta_round_score" if info.rules == "bcta" else "match_points"
+    duplicate = is_duplicate(con, info)
     by_match: dict[str, dict[str, dict[str, Any]]] = {}
     byes = []
     for r in scores:
@@ -242,10 +245,16 @@ def round_document(
         t("club N–S"),
         t("levels"),
         t("winner"),
-        t("{points} E–W", points=t(_LABELS[points])),
-        t("{points} N–S", points=t(_LABELS[points])),
-        t("LP E–W"),
-        t("LP N–S"),
+        *(
+            (t("board"), t("room"))
+            if duplicate
+            else (
+                t("{points} E–W", points=t(_LABELS[points])),
+                t("{points} N–S", points=t(_LABELS[points])),
+                t("LP E–W"),
+                t("LP N–S"),
+            )
+        ),
         t("deals"),
     ]
     body = []
@@ -268,18 +277,18 @@ def round_document(
                 ns_club,
                 levels,
                 winner,
-                ew[points],
-                ns[points],
-                ew["level_points"],
-                ns["level_points"],
+                *(
+                    (ew["duplicate_board"], _room(t, ew["duplicate_room"]))
+                    if duplicate
+                    else (ew[points], ns[points], ew["level_points"], ns["level_points"])
+                ),
                 ew["deals_played"],
             ]
         )
     for r in byes:
         players, club = _team(names, r["player_1"], r["player_2"])
-        body.append(
-            [t("bye"), players, club, None, None, None, None, r[points], None, r["level_points"], None, None]
-        )
+        scored = (None, None) if duplicate else (r[points], None, r["level_points"], None)
+        body.append([t("bye"), players, club, None, None, None, None, *scored, None])
     section = Section(t("Round {round} results", round=round_no), columns, body)
     return Document(
         t("{title} — round {round} results", title=info.title, round=round_no),
@@ -289,6 +298,11 @@ def round_document(
         ),
         numeric=(t("table"),),
     )
+
+
+def _room(t: Callable[..., str], room: str | None) -> str | None:
+    """A duplicate room as printed (``open``/``closed`` translated)."""
+    return t(f"{room} room") if room in ("open", "closed") else room
 
 
 # --- dan ledgers and player sheets -----------------------------------------------------------------------

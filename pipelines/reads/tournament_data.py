@@ -176,7 +176,8 @@ def round_scores(
     con: duckdb.DuckDBPyConnection, stage: Stage, round_no: int | None = None, before: int | None = None
 ) -> list[dict[str, Any]]:
     """``match_scores`` rows of the stage (one round, or every round before ``before``), with the
-    match's table, final levels and winner; byes have no match."""
+    match's table, final levels and winner (and a duplicate room's board and room); byes have no
+    match."""
     where = ["s.event_id = ?", "s.stage IS NOT DISTINCT FROM ?"]
     params: list[Any] = [stage.event_id, stage.stage]
     if round_no is not None:
@@ -188,7 +189,8 @@ def round_scores(
     return rows(
         con,
         'SELECT s.*, m."table", m.final_level_EW, m.final_level_NS, m.winner, m.passed_a, '
-        "m.deals_played, m.end_reason FROM match_scores s LEFT JOIN matches m USING (match_id) "
+        "m.deals_played, m.end_reason, m.duplicate_board, m.duplicate_room "
+        "FROM match_scores s LEFT JOIN matches m USING (match_id) "
         f"WHERE {' AND '.join(where)} "
         'ORDER BY s.round, try_cast(m."table" AS INTEGER) NULLS LAST, m."table", s.side',
         params,

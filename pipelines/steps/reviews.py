@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from replay.replayer import paused_gc
 from replay.review import DecisionReview, review_match
 from replay.solver import Action, Budget
 from schemas.tables import PLAY_REVIEWS, PLAYER_REVIEWS
@@ -66,47 +68,41 @@ def action_text(action: Action) -> str:
 
 def review_chunk(events: pa.Table, replayed: Mapping[str, pa.Table]) -> pa.Table:
     """``play_reviews`` rows of the valid matches of a replayed chunk (``RAW_EVENTS`` rows and the
-    tables ``replay.replay_batch`` returned for them)."""
-    valid = _valid_matches(replayed.get("matches"))
-    seats = _deal_seats(replayed.get("deal_hands"), valid)
-    left = _cards_left(replayed.get("plays"), valid)
-    by_match: dict[str, list[dict[str, Any]]] = {}
-    for match_id, payload, error in zip(events["match_id"].to_pylist(), events["payload"].to_pylist(),
-                                        events["parse_error"].to_pylist(), strict=True):
-        if match_id in valid and error is None:
-            by_match.setdefault(match_id, []).append(orjson.loads(payload))
-    played = {(m, deal) for (m, _), (deal, _) in left.items()}
-    rows: list[dict[str, Any]] = []
-    for match_id, evs in by_match.items():
-        deal_seats = seats.get(match_id, {})
-        wanted = [d for d in deal_seats if (match_id, d) in played]
-        if wanted:
-            rows.extend(_match_rows(match_id, evs, wanted, deal_seats, left))
-    return pa.Table.from_pylist(rows, schema=PLAY_REVIEWS)
+    tables ``replay.replay_batch`` returned for them). Only the events of matches with a deal to
+    review are parsed; the cyclic garbage collector is paused meanwhile, as for the replay
+    (``replay.replayer.paused_gc``: parsed events and solver states hold no cycles)."""
+    seats = _deal_seats(replayed.get("deal_hands"), _valid_matches(replayed.get("matches")))
+    with paused_gc():
+        by_match: dict[str, list[dict[str, Any]]] = {}
+        for match_id, payload, error in zip(events["match_id"].to_pylist(), events["payload"].to_pylist(),
+                                            events["parse_error"].to_pylist(), strict=True):
+            if match_id in seats and error is None:
+                by_match.setdefault(match_id, []).append(orjson.loads(payload))
+        rows: list[dict[str, Any]] = []
+        for match_id, evs in by_match.items():
+            rows.extend(_match_rows(match_id, evs, seats[match_id]))
+        return pa.Table.from_pylist(rows, schema=PLAY_REVIEWS)
 
 
-def _match_rows(match_id: str, events: Sequence[Mapping[str, Any]], deals: Sequence[int],
-                seats: Mapping[int, Mapping[str, str | None]], left: Left) -> list[dict[str, Any]]:
+def _match_rows(match_id: str, events: Sequence[Mapping[str, Any]],
+                seats: Mapping[int, Mapping[str, str | None]]) -> list[dict[str, Any]]:
     try:
-        reviewed = review_match(events, BUDGET, max_cards_left=MAX_CARDS_LEFT, deals=deals)
+        reviewed = review_match(events, BUDGET, max_cards_left=MAX_CARDS_LEFT, deals=list(seats))
     except ValueError:  # a match the review cannot follow (not expected of a valid match): left out
         return []
-    return [
-        review_row(match_id, deal.deal, r, seats[deal.deal].get(r.seat), left[(match_id, r.seq)][1])
-        for deal in reviewed for r in deal.rows
-    ]
+    return [review_row(match_id, deal.deal, r, seats[deal.deal].get(r.seat))
+            for deal in reviewed for r in deal.rows]
 
 
-def review_row(match_id: str, deal_no: int, r: DecisionReview, player_id: str | None,
-               held: Sequence[int]) -> dict[str, Any]:
-    """The ``play_reviews`` row of one reviewed decision (``held``: cards per seat before it)."""
+def review_row(match_id: str, deal_no: int, r: DecisionReview, player_id: str | None) -> dict[str, Any]:
+    """The ``play_reviews`` row of one reviewed decision."""
     return {
         "match_id": match_id, "deal_no": deal_no, "seq": r.seq, "seat": r.seat,
         "player_id": player_id, "team": r.team,
         "action": "pass" if r.action is None else "play",
         "cards": None if r.action is None else list(r.action.cards),
         "cards_left": r.cards_left,
-        **{f"left_{s}": n for s, n in zip(SEATS, held, strict=True)},
+        **{f"left_{s}": n for s, n in zip(SEATS, r.held, strict=True)},
         "value_before": r.value_before, "best_value": r.best_value, "value_after": r.value_after,
         "loss": r.loss, "best_moves": " | ".join(action_text(m) for m in r.best_moves),
         "nodes": r.nodes, "hand": list(r.hand), "kind": r.kind, "choice": r.choice, "phase": r.phase,
@@ -123,37 +119,25 @@ def _valid_matches(matches: pa.Table | None) -> set[str]:
 
 
 def _deal_seats(hands: pa.Table | None, valid: set[str]) -> dict[str, dict[int, dict[str, str | None]]]:
-    """Per valid match and deal showing all four hands: seat → player id."""
+    """Per valid match with a deal showing all four hands, per such deal: seat → player id (the
+    hands themselves are not turned into Python values)."""
     if hands is None:
         return {}
+    shown = pc.fill_null(pc.list_value_length(hands["hand"]), 0)
+    table = hands.select(["match_id", "deal_no", "seat", "player_id"]).append_column("shown", shown)
     seen: dict[str, dict[int, dict[str, str | None]]] = {}
     incomplete: set[tuple[str, int]] = set()
-    for row in hands.select(["match_id", "deal_no", "seat", "player_id", "hand"]).to_pylist():
+    for row in table.to_pylist():
         if row["match_id"] not in valid:
             continue
-        if not row["hand"]:
+        if not row["shown"]:
             incomplete.add((row["match_id"], row["deal_no"]))
         seen.setdefault(row["match_id"], {}).setdefault(row["deal_no"], {})[row["seat"]] = row["player_id"]
-    return {
+    found = {
         m: {d: p for d, p in deals.items() if (m, d) not in incomplete and len(p) == len(SEATS)}
         for m, deals in seen.items()
     }
-
-
-Left = dict[tuple[str, int], tuple[int, tuple[int, ...]]]
-"""(match, seq) of a play or pass → its deal and the cards held per seat before it."""
-
-
-def _cards_left(plays: pa.Table | None, valid: set[str]) -> Left:
-    """(match, seq) of every play or pass of a valid match → its deal and the cards held per seat
-    before it (``plays.left_X``)."""
-    if plays is None:
-        return {}
-    cols = plays.select(["match_id", "deal_no", "seq", *(f"left_{s}" for s in SEATS)]).to_pydict()
-    return {
-        (m, q): (cols["deal_no"][i], tuple(cols[f"left_{s}"][i] for s in SEATS))
-        for i, (m, q) in enumerate(zip(cols["match_id"], cols["seq"], strict=True)) if m in valid
-    }
+    return {m: deals for m, deals in found.items() if deals}
 
 
 SUMMARY_SQL = """

@@ -140,16 +140,22 @@ def standings_step(store: Store, overrides: Overrides | None = None) -> StepRepo
     """Standings per event/stage after each round with every tie-break column (scoring.md §S7).
 
     Only the event stages whose ``match_scores`` rows, winners or override changed are ranked
-    again (``pipelines.steps.scoring_parts``); the table is what ranking every stage gives.
+    again (``pipelines.steps.scoring_parts``); the table is what ranking every stage gives. A
+    duplicate (複式) stage has none: its standings are the MP table (``duplicate_standings``,
+    scoring.md §S9), and match points would count each room of a board as a match.
     """
     from pipelines.steps import partitions
     from pipelines.steps.partitions import changed
     from pipelines.steps.scoring_parts import kept, stage_of, standings_in_whole_order, with_params
     from scoring.standings import standings
 
-    matches = _read(store, "matches", ["match_id", "winner"]).drop_nulls("winner")
+    rooms = _read(store, "matches", ["match_id", "winner", "event_id", "stage", "duplicate_board"])
+    matches = rooms.drop_nulls("winner")
     winners = dict(zip(matches["match_id"].to_list(), matches["winner"].to_list(), strict=True))
-    scores = _read(store, "match_scores")
+    duplicate = rooms.drop_nulls("duplicate_board").select("event_id", "stage").unique()
+    scores = _read(store, "match_scores").join(
+        duplicate, on=["event_id", "stage"], how="anti", nulls_equal=True
+    )  # a stage ranked before it was known as duplicate: its rows leave with its partitions
     eligible = scores.filter(pl.col("event_id").is_not_null() & pl.col("round").is_not_null())
     keyed = eligible.with_columns(stage_of(), pl.col("match_id").replace_strict(
         winners, default=None, return_dtype=pl.String).alias("_winner"))

@@ -689,21 +689,30 @@ def _play_reviews() -> list[dict[str, Any]]:
 
 
 def _single_dummy_reviews() -> list[dict[str, Any]]:
-    """Verdicts of the opt-in single-dummy job on m1 deal 2: N's pass at seq 11, which has no exact
-    verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts), and E's pass at
-    seq 22 beside its exact one (the best mean)."""
-    verdicts = [  # seq, seat, hand, best, played mean, interval, best mean, worse in, candidates
-        (11, "N", ["HA", "C7", "S5"], "HA", -1.25, (-2.0, -0.5), 0.5, 5,
+    """Verdicts of the opt-in single-dummy job. m1 deal 2: N's pass at seq 11, which has no exact
+    verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts), E's pass at seq 22
+    beside its exact one (the best mean) and S's return card after W's tribute (the best mean);
+    m2 deal 2: N's return card after E's tribute (2.5 levels lost on average)."""
+    # match, seq, seat, player, kind, phase, hand, action, best, played mean, interval, best mean,
+    # worse in, candidates
+    verdicts: list[tuple[Any, ...]] = [
+        ("m1", 11, "N", "p2", "play", "pass", ["HA", "C7", "S5"], "pass", "HA", -1.25, (-2.0, -0.5), 0.5, 5,
          [("pass", -1.25, -2.0, -0.5), ("HA", 0.5, 0.1, 0.9)]),
-        (22, "E", ["D9", "SA", "H3"], "pass", -1.0, (-1.5, -0.5), -1.0, 0,
+        ("m1", 22, "E", "p1", "play", "pass", ["D9", "SA", "H3"], "pass", "pass", -1.0, (-1.5, -0.5), -1.0, 0,
          [("pass", -1.0, -1.5, -0.5), ("D9", -1.38, -1.9, -0.86)]),
+        ("m1", 3, "S", "p4", "return", "tribute_return", ["S3", "H4", "DA"], "S3", "S3", 0.75, (0.25, 1.25),
+         0.75, 0, [("S3", 0.75, 0.25, 1.25), ("H4", 0.5, 0.0, 1.0)]),
+        ("m2", 4, "N", "p6", "return", "tribute_return", ["C4", "D8", "HA"], "D8", "C4", -1.5, (-2.5, -0.5),
+         1.0, 6, [("C4", 1.0, 0.2, 1.8), ("D8", -1.5, -2.5, -0.5)]),
     ]
     return [
-        {"match_id": "m1", "deal_no": 2, "seq": seq, "seat": seat, "player_id": None, "kind": "play",
-         "cards_left": 40, "hand": hand, "action": "pass", "best_action": best, "played_mean": mean,
-         "played_low": low, "played_high": high, "best_mean": best_mean, "loss": best_mean - mean,
-         "worse_in": worse, "layouts": 8, "exact_layouts": 0, "classes": 3,
+        {"match_id": match, "deal_no": 2, "seq": seq, "seat": seat, "player_id": player, "kind": kind,
+         "phase": phase, "cards_left": 108 if kind == "return" else 40, "hand": hand, "action": action,
+         "best_action": best, "played_mean": mean, "played_low": low, "played_high": high,
+         "best_mean": best_mean, "loss": best_mean - mean, "worse_in": worse, "layouts": 8,
+         "exact_layouts": 0, "classes": 3,
          "candidates": [{"action": a, "mean": m, "low": lo, "high": hi} for a, m, lo, hi in candidates],
          "label": "sampled from the player's view (single-dummy)"}
-        for seq, seat, hand, best, mean, (low, high), best_mean, worse, candidates in verdicts
+        for (match, seq, seat, player, kind, phase, hand, action, best, mean, (low, high), best_mean, worse,
+             candidates) in verdicts
     ]

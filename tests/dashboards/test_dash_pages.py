@@ -8,8 +8,10 @@ metrics, charts and tables; widgets change what is shown; every chart has axis t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dash_app import PAGES, SCRIPT_TIMEOUT_S
@@ -332,6 +334,9 @@ def test_tournament_shows_duplicate_standings_and_boards(open_app: Open, mini_st
     assert list(standings["decided_by"]) == ["", "MP score rate"]
     boards = next(v for k, v in tables.items() if "board" in k)
     assert list(boards["room"]) == ["open", "closed"] and list(boards["mp"]) == [2, 0]
+    # §S9: the MP table alone ranks a duplicate event; no match-point standings beside it
+    assert not any("match_points" in k or "match_points_EW" in k for k in tables)
+    assert any("no match-point standings" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(("page", "files"), [("tournament", 2), ("dan", 1)])
@@ -396,6 +401,8 @@ def test_tournament_tables_show_no_raw_ids_or_none(open_app: Open, mini_store: P
     assert list(standings["decided_by"]) == ["", *["级差分 level points"] * 3]
     assert list(results["winner"]) == ["Team E–W", "Team N–S"]
     assert list(results["status"]) == ["Valid", "Valid"]
+    teams = [*results["team_EW"], *results["team_NS"]]
+    assert all(re.fullmatch(r"Player \d / Player \d", t) for t in teams), teams  # names, not p1 / p3
     for table in (standings, results):
         text = table.select_dtypes(include=["object", "str"])
         assert not text.isna().any().any() and "None" not in text.astype(str).to_numpy()
@@ -537,6 +544,61 @@ def test_player_page_shows_review_accuracy_against_the_population(open_app: Open
     assert rows["All"]["population_value"] == pytest.approx(50.0)
     low, high = (float(x) for x in rows["All"]["population_interval"].split("–"))
     assert low < 50.0 < high
+
+
+def test_player_page_shows_sampled_accuracy_with_the_tribute_return(open_app: Open, mini_store: Path) -> None:
+    """Beside the exact table, the single-dummy one: real choices by phase, the tribute return
+    included, each figure as computed by hand from the store's ``single_dummy_reviews`` rows."""
+    from math import sqrt
+
+    from pipelines.storage.store import Store
+
+    rows = Store(mini_store).read_table("single_dummy_reviews").to_pylist()
+
+    def expected(chosen: list[dict[str, Any]]) -> tuple[int, float, float, float, float]:
+        """Real choices, accuracy %, its 95 % Wilson interval and mean levels lost per 100."""
+        n, z = len(chosen), 1.96
+        p = sum(r["loss"] <= 0 for r in chosen) / n
+        centre, half = p + z * z / (2 * n), z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return (n, 100 * p, 100 * (centre - half) / (1 + z * z / n), 100 * (centre + half) / (1 + z * z / n),
+                100 * sum(r["loss"] for r in chosen) / n)
+
+    at = open_app(mini_store, "player")
+    at.selectbox(key="player_pick").set_value("p4").run()
+    _no_exception(at)
+    assert any(m.value == "**Exact, all hands visible (double-dummy)**" for m in at.markdown)
+    assert any(m.value == "**Sampled from the player's view (single-dummy)**" for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "player_figure" in d.value.columns
+                 and "Return card after a tribute" in set(d.value["phase"]))
+    shown = {r["phase"]: r for r in table.to_dict("records")}
+    assert list(shown) == ["Pass", "Return card after a tribute", "All"]
+    for label, phase in [("Pass", "pass"), ("Return card after a tribute", "tribute_return"), ("All", None)]:
+        everyone = [r for r in rows if phase is None or r["phase"] == phase]
+        n, accuracy, low, high, lost = expected(everyone)
+        assert shown[label]["population_n"] == n
+        assert shown[label]["population_value"] == pytest.approx(accuracy)
+        assert shown[label]["population_interval"] == f"{low:.0f}–{high:.0f}"
+        assert shown[label]["population_figure"] == pytest.approx(lost)
+        mine = [r for r in everyone if r["player_id"] == "p4"]
+        assert shown[label]["player_n"] == len(mine)
+        if mine:
+            n, accuracy, low, high, lost = expected(mine)
+            assert (shown[label]["player_value"], shown[label]["player_figure"]) == (pytest.approx(accuracy),
+                                                                                    pytest.approx(lost))
+            assert shown[label]["player_interval"] == f"{low:.0f}–{high:.0f}"
+        else:
+            assert shown[label]["player_interval"] == "—"
+    assert shown["Return card after a tribute"]["player_n"] == 1  # p4's return in m1
+    assert shown["All"]["population_n"] == 4
+
+
+def test_player_page_says_how_to_get_sampled_accuracy(open_app: Open, sim_store: Path) -> None:
+    """A store the opt-in single-dummy job never ran on: no sampled table, one caption naming the job."""
+    at = open_app(sim_store, "player")
+    _no_exception(at)
+    assert any(m.value == "**Sampled from the player's view (single-dummy)**" for m in at.markdown)
+    assert any("opt-in job" in c.value and "`single_dummy`" in c.value for c in at.caption)
+    assert sum("player_figure" in d.value.columns for d in at.dataframe) == 1  # the exact table only
 
 
 def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open, mini_store: Path) -> None:

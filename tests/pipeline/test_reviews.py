@@ -90,6 +90,15 @@ def test_every_row_is_a_sound_verdict(reviewed_store: Reviewed) -> None:
             assert row["loss"] == 0
 
 
+def test_cards_held_are_the_replays(reviewed_store: Reviewed) -> None:
+    """Each row's cards held per seat (from the review's own position) are the replay's
+    ``plays.left_X`` before the same decision."""
+    held = _rows(reviewed_store[0], """(SELECT r.left_E = p.left_E AND r.left_N = p.left_N
+        AND r.left_W = p.left_W AND r.left_S = p.left_S AS same, p.seq IS NULL AS unmatched
+        FROM play_reviews r LEFT JOIN plays p USING (match_id, seq))""")
+    assert held and all(h["same"] and not h["unmatched"] for h in held)
+
+
 def test_player_reviews_count_the_rows(reviewed_store: Reviewed) -> None:
     """Per player and phase: every decision counted, only real choices scored."""
     root = reviewed_store[0]

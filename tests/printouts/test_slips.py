@@ -82,11 +82,13 @@ def test_a_slip_needs_four_seats_and_a_link() -> None:
 def test_slips_one_page_per_table_with_names_table_pin_and_qr(tmp_path: Path, lang: str) -> None:
     _font_or_skip()
     _needs("pdftotext")
+    closed = {"board": "bj-r2-b6", "room": "closed"}  # a duplicate round's table: its board and room
     slips = [
         TableSlip(
-            "北京掼蛋春季赛", 2, str(n), SEATS, link=entry_link(BASE, "bj", "swiss", 2, str(n)), pin=pin
+            "北京掼蛋春季赛", 2, str(n), SEATS, link=entry_link(BASE, "bj", "swiss", 2, str(n)), pin=pin,
+            duplicate=room,
         )
-        for n, pin in ((1, "4711"), (12, None))
+        for n, pin, room in ((1, "4711", None), (12, None, closed))
     ]
     pdf = tmp_path / "slips.pdf"
     pdf.write_bytes(to_slips_pdf(slips, lang))  # type: ignore[arg-type]
@@ -99,6 +101,8 @@ def test_slips_one_page_per_table_with_names_table_pin_and_qr(tmp_path: Path, la
         assert ("东西" if lang == "zh" else "E–W") in page
     assert ("验证码：4711" if lang == "zh" else "PIN:4711") in pages[0]
     assert "PIN" not in pages[1]
+    assert ("牌组bj-r2-b6·闭室" if lang == "zh" else "Boardbj-r2-b6·closedroom") in pages[1]
+    assert "bj-r2-b6" not in pages[0]
     _needs("pdftoppm", "zbarimg")
     assert _qr_links(pdf, tmp_path) == [s.link for s in slips]
 

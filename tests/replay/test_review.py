@@ -15,6 +15,7 @@ from replay.cards import sort_cards
 from replay.combos import beat_key
 from replay.moves import legal_moves
 from replay.review import EXACT, DecisionReview, action_of, position_before, review_deal, review_match
+from replay.rulesets import BUILTIN
 from replay.seats import PARTNER
 from replay.solver import Budget, DealEnd, play_action
 from simulator.api import simulate_match
@@ -174,3 +175,35 @@ def test_last_deal_of_a_deals_format_is_worth_the_level_comparison() -> None:
             assert r.win_best is not None and r.win_after is not None
             assert 0.0 <= r.win_after <= r.win_best <= 1.0
             assert (r.loss == 0) <= (r.match_loss == 0)
+
+
+@pytest.mark.parametrize("rules", sorted(BUILTIN))
+def test_window_entry_gives_the_rows_of_following_every_play(rules: str) -> None:
+    """A deal followed on the tally up to the window (turns, tricks and 接风 without the cards'
+    readings, rules.md §5.3–§5.7) and the solver's state built there gives the same rows, decision
+    counts and fewest cards as following every play with the solver (the review without a window,
+    its rows in the window: solved from the end backwards, they are the same solves)."""
+    events = simulate_match(rules, seed=3)
+    budget = Budget(nodes=1_000)
+    every = review_match(events, budget)
+    compared = 0
+    for window in (8, 12, 20, 40):
+        entered = review_match(events, budget, max_cards_left=window)
+        for full, deal in zip(every, entered, strict=True):
+            counted = (deal.deal, deal.decisions, deal.fewest_cards)
+            assert counted == (full.deal, full.decisions, full.fewest_cards)
+            assert list(deal.rows) == [r for r in full.rows if r.cards_left <= window]
+            compared += len(deal.rows)
+    assert compared > 20
+
+
+def test_a_card_not_held_before_the_window_is_refused(matches: list[list[dict[str, Any]]]) -> None:
+    """The tally still takes each play's cards from the hand: a play of a card the seat does not
+    hold is an error naming the event, not a silently wrong position."""
+    events = [dict(e) for e in matches[0]]
+    first = next(e for e in events if e["type"] == "play")
+    start = next(e for e in events if e["type"] == "deal_start")
+    missing = next(c for c in ("SB", "HR", "S2", "H3") if c not in start["hands"][first["seat"]])
+    first["cards"] = [missing]
+    with pytest.raises(ValueError, match=f"seq {first['seq']}: {first['seat']} does not hold {missing}"):
+        review_match(events, BUDGET, max_cards_left=12, deals=[start["deal"]])

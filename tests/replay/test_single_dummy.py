@@ -1,6 +1,7 @@
 """Single-dummy review: sampled layouts keep everything the player has seen (their hand, every play,
 the tribute and return cards they paid or received, rules.md §6, and every seat's card count), the
-same seed gives the same layouts, and verdicts are well-formed and labelled by kind."""
+same seed gives the same layouts, and verdicts are well-formed, labelled by kind and by the exact
+review's phase."""
 
 from __future__ import annotations
 
@@ -13,9 +14,17 @@ from hypothesis import strategies as st
 
 from replay.cards import single_order
 from replay.layouts import sample_layouts
+from replay.review import review_deal
 from replay.rulesets import BUILTIN
 from replay.seats import SEATS
-from replay.single_dummy import LABEL, PlayDecision, Settings, deal_decisions, review_deal_single_dummy
+from replay.single_dummy import (
+    LABEL,
+    RETURN_PHASE,
+    PlayDecision,
+    Settings,
+    deal_decisions,
+    review_deal_single_dummy,
+)
 from replay.solver import Action, Budget, DealEnd, Solver, play_action
 from replay.tribute import return_allowed
 from simulator.api import simulate_match
@@ -102,6 +111,7 @@ def test_verdicts_are_well_formed_and_exact_at_the_end() -> None:
     for row in rows:
         assert row.label == LABEL
         assert row.kind == "play"
+        assert row.phase == by_seq[row.seq].phase
         assert row.exact_layouts == row.layouts == 4
         assert 0 <= row.worse_in <= row.layouts
         assert row.loss >= 0
@@ -139,6 +149,7 @@ def test_the_return_card_is_reviewed_among_the_cards_the_ruleset_allows() -> Non
     ret = next(e for e in events if e["type"] == "return")
     tribute = next(e for e in events if e["type"] == "tribute")
     assert (first.kind, first.seq, first.seat) == ("return", ret["seq"], ret["from"])
+    assert first.phase == RETURN_PHASE
     assert first.candidates[first.played].action == ret["card"]
     hand = Counter(next(e for e in events if e["type"] == "deal_start")["hands"][ret["from"]])
     hand[tribute["card"]] += 1
@@ -148,3 +159,20 @@ def test_the_return_card_is_reviewed_among_the_cards_the_ruleset_allows() -> Non
         assert isinstance(c.action, str)
         assert return_allowed(c.action, hand, level, rule, tribute["card"], to_partner=False)
     assert first.layouts == 2 and first.exact_layouts == 0 and first.label == LABEL
+
+
+def test_plays_take_the_exact_reviews_phase() -> None:
+    """A play's phase is the one the exact review gives the same decision (lead, follow, pass, bomb,
+    or the lead after 接风, rules.md §5.6), over every deal of the match the exact review reaches."""
+    events = sorted(_match(), key=lambda e: e["seq"])
+    ruleset = BUILTIN["national"]
+    compared: set[str] = set()
+    for i, ev in enumerate(events):
+        if ev["type"] != "deal_start":
+            continue
+        _, plays, _ = deal_decisions(events[i:], ruleset, Solver(ev["level"], ruleset))
+        sampled = {p.seq: p.phase for p in plays}
+        for row in review_deal(events, Budget(nodes=2_000), deal=ev["deal"], max_cards_left=14):
+            assert sampled[row.seq] == row.phase, (ev["deal"], row.seq)
+            compared.add(row.phase)
+    assert {"lead", "follow", "pass", "bomb", "jie_feng"} <= compared

@@ -254,6 +254,18 @@ def test_moves_beat_table_and_come_from_hand(hand: list[str], level: str, table:
         assert table is None or beats(m.combo, table, level)
 
 
+@settings(max_examples=80, deadline=None)
+@given(hand=st.one_of(small_hands, rich_hands, big_hands), level=levels, table=st.sampled_from(TABLES[1:]),
+       joker_pair=st.booleans())
+def test_following_is_leading_filtered_by_beats(hand: list[str], level: str, table: Combo,
+                                                joker_pair: bool) -> None:
+    """§4: the plays onto a table are exactly the leads whose reading beats it, in the same order
+    (the endgame solver derives a hand's plays onto each table from its leads)."""
+    leads = legal_moves(hand, level, None, full_house_joker_pair=joker_pair)
+    follows = legal_moves(hand, level, table, full_house_joker_pair=joker_pair)
+    assert follows == [m for m in leads if beats(m.combo, table, level)]
+
+
 @settings(max_examples=200, deadline=None)
 @given(hand=big_hands, level=levels, table=st.sampled_from(TABLES[1:]))
 def test_can_beat_agrees_with_legal_moves(hand: list[str], level: str, table: Combo) -> None:

@@ -20,3 +20,12 @@ def test_without_a_draw_teams_beyond_one_bye_are_missing() -> None:
     assert missing_results(2, TEAMS, TEAMS[:6]) == MissingResults(2, ("g", "h"))
     assert missing_results(2, TEAMS[:7], TEAMS[:6]) is None  # 7 teams: one bye
     assert missing_results(2, TEAMS[:7], TEAMS[:4]) == MissingResults(2, ("e", "f", "g"))
+
+
+def test_a_duplicate_rooms_table_without_a_result_is_missing() -> None:
+    """§S9: a and b meet in both rooms of board 1 (tables 1 and 2); the closed room's table 2 has
+    no match although both pairs played the open room, so it and its pairs are missing."""
+    drawn = {"1": ("a", "b"), "2": ("b", "a"), "3": ("c", "d"), "4": ("d", "c")}
+    found = missing_results(1, [], ["a", "b", "c", "d"], drawn, played_tables={"1", "3", "4"})
+    assert found == MissingResults(1, ("a", "b"), ("2",))
+    assert missing_results(1, [], ["a", "b", "c", "d"], drawn, played_tables=set(drawn)) is None
