@@ -102,7 +102,7 @@ def _unpublished(bucket: str, work: Callable[[Path], None], keep: Path) -> Path:
     """``work`` done on the store in ``bucket`` but not published: its writer's copy, kept at ``keep``."""
     folder = cache_folder(RemoteRoot(bucket, PREFIX), "write")
 
-    def stop(self: Mirror, *args: object) -> int:
+    def stop(self: Mirror, *args: object, **kwargs: object) -> int:
         shutil.copytree(folder, keep)
         raise _Unpublished
 
