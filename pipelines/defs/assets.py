@@ -33,7 +33,6 @@ from pipelines.run import plan
 from pipelines.steps.replaying import WRITTEN
 from pipelines.steps.scoring_steps import Overrides
 from pipelines.steps.step_reports import Step
-from pipelines.storage.store import Store
 from schemas.catalog import ALL_TABLES
 from schemas.tables import (
     INCOMPLETE_MATCHES,
@@ -68,7 +67,7 @@ class ScoringConfig(Config):
     + _doc((RAW_EVENTS.metadata or {}).get(b"doc"), ""),
 )
 def raw_events(store: StoreResource) -> Events:
-    yield from step_events(plan.ingest(Store(store.root), workers=store.replay_workers))
+    yield from step_events(plan.ingest(store.plain_store(), workers=store.replay_workers))
 
 
 @multi_asset(
@@ -105,7 +104,7 @@ def replayed_tables(
 ) -> Events:
     """``plan.replay``: every complete, not yet replayed match into the derived tables, on the
     ``executor`` resource; nothing materialized (downstream skipped) when nothing is new."""
-    report = plan.replay(Store(store.root), workers=store.replay_workers, executor=executor.executor(),
+    report = plan.replay(store.plain_store(), workers=store.replay_workers, executor=executor.executor(),
                          refresh=store.refresh)
     if not report.outputs:
         context.log.info("nothing new since the last complete run: downstream assets skipped")

@@ -8,6 +8,7 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from pipelines.exec.executor import Executor, ExecutorKind
+from pipelines.storage.object_store import remote_root
 from pipelines.storage.store import Store
 from pipelines.storage.warehouse import store_path
 
@@ -32,10 +33,17 @@ class StoreResource(ConfigurableResource):
         those batches as the inputs of each table it writes (``Store.inputs``), so a batch
         another writer commits meanwhile counts as not yet read.
         """
-        return Store(self.root).pinned()
+        return self.plain_store().pinned()
 
     def plain_store(self) -> Store:
-        """The store over ``root``, not pinned (maintenance, the inbox)."""
+        """The store over ``root``, not pinned (maintenance, the inbox). An ``s3://`` root is refused:
+        the assets write the store in place, which only a folder allows (docs/deployment.md)."""
+        root = remote_root(self.root)
+        if root is not None:
+            raise ValueError(
+                f"{root}: the Dagster code location needs a store folder; a store on object storage is "
+                "run with `gdan run --store s3://…` (docs/deployment.md)"
+            )
         return Store(self.root)
 
 

@@ -121,3 +121,11 @@ def test_the_maintain_job_maintains_the_store(tmp_path: Path) -> None:
     )
     assert result.success
     assert store_tables(root) == before
+
+
+def test_the_code_location_refuses_a_store_on_object_storage() -> None:
+    """The assets write the store in place: an s3:// root is refused in one line, not taken for a
+    folder named ``s3:``."""
+    refused = r"s3://bucket/league: the Dagster code location needs a store folder"
+    with pytest.raises(ValueError, match=refused):
+        StoreResource(root="s3://bucket/league").store()
