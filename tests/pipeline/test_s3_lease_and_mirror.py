@@ -155,14 +155,15 @@ def test_data_files_a_cut_off_push_left_unlogged_are_deleted_by_the_next_writer(
     with pytest.raises(ConnectionError):
         writer.push()
     monkeypatch.setattr("pipelines.storage.mirror.push_steps", [])
-    dropped_in = "tables/deals/dropped-in-by-hand.parquet"
+    deals = table.relative_to(writer.folder).as_posix()
+    dropped_in = f"{deals}/dropped-in-by-hand.parquet"
     s3.put_object(Bucket=root.bucket, Key=root.key(dropped_in), Body=b"not the store's")
 
     next_writer = Mirror(s3, root, tmp_path / "next-writer")
     next_writer.pull()
     assert (next_writer.folder / appended).exists()  # in the bucket, added by no log
     assert next_writer.drop_cut_off_publish() == 1
-    data = {k for k in list_objects(s3, root, "tables/deals/") if "/_delta_log/" not in k}
+    data = {k for k in list_objects(s3, root, f"{deals}/") if "/_delta_log/" not in k}
     assert data == published | {dropped_in}  # only what the cut-off push uploaded is deleted
     assert not (next_writer.folder / appended).exists()
     assert next_writer.drop_cut_off_publish() == 0  # its record is gone with it
