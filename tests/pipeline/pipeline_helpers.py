@@ -176,3 +176,27 @@ def pattern_tables(con: duckdb.DuckDBPyConnection) -> dict[str, pa.Table]:
         "player_patterns": player_patterns(per_match["player_match_patterns"]),
         "player_leads": player_leads(per_match["player_match_leads"]),
     }
+
+
+def exit_at_delta_write(n: int) -> None:
+    """Make this process exit (status 3, no cleanup) at its ``n``-th Delta write of a run: a table
+    write, a staging commit or the replay's appends. For scripts that stand for a run killed
+    part-way (``os._exit``: nothing of Python's exit runs, as with a SIGKILL)."""
+    import os
+
+    from pipelines.storage import delta, staging, table_writes
+
+    calls = []
+
+    def killing(real: Any) -> Any:
+        def write(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            if len(calls) == n:
+                os._exit(3)
+            return real(*args, **kwargs)
+
+        return write
+
+    delta.write_deltalake = killing(delta.write_deltalake)
+    table_writes.write_deltalake = killing(table_writes.write_deltalake)
+    staging._commit_adds = killing(staging._commit_adds)

@@ -267,26 +267,13 @@ def test_a_warehouse_file_left_by_a_crashed_run_is_removed(tmp_path: Path) -> No
 
 
 KILL_AT_WRITE = """
-import os, sys
-from pipeline_helpers import fake_replay
+import sys
+from pipeline_helpers import exit_at_delta_write, fake_replay
 from pipelines.steps import replaying
 from pipelines.run.runner import run_pipeline
-from pipelines.storage import delta, staging, table_writes
 
 replaying.default_replay_fn = lambda: fake_replay
-calls = []
-
-def killing(real):
-    def write(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == int(sys.argv[2]):
-            os._exit(3)
-        real(*args, **kwargs)
-    return write
-
-delta.write_deltalake = killing(delta.write_deltalake)
-table_writes.write_deltalake = killing(table_writes.write_deltalake)
-staging._commit_adds = killing(staging._commit_adds)
+exit_at_delta_write(int(sys.argv[2]))
 run_pipeline(sys.argv[1], workers=1)
 """
 

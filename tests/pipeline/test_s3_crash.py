@@ -284,29 +284,17 @@ def test_a_maintain_cut_off_in_its_publish_keeps_the_tables_and_the_next_writer_
 
 
 KILLED_AT_WRITE = """
-import os, sys
+import sys
 from functools import partial
 from pathlib import Path
-from pipeline_helpers import fake_replay
+from pipeline_helpers import exit_at_delta_write, fake_replay
 from pipelines.steps import replaying
 from pipelines.run.runner import run_pipeline
-from pipelines.storage import delta, lease, remote, staging, table_writes
+from pipelines.storage import lease, remote
 
 replaying.default_replay_fn = lambda: fake_replay
 remote.Lease = partial(lease.Lease, seconds=1.0)  # a crashed writer's lease runs out quickly
-calls = []
-
-def killing(real):
-    def write(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == int(sys.argv[2]):
-            os._exit(3)
-        real(*args, **kwargs)
-    return write
-
-delta.write_deltalake = killing(delta.write_deltalake)
-table_writes.write_deltalake = killing(table_writes.write_deltalake)
-staging._commit_adds = killing(staging._commit_adds)
+exit_at_delta_write(int(sys.argv[2]))
 with remote.writable(Path(sys.argv[1])) as folder:
     run_pipeline(folder, workers=1)
 """
