@@ -49,11 +49,8 @@ def writable(store: Path) -> Iterator[Path]:
     if root is None:
         yield store
         return
-    s3 = client()
-    require_bucket(s3, root)
-    folder = cache_folder(root, "write")
-    with Lease(s3, root).hold() as lease:
-        mirror = Mirror(s3, root, folder)
+    folder, mirror = _copy(root, "write")
+    with Lease(mirror.s3, root).hold() as lease:
         mirror.pull()
         mirror.drop_cut_off_publish()
         yield folder
@@ -69,12 +66,8 @@ def ingestable(store: Path) -> Iterator[Path]:
     if root is None:
         yield store
         return
-    s3 = client()
-    require_bucket(s3, root)
-    folder = cache_folder(root, "ingest")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder, mirror = _copy(root, "ingest")
     with FileLock(folder / ".ingest.lock"):
-        mirror = Mirror(s3, root, folder)
         mirror.pull(INBOX_PARTS)
         yield folder
         mirror.push(INBOX_PARTS)
@@ -86,7 +79,7 @@ def readable(store: Path) -> Path:
     root = remote_root(store)
     if root is None:
         return store
-    folder, mirror = _read_copy(root)
+    folder, mirror = _copy(root, "read")
     with FileLock(folder / ".read.lock"):
         mirror.pull(READ_PARTS)
     return folder
@@ -102,7 +95,7 @@ def refresh(store: Path) -> bool:
     root = remote_root(store)
     if root is None:
         raise ValueError(f"{store} is a folder: only an s3:// store has a reading copy to refresh")
-    folder, mirror = _read_copy(root)
+    folder, mirror = _copy(root, "read")
     with FileLock(folder / ".read.lock"):
         if not mirror.behind(COMMIT_LOG_PREFIX):
             return False
@@ -128,9 +121,11 @@ def follow_published(store: Path, every_s: float, stop: threading.Event,
     return thread
 
 
-def _read_copy(root: RemoteRoot) -> tuple[Path, Mirror]:
+def _copy(root: RemoteRoot, role: str) -> tuple[Path, Mirror]:
+    """This host's copy of the store at ``root`` for ``role`` (:func:`cache_folder`, made if new)
+    and its mirror, once the bucket is known to exist."""
     s3 = client()
     require_bucket(s3, root)
-    folder = cache_folder(root, "read")
+    folder = cache_folder(root, role)
     folder.mkdir(parents=True, exist_ok=True)
     return folder, Mirror(s3, root, folder)
