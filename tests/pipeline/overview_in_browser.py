@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dashboards.i18n import t
 from tests.dashboards.browser import chromium
 
 METRICS_JS = """(() => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).map(m => [
@@ -20,6 +21,8 @@ METRICS_JS = """(() => Array.from(document.querySelectorAll('[data-testid="stMet
 def main(url: str) -> None:
     with tempfile.TemporaryDirectory() as profile, chromium(Path(profile)) as browser:
         page = browser.visit(url, None)
+        deals = t("deals", "en")  # the metrics may draw after the script run reports ready
+        browser.wait_for(lambda: deals in dict(browser.evaluate(METRICS_JS)), f"{deals} metric")
         metrics = dict(browser.evaluate(METRICS_JS))
     print(json.dumps({"title": page.title, "errors": page.errors, "metrics": metrics}))
 
