@@ -5,8 +5,8 @@ STAMP := $(VENV)/.installed
 .PHONY: test test-s3 lint demo dagster bench screenshots
 
 # Create .venv when missing and (re)install when pyproject.toml changed, or a replay source did:
-# the install compiles the replay engine (setup.py, replay/native.py).
-$(STAMP): pyproject.toml setup.py $(wildcard replay/*.py)
+# the install compiles the replay engine and its Cython core (setup.py, replay/native.py).
+$(STAMP): pyproject.toml setup.py $(wildcard replay/*.py) $(wildcard replay/*.pyx)
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e '.[dev]'

@@ -21,13 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol
 
+from replay import native
 from replay.cards import (
     BIG_JOKER_CODE,
+    BIG_JOKER_RANK,
     CARDS,
+    CODE,
     RANK_INDEX,
     RANKS,
     SMALL_JOKER_CODE,
+    SMALL_JOKER_RANK,
     level_index,
     parse_cards,
 )
@@ -333,6 +339,43 @@ def _compute(codes: tuple[int, ...], lv: int) -> tuple[Combo, ...]:
     return tuple(out)
 
 
+_RANK_OF_CODE = (*RANKS, SMALL_JOKER_RANK, BIG_JOKER_RANK)
+
+
+def core_reading(type_index: int, rank_code: int, size: int) -> Combo:
+    """The interned reading the Cython core names by numbers: the type's index in :data:`TYPES`;
+    the rank code (the rank index 0–12, 13 the small joker, 14 the big one; for sequences the
+    lowest card's position, 1 A-low … 13; 0 for the joker bomb); the size."""
+    type_ = TYPES[type_index]
+    if type_ in SEQUENCE_TYPES:
+        rank = SEQ_RANK_OF_POSITION[rank_code]
+    elif type_ == "joker_bomb":
+        rank = "JOKER"
+    else:
+        rank = _RANK_OF_CODE[rank_code]
+    return combo(type_, rank, size)
+
+
+def bind_core(module: ModuleType, move_class: type | None) -> Any:
+    """The Cython core of ``module`` (``replay/_core.pyx``) bound to this engine's readings and to
+    ``move_class`` for moves (None: readings only); its callers type it by the protocol they use."""
+    return module.Core(core_reading, CODE, CARDS, RANK_INDEX, move_class)
+
+
+class _ReadingsCore(Protocol):
+    def readings(self, cards: Sequence[str] | str, level: str) -> tuple[Combo, ...] | None:
+        """:func:`readings` as a tuple; None where the Python reference must report bad input."""
+
+
+def _readings_core() -> _ReadingsCore | None:
+    module = native.core()
+    return None if module is None else bind_core(module, None)
+
+
+_CORE = _readings_core()
+"""The Cython core where the engine runs with it (``replay.native.core``), else None."""
+
+
 def readings_of_codes(codes: Sequence[int], level: str) -> tuple[Combo, ...]:
     """:func:`readings` for card codes (no parsing); cached by the sorted codes and level."""
     key = (tuple(sorted(codes)), level_index(level))
@@ -358,5 +401,6 @@ def readings(cards: Sequence[str] | str, level: str) -> list[Combo]:
     if hit is None:
         if len(_INPUT_CACHE) >= _CACHE_LIMIT:
             _INPUT_CACHE.clear()
-        hit = _INPUT_CACHE[key] = readings_of_codes(parse_cards(cards), level)
+        found = None if _CORE is None else _CORE.readings(cards, level)
+        hit = _INPUT_CACHE[key] = readings_of_codes(parse_cards(cards), level) if found is None else found
     return list(hit)

@@ -12,10 +12,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Protocol
 
+from replay import native
 from replay.cards import (
     BIG_JOKER_CODE,
     CARDS,
+    RANK_INDEX,
     RANKS,
     SMALL_JOKER_CODE,
     level_index,
@@ -24,9 +27,11 @@ from replay.cards import (
 )
 from replay.combos import (
     SEQ_RANK_OF_POSITION,
+    TYPES,
     BeatKey,
     Combo,
     beat_key,
+    bind_core,
     combo,
     rank_value,
     strength_class,
@@ -351,8 +356,61 @@ def legal_moves(
     tubes, plates, bombs, straight flushes, joker bomb), then rank — deterministic for a hand.
     ``full_house_joker_pair`` is the ruleset parameter of the same name (§10).
     """
+    found = None if _CORE is None else core_legal_moves(_CORE, hand, level, table, full_house_joker_pair)
+    if found is None:
+        found = reference_legal_moves(hand, level, table, full_house_joker_pair)
+    return found
+
+
+def reference_legal_moves(
+    hand: Sequence[str] | str, level: str, table: Combo | None, full_house_joker_pair: bool
+) -> list[Move]:
+    """:func:`legal_moves` by the Python engine: the reference the Cython core is checked against,
+    and what runs without it (and reports bad input)."""
     h = _Hand(parse_cards(hand), level_index(level))
     return list(_generate(h, table, level, full_house_joker_pair))
+
+
+class MovesCore(Protocol):
+    """What :func:`legal_moves` calls of the Cython core (``replay/_core.pyx``)."""
+
+    def legal_moves(
+        self,
+        hand: Sequence[str] | str,
+        lv: int,
+        table_type: int,
+        table_value: int,
+        table_size: int,
+        joker_pair: bool,
+    ) -> list[Move] | None:
+        """The moves at level index ``lv``, leading (``table_type`` -1) or following the table of
+        that type index, rank value and size; None where the Python reference must report bad
+        input."""
+
+
+def core_legal_moves(
+    core: MovesCore, hand: Sequence[str] | str, level: str, table: Combo | None, joker_pair: bool
+) -> list[Move] | None:
+    """:func:`legal_moves` by ``core``; None where the Python reference must run instead."""
+    lv = RANK_INDEX.get(level) if isinstance(level, str) else None
+    if lv is None:
+        return None
+    if table is None:
+        return core.legal_moves(hand, lv, -1, 0, 0, joker_pair)
+    value = rank_value(table, level)
+    return core.legal_moves(hand, lv, _TYPE_INDEX[table.type], value, table.size, joker_pair)
+
+
+_TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
+
+
+def _moves_core() -> MovesCore | None:
+    module = native.core()
+    return None if module is None else bind_core(module, Move)
+
+
+_CORE = _moves_core()
+"""The Cython core where the engine runs with it (``replay.native.core``), else None."""
 
 
 # ---- can_beat: the same questions answered from counts alone ----------------------------------

@@ -10,11 +10,16 @@ Python sources stay the reference, and they run instead when
   sources, so the sources run and a warning says how to rebuild.
 
 It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
-a class. This module imports only the standard library (``setup.py`` reads it on its own).
+a class. The engine's hot core written in Cython (:data:`CYTHON`: readings and legal moves in C,
+``replay/_core.pyx``) follows the same rule: a ``.pyx`` edited since its build makes the build stale.
+The core is optional beside it: where it is not built, or with ``GDAN_NATIVE_CORE=0``, the engine runs
+without it (:func:`core`). This module imports only the standard library (``setup.py`` reads it on
+its own).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import warnings
@@ -59,8 +64,15 @@ over a batch's input rows and matches."""
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""
 
+CYTHON: tuple[str, ...] = ("_core",)
+"""Modules of ``replay`` written in Cython (``<name>.pyx``), each an extension of its own: the core
+that ``combos`` and ``moves`` call for readings and legal moves when it is built."""
+
 PURE_PYTHON_ENV = "GDAN_PURE_PYTHON"
 """Set to ``1`` to run the Python sources even where compiled modules are installed."""
+
+NATIVE_CORE_ENV = "GDAN_NATIVE_CORE"
+"""Set to ``0`` to run the engine without the Cython core (the mypyc build alone, for comparisons)."""
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -74,21 +86,29 @@ def compiled_file(module: str, directory: Path = PACKAGE_DIR) -> Path | None:
 
 def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     """Modules of :data:`COMPILED` whose source changed after they were compiled, or that lack a
-    compiled module while others have one (a partial build), then any other module compiled by an
-    older build; all of :data:`COMPILED` when the shared library is missing. Empty when nothing is
-    compiled."""
+    compiled module while others have one (a partial build), then the built modules of
+    :data:`CYTHON` whose ``.pyx`` changed after they were compiled, then any other module compiled
+    by an older build; all of :data:`COMPILED` when the shared library is missing. Empty when
+    nothing is compiled. (A Cython module that is not built is not stale: it is optional.)"""
     built = {m: compiled_file(m, directory) for m in COMPILED}
+    cython = [m for m in CYTHON if _pyx_changed(m, directory)]
     leftovers = [m for m in _shadowed_sources(directory) if m not in COMPILED]
     if not any(built.values()):
-        return leftovers
+        return [*cython, *leftovers]
     if compiled_file(NATIVE_GROUP.rpartition(".")[2] + "__mypyc", directory) is None:
-        return [*COMPILED, *leftovers]
+        return [*COMPILED, *cython, *leftovers]
     changed = [
         m
         for m, ext in built.items()
         if ext is None or (directory / f"{m}.py").stat().st_mtime > ext.stat().st_mtime
     ]
-    return [*changed, *leftovers]
+    return [*changed, *cython, *leftovers]
+
+
+def _pyx_changed(module: str, directory: Path) -> bool:
+    """Whether ``module``'s Cython source changed after its extension was built (False unbuilt)."""
+    ext = compiled_file(module, directory)
+    return ext is not None and (directory / f"{module}.pyx").stat().st_mtime > ext.stat().st_mtime
 
 
 def _shadowed_sources(directory: Path) -> list[str]:
@@ -120,8 +140,9 @@ def select() -> None:
         return
     stale = stale_modules()
     if stale:
+        sources = ", ".join(f"{m}.pyx" if m in CYTHON else f"{m}.py" for m in stale)
         warnings.warn(
-            f"replay: the compiled engine is out of date with {', '.join(f'{m}.py' for m in stale)}; "
+            f"replay: the compiled engine is out of date with {sources}; "
             "running the Python sources (slower). Rebuild with `make` or `pip install -e .`.",
             RuntimeWarning,
             stacklevel=2,
@@ -133,3 +154,22 @@ def is_compiled() -> bool:
     """Whether the replayer in use is the compiled one."""
     module = sys.modules.get("replay.replayer")
     return module is not None and isinstance(getattr(module.__spec__, "loader", None), ExtensionFileLoader)
+
+
+def core() -> ModuleType | None:
+    """The Cython core the engine calls (``replay._core``), or None where the engine runs without
+    it: the Python sources run (``GDAN_PURE_PYTHON=1``, a stale build), ``GDAN_NATIVE_CORE=0`` is
+    set, or it is not built. Called by the engine's modules as they are imported, after
+    :func:`select`."""
+    if os.environ.get(NATIVE_CORE_ENV) == "0" or any(isinstance(f, _SourceFinder) for f in sys.meta_path):
+        return None
+    return built_core()
+
+
+def built_core() -> ModuleType | None:
+    """The built Cython core when it is up to date with its ``.pyx``, whatever the switches say:
+    the differential tests compare it with the Python sources in a process that runs those."""
+    name = CYTHON[0]
+    if compiled_file(name) is None or _pyx_changed(name, PACKAGE_DIR):
+        return None
+    return importlib.import_module(f"replay.{name}")
