@@ -12,12 +12,40 @@ it return ``None``: the Python reference then raises its own error, so messages 
 """
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
 from cpython.list cimport PyList_Append
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.string cimport memset
+
+cdef extern from *:
+    """
+    /* A record object (the engine's Move) made without its __init__: allocated by its type's
+       tp_new and each field set through the field's slot descriptor, which is what the frozen
+       dataclass __init__ does through object.__setattr__, at a fraction of the cost. The record
+       and its cards tuple are left out of the cycle collector: they hold only strings and an
+       interned reading, so they can be in no reference cycle, and hundreds of thousands of
+       interned moves would otherwise make every full collection walk them. */
+    static PyObject *gdan_new_record(PyObject *type, PyObject *empty, PyObject *field1, PyObject *value1,
+                                     PyObject *field2, PyObject *value2) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        PyObject *obj = t->tp_new(t, empty, NULL);
+        if (obj == NULL) return NULL;
+        if (Py_TYPE(field1)->tp_descr_set(field1, obj, value1) < 0
+            || Py_TYPE(field2)->tp_descr_set(field2, obj, value2) < 0) {
+            Py_DECREF(obj);
+            return NULL;
+        }
+        if (PyObject_IS_GC(obj) && PyObject_GC_IsTracked(obj)) PyObject_GC_UnTrack(obj);
+        if (PyObject_GC_IsTracked(value1)) PyObject_GC_UnTrack(value1);
+        return obj;
+    }
+    """
+    object gdan_new_record(object type_, object empty, object field1, object value1, object field2,
+                           object value2)
+
 
 cdef enum:
     SINGLE = 0
@@ -303,20 +331,31 @@ cdef class Core:
     the level index by rank, and the ``Move`` class (``None`` where only readings are asked for)."""
 
     cdef object reading
-    cdef dict codes
+    cdef short code_of[128][128]
     cdef tuple cards
     cdef dict levels
     cdef object move_class
+    cdef object move_cards
+    cdef object move_combo
     cdef list combos
     cdef list interned
     cdef Py_ssize_t n_interned
 
     def __init__(self, reading, dict codes, tuple cards, dict levels, move_class=None):
+        """``codes``: the code of every card string (two ASCII characters); ``move_class``: a
+        class with slot fields ``cards`` and ``combo`` (the engine's frozen ``Move``)."""
         self.reading = reading
-        self.codes = codes
+        for i in range(128):
+            for j in range(128):
+                self.code_of[i][j] = -1
+        for card, code in codes.items():
+            self.code_of[ord(card[0])][ord(card[1])] = code
         self.cards = cards
         self.levels = levels
         self.move_class = move_class
+        if move_class is not None:
+            self.move_cards = move_class.__dict__["cards"]
+            self.move_combo = move_class.__dict__["combo"]
         self.combos = [None] * N_IDS
         self.interned = [None] * N_IDS
         self.n_interned = 0
@@ -330,8 +369,8 @@ cdef class Core:
     cdef int count(self, object cards, int* counts, bint* too_many) except -2:
         """Count ``cards`` (a sequence of card strings or one space/comma-separated string) per
         code; -1 for anything that is not a card."""
-        cdef PyObject* found
         cdef int n = 0, code
+        cdef Py_UCS4 first, second
         if isinstance(cards, str):
             cards = cards.replace(",", " ").split()
         elif not isinstance(cards, (list, tuple)):
@@ -339,10 +378,15 @@ cdef class Core:
         memset(counts, 0, N_CODES * sizeof(int))
         too_many[0] = False
         for card in cards:
-            found = PyDict_GetItem(self.codes, card) if isinstance(card, str) else NULL
-            if found is NULL:
+            if not isinstance(card, str) or PyUnicode_GET_LENGTH(card) != 2:
                 return -1
-            code = <int><object>found
+            first = PyUnicode_READ_CHAR(card, 0)
+            second = PyUnicode_READ_CHAR(card, 1)
+            if first >= 128 or second >= 128:
+                return -1
+            code = self.code_of[first][second]
+            if code < 0:
+                return -1
             counts[code] += 1
             if counts[code] > 2:
                 too_many[0] = True
@@ -354,8 +398,8 @@ cdef class Core:
         return -1 if found is NULL else <int><object>found
 
     def readings(self, cards, level):
-        """``replay.combos.readings`` of the cards at ``level`` as a tuple (``()`` outside 1–10
-        cards), or ``None`` where the Python reference must report an error."""
+        """``replay.combos.readings`` of the cards at ``level`` (``[]`` outside 1–10 cards), or
+        ``None`` where the Python reference must report an error."""
         cdef int counts[N_CODES]
         cdef int ids[16]
         cdef bint too_many
@@ -367,16 +411,11 @@ cdef class Core:
         if lv < 0:
             return None
         if n < 1 or n > 10:
-            return ()
+            return []
         if too_many:
             return None
         found = reading_ids(counts, n, lv, ids)
-        out = PyTuple_New(found)
-        for i in range(found):
-            c = self.combo(ids[i])
-            Py_INCREF(c)
-            PyTuple_SET_ITEM(out, i, c)
-        return out
+        return [self.combo(ids[i]) for i in range(found)]
 
     def legal_moves(self, hand, int lv, int table_type, int table_value, int table_size,
                     bint joker_pair):
@@ -460,7 +499,7 @@ cdef class Core:
             card = self.cards[sorted_codes[i]]
             Py_INCREF(card)
             PyTuple_SET_ITEM(cards, i, card)
-        move = self.move_class(cards, self.combo(cid))
+        move = gdan_new_record(self.move_class, (), self.move_cards, cards, self.move_combo, self.combo(cid))
         if self.n_interned >= MOVES_LIMIT:
             self.interned = [None] * N_IDS
             self.n_interned = 0
