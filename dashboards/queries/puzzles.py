@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from dashboards.queries.common import Con, dataframe
+from dashboards.queries.replayer import match_events
 from replay.puzzles import MIN_LOSS, puzzle_at, to_json
 from replay.solver import Budget
 
@@ -33,25 +32,6 @@ def puzzle_candidates(con: Con, *, limit: int = 60) -> list[tuple[str, int, int]
     )
     rows = zip(df["match_id"], df["deal_no"], df["seq"], strict=True)
     return [(str(m), int(d), int(s)) for m, d, s in rows]
-
-
-def match_events(con: Con, *, match: str) -> list[dict[str, Any]]:
-    """The events of ``match`` in force (its latest revision), one per seq, in seq order."""
-    df = dataframe(
-        con,
-        """
-        SELECT payload FROM raw_events r
-        WHERE match_id = $match AND parse_error IS NULL
-          AND coalesce(revision, 1) = (SELECT coalesce(max(revision), 1) FROM matches WHERE match_id = $match)
-        ORDER BY seq, source_file, line_no
-        """,
-        {"match": match},
-    )
-    seen: dict[int, dict[str, Any]] = {}
-    for payload in df["payload"]:
-        event = orjson.loads(payload)
-        seen.setdefault(int(event["seq"]), event)
-    return list(seen.values())
 
 
 def store_puzzles(con: Con, *, limit: int = 60) -> list[dict[str, Any]]:
