@@ -1093,6 +1093,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "暂无残局：已复盘的失误中没有唯一正解的局面。",
     ),
     "puzzle": ("Puzzle", "残局"),
+    "deal_n": ("deal {n}", "第 {n} 副"),
     "puzzle_to_move": ("**{seat}** to play, level {level}.", "轮到 **{seat}** 出牌，打 {level}。"),
     "puzzle_table": ("On the table: {play} by {seat}.", "桌面：{seat} 出的 {play}。"),
     "puzzle_lead": ("A new trick: the player leads.", "新一轮：由该选手首出。"),
