@@ -6,15 +6,15 @@ this core gives the same readings and the same moves in the same order, from a c
 (codes as in ``replay.cards``: suit-major, ``SB`` 52, ``HR`` 53) instead of Python tuples and
 dicts. It names a reading by numbers (type index in ``replay.combos.TYPES``, rank code, size) and
 asks the Python side once per reading for the interned ``Combo`` (the ``reading`` callable), so
-callers get the very objects the Python engine makes; moves are interned here by their cards and
-reading. Any input the core does not take (an unknown card or level, three copies of a card) makes
+callers get the very objects the Python engine makes. Moves are made afresh on every call, equal
+to the Python engine's (which interns them: there a lookup is cheaper than making one, here it is
+not). Any input the core does not take (an unknown card or level, three copies of a card) makes
 it return ``None``: the Python reference then raises its own error, so messages stay in one place.
 """
 
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.dict cimport PyDict_GetItem
 from cpython.unicode cimport PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
 from cpython.list cimport PyList_Append
-from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
@@ -26,8 +26,8 @@ cdef extern from *:
        tp_new and each field set through the field's slot descriptor, which is what the frozen
        dataclass __init__ does through object.__setattr__, at a fraction of the cost. The record
        and its cards tuple are left out of the cycle collector: they hold only strings and an
-       interned reading, so they can be in no reference cycle, and hundreds of thousands of
-       interned moves would otherwise make every full collection walk them. */
+       interned reading, so they can be in no reference cycle, and the many that callers keep
+       (the solver's moves per hand) would otherwise make every full collection walk them. */
     static PyObject *gdan_new_record(PyObject *type, PyObject *empty, PyObject *field1, PyObject *value1,
                                      PyObject *field2, PyObject *value2) {
         PyTypeObject *t = (PyTypeObject *)type;
@@ -66,7 +66,6 @@ cdef enum:
     N_IDS = 1760
     MAX_SUBSETS = 81
     MAX_OPTIONS = 32
-    MOVES_LIMIT = 1 << 19
 
 
 cdef inline int combo_id(int type_, int rank, int size) noexcept nogil:
@@ -338,8 +337,6 @@ cdef class Core:
     cdef object move_cards
     cdef object move_combo
     cdef list combos
-    cdef list interned
-    cdef Py_ssize_t n_interned
 
     def __init__(self, reading, dict codes, tuple cards, dict levels, move_class=None):
         """``codes``: the code of every card string (two ASCII characters); ``move_class``: a
@@ -357,8 +354,6 @@ cdef class Core:
             self.move_cards = move_class.__dict__["cards"]
             self.move_combo = move_class.__dict__["combo"]
         self.combos = [None] * N_IDS
-        self.interned = [None] * N_IDS
-        self.n_interned = 0
 
     cdef object combo(self, int cid):
         cdef object c = self.combos[cid]
@@ -472,11 +467,9 @@ cdef class Core:
     # ---- moves, one generator per type (``replay.moves``); ``above``: the rank value to exceed
 
     cdef int emit(self, list out, int* codes, int n, int cid) except -1:
-        """Append the (interned) move playing these card codes as reading ``cid``."""
+        """Append the move playing these card codes (sorted here) as reading ``cid``."""
         cdef int sorted_codes[10]
         cdef int i, j, c
-        cdef unsigned long long key = 0
-        cdef PyObject* hit
         for i in range(n):
             c = codes[i]
             j = i - 1
@@ -484,29 +477,13 @@ cdef class Core:
                 sorted_codes[j + 1] = sorted_codes[j]
                 j -= 1
             sorted_codes[j + 1] = c
-        for i in range(n):
-            key = (key << 6) | <unsigned long long>(sorted_codes[i] + 1)
-        by_cards = self.interned[cid]
-        if by_cards is None:
-            by_cards = self.interned[cid] = {}
-        packed = PyLong_FromUnsignedLongLong(key)
-        hit = PyDict_GetItem(by_cards, packed)
-        if hit is not NULL:
-            PyList_Append(out, <object>hit)
-            return 0
         cards = PyTuple_New(n)
         for i in range(n):
             card = self.cards[sorted_codes[i]]
             Py_INCREF(card)
             PyTuple_SET_ITEM(cards, i, card)
-        move = gdan_new_record(self.move_class, (), self.move_cards, cards, self.move_combo, self.combo(cid))
-        if self.n_interned >= MOVES_LIMIT:
-            self.interned = [None] * N_IDS
-            self.n_interned = 0
-            by_cards = self.interned[cid] = {}
-        PyDict_SetItem(by_cards, packed, move)
-        self.n_interned += 1
-        PyList_Append(out, move)
+        PyList_Append(out, gdan_new_record(self.move_class, (), self.move_cards, cards, self.move_combo,
+                                           self.combo(cid)))
         return 0
 
     cdef int same_rank(self, Hand* h, list out, int n, int above) except -1:
