@@ -5,7 +5,8 @@ decision at which the four hands hold at most N cards together, for N = 8, 12, 1
 by a fresh ``Solver`` within the budget; the table gives median and 95th-percentile CPU time and
 nodes by N, and the share solved. Then every deal's decisions from 16 cards left are reviewed
 (``review_deal``) and timed per deal. Times are CPU seconds of this process (``time.process_time``),
-so a loaded machine slows them less than wall time. ``GDAN_PURE_PYTHON=1`` measures the sources.
+so a loaded machine slows them less than wall time. ``GDAN_PURE_PYTHON=1`` measures the sources,
+``GDAN_NATIVE_CORE=0`` the compiled engine without its Cython core.
 
     .venv/bin/python benchmarks/bench_solver.py --matches 6 --sizes 8,12,16,20,24,28
 """
@@ -93,6 +94,10 @@ def main() -> None:
             f"| {n} | {len(rows)} | {solved}/{len(rows)} | {statistics.median(times):.4f} | "
             f"{percentile(times, 0.95):.4f} | {median_nodes:.0f} | {p95_nodes:.0f} |"
         )
+    solves = [row for rows in by_size.values() for row in rows]
+    total_s, total_nodes = sum(t for t, _, _ in solves), sum(k for _, k, _ in solves)
+    rate = total_nodes / max(total_s, 1e-9)
+    print(f"all solves: {total_nodes:,} nodes in {total_s:.2f} CPU-s, {rate:,.0f} nodes/s")
     review_budget = Budget(nodes=args.review_nodes)
     per_deal: list[float] = []
     decisions = lossy = 0
