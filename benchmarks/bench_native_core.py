@@ -1,6 +1,6 @@
 """The Cython core against the compiled (mypyc) engine without it, side by side in one run:
-readings with the caches cleared, legal moves following and leading (the measures of
-``bench_rules.py``, same seeded inputs for both).
+readings with the caches cleared, ``can_beat`` (a ``BeatProbe`` made and asked once), legal moves
+following and leading (the measures of ``bench_rules.py``, same seeded inputs for both).
 
 Run: ``.venv/bin/python benchmarks/bench_native_core.py [--pairs 3] [--quick]`` on a build with
 both (``python setup.py build_ext --inplace``). Each engine runs in child processes, alternating
@@ -32,21 +32,26 @@ class Figures(TypedDict):
     compiled: bool
     core: bool
     readings_per_s: float
+    can_beat_us: float
     follow_ms: float
     lead_ms: float
     lead_moves: float
 
 
 def measure(quick: bool) -> Figures:
-    """One engine's figures (in a child process): readings cold per second, legal moves median
-    milliseconds following and leading a 27-card hand holding both wilds (first call per hand)."""
+    """One engine's figures (in a child process): readings cold per second, ``can_beat`` median
+    microseconds (a random 27-card hand against a random table), legal moves median milliseconds
+    following and leading a 27-card hand holding both wilds (first call per hand)."""
     from bench_rules import _hand_with_two_wilds, _median_us, _table, bench_readings
 
-    from replay import RANKS, combos, legal_moves, moves, native
+    from replay import DECK, RANKS, can_beat, combos, legal_moves, moves, native
 
     scale = 10 if quick else 1
     rng = random.Random(20261207)
     cold, _ = bench_readings(rng, 200_000 // scale)
+    questions = [(rng.sample(DECK, 27), rng.choice(RANKS), _table(rng)) for _ in range(5_000 // scale)]
+    it = iter(questions)
+    can_beat_us = _median_us(lambda: can_beat(*next(it)), len(questions))
     follow, lead, counts = [], [], []
     for _ in range(300 // scale):
         level = rng.choice(RANKS)
@@ -59,6 +64,7 @@ def measure(quick: bool) -> Figures:
         "compiled": native.is_compiled(),
         "core": combos._CORE is not None and moves._CORE is not None,
         "readings_per_s": cold,
+        "can_beat_us": can_beat_us,
         "follow_ms": statistics.median(follow) / 1000,
         "lead_ms": statistics.median(lead) / 1000,
         "lead_moves": statistics.median(counts),
@@ -86,7 +92,7 @@ def main() -> None:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
           f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load {load}")
-    ratios: dict[str, list[float]] = {"readings": [], "following": [], "leading": []}
+    ratios: dict[str, list[float]] = {"readings": [], "can_beat": [], "following": [], "leading": []}
     for pair in range(args.pairs):
         order = ("mypyc", "core") if pair % 2 == 0 else ("core", "mypyc")
         got = {engine: run_child(engine, args.quick) for engine in order}
@@ -95,6 +101,7 @@ def main() -> None:
             sys.exit(f"not the engines to compare (need a fresh mypyc build and the core): {got}")
         pair_ratios = {
             "readings": b["readings_per_s"] / a["readings_per_s"],
+            "can_beat": a["can_beat_us"] / b["can_beat_us"],
             "following": a["follow_ms"] / b["follow_ms"],
             "leading": a["lead_ms"] / b["lead_ms"],
         }
@@ -102,7 +109,8 @@ def main() -> None:
             ratios[measure_name].append(ratio)
         print(
             f"pair {pair + 1} ({' then '.join(order)}): readings cold {a['readings_per_s']:,.0f} -> "
-            f"{b['readings_per_s']:,.0f} /s; legal_moves following {a['follow_ms']:.3f} -> "
+            f"{b['readings_per_s']:,.0f} /s; can_beat {a['can_beat_us']:.1f} -> {b['can_beat_us']:.1f} us; "
+            f"legal_moves following {a['follow_ms']:.3f} -> "
             f"{b['follow_ms']:.3f} ms, leading {a['lead_ms']:.3f} -> {b['lead_ms']:.3f} ms "
             f"({b['lead_moves']:.0f} moves)"
         )

@@ -1,8 +1,9 @@
 """The Cython core (``replay/_core.pyx``) against the Python engine it stands in for: the same
-readings and the same legal moves, in the same order, over seeded random card sets and positions.
+readings and the same legal moves, in the same order, and the same "can this hand beat that
+table?" answers, over seeded random card sets, positions and tables.
 
-Run: ``.venv/bin/python benchmarks/check_native_core.py [--readings N] [--positions N] [--seed S]``
-(defaults: 100,000 of each). Prints the counts compared and every difference (exit status 1 if
+Run: ``.venv/bin/python benchmarks/check_native_core.py [--readings N] [--positions N] [--probes N]
+[--seed S]`` (defaults: 100,000 of each). Prints the counts compared and every difference (exit status 1 if
 any); ``tests/replay/test_native_core.py`` runs the same comparison on fewer cases in ``make test``.
 
 The cases lean towards what makes readings and moves hard: wilds (the heart level card) at every
@@ -17,12 +18,14 @@ import argparse
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
 from replay import DECK, RANKS, SUITS, Combo, Move, native
-from replay.combos import bind_core, readings_of_codes
+from replay.cards import parse_cards
+from replay.combos import beat_key, bind_core, readings_of_codes
 from replay.moves import MovesCore, core_legal_moves, reference_legal_moves
 
 TABLES: tuple[Combo | None, ...] = (
@@ -51,6 +54,7 @@ TABLES: tuple[Combo | None, ...] = (
 
 ReadingCase = tuple[list[str], str]
 MoveCase = tuple[list[str], str, Combo | None, bool]
+ProbeCase = tuple["list[str] | Counter[str]", str, Combo, bool]
 
 
 def _rank_cards(rng: random.Random, rank: str, copies: int) -> list[str]:
@@ -147,8 +151,6 @@ def move_cases(rng: random.Random, n: int) -> Iterator[MoveCase]:
 def compare_readings(module: ModuleType, cases: Iterable[ReadingCase]) -> Report:
     """The core's readings against ``readings_of_codes`` (the Python engine) case by case: the same
     interned ``Combo`` objects in the same order, or a refusal where the reference raises."""
-    from replay.cards import parse_cards
-
     core = bind_core(module, None)
     report = Report()
     for cards, level in cases:
@@ -192,10 +194,46 @@ def compare_moves(
     return report, total
 
 
+def probe_cases(rng: random.Random, n: int) -> Iterator[ProbeCase]:
+    """``n`` (hand, level, table, full_house_joker_pair) questions: hands as in :func:`move_cases`,
+    every other one as a card multiset (``Counter``), tables drawn from the readings of random
+    card sets (every type, rank and bomb size)."""
+    while n > 0:
+        level = rng.choice(RANKS)
+        size = rng.choice((rng.randint(1, 27), 27))
+        cards = _hand(rng, level, size)
+        try:
+            options = readings_of_codes(parse_cards(card_set(rng, level, rng.randint(1, 10))), level)
+        except ValueError:
+            continue
+        if options:
+            hand: list[str] | Counter[str] = Counter(cards) if n % 2 else cards
+            yield hand, level, rng.choice(options), rng.random() < 0.5
+            n -= 1
+
+
+def compare_probes(module: ModuleType, cases: Iterable[ProbeCase]) -> Report:
+    """The core's ``BeatProbe`` against the Python engine's answer to the same question: whether
+    ``reference_legal_moves`` finds any play that beats the table (§4)."""
+    core: MovesCore = bind_core(module, Move)
+    report = Report()
+    for hand, level, table, joker_pair in cases:
+        report.compared += 1
+        cards = list(hand.elements()) if isinstance(hand, Counter) else hand
+        expected = bool(reference_legal_moves(cards, level, table, joker_pair))
+        probe = core.probe(hand, RANKS.index(level), joker_pair)
+        got = None if probe is None else probe.beats_key(beat_key(table, level))
+        if got is not expected:
+            report.differ(f"can beat: {' '.join(cards)} at {level} vs {table} (joker pair {joker_pair}): "
+                          f"python {expected}, core {got}")
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readings", type=int, default=100_000)
     parser.add_argument("--positions", type=int, default=100_000)
+    parser.add_argument("--probes", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=20261207)
     args = parser.parse_args()
     module = native.built_core()
@@ -216,9 +254,16 @@ def main() -> None:
         f"legal moves: {moves.compared:,} positions compared ({total:,} moves), "
         f"{len(moves.differences or [])} differences ({time.process_time() - t0:.0f} CPU-s)"
     )
-    for line in [*(readings.differences or [])[:20], *(moves.differences or [])[:20]]:
+    t0 = time.process_time()
+    probes = compare_probes(module, probe_cases(rng, args.probes))
+    print(
+        f"can beat (BeatProbe): {probes.compared:,} questions compared, "
+        f"{len(probes.differences or [])} differences ({time.process_time() - t0:.0f} CPU-s)"
+    )
+    found = [*(readings.differences or []), *(moves.differences or []), *(probes.differences or [])]
+    for line in found[:40]:
         print(line)
-    sys.exit(1 if readings.differences or moves.differences else 0)
+    sys.exit(1 if found else 0)
 
 
 if __name__ == "__main__":

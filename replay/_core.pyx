@@ -330,6 +330,7 @@ cdef class Core:
     the level index by rank, and the ``Move`` class (``None`` where only readings are asked for)."""
 
     cdef object reading
+    cdef dict type_index
     cdef short code_of[128][128]
     cdef tuple cards
     cdef dict levels
@@ -338,10 +339,12 @@ cdef class Core:
     cdef object move_combo
     cdef list combos
 
-    def __init__(self, reading, dict codes, tuple cards, dict levels, move_class=None):
-        """``codes``: the code of every card string (two ASCII characters); ``move_class``: a
-        class with slot fields ``cards`` and ``combo`` (the engine's frozen ``Move``)."""
+    def __init__(self, reading, tuple types, dict codes, tuple cards, dict levels, move_class=None):
+        """``types``: the type ids in type-index order (``replay.combos.TYPES``); ``codes``: the
+        code of every card string (two ASCII characters); ``move_class``: a class with slot
+        fields ``cards`` and ``combo`` (the engine's frozen ``Move``)."""
         self.reading = reading
+        self.type_index = {name: i for i, name in enumerate(types)}
         for i in range(128):
             for j in range(128):
                 self.code_of[i][j] = -1
@@ -365,7 +368,6 @@ cdef class Core:
         """Count ``cards`` (a sequence of card strings or one space/comma-separated string) per
         code; -1 for anything that is not a card."""
         cdef int n = 0, code
-        cdef Py_UCS4 first, second
         if isinstance(cards, str):
             cards = cards.replace(",", " ").split()
         elif not isinstance(cards, (list, tuple)):
@@ -373,13 +375,7 @@ cdef class Core:
         memset(counts, 0, N_CODES * sizeof(int))
         too_many[0] = False
         for card in cards:
-            if not isinstance(card, str) or PyUnicode_GET_LENGTH(card) != 2:
-                return -1
-            first = PyUnicode_READ_CHAR(card, 0)
-            second = PyUnicode_READ_CHAR(card, 1)
-            if first >= 128 or second >= 128:
-                return -1
-            code = self.code_of[first][second]
+            code = self.code(card)
             if code < 0:
                 return -1
             counts[code] += 1
@@ -387,6 +383,40 @@ cdef class Core:
                 too_many[0] = True
             n += 1
         return n
+
+    cdef int count_multiset(self, object multiset, int* counts, bint* too_many) except -2:
+        """Count a card multiset (card → copies, e.g. a ``Counter``) as ``replay.moves._Counts``
+        does: copies of 0 or fewer are skipped before the card is looked at; -1 for a card that
+        is not one."""
+        cdef int n = 0, code, copies
+        memset(counts, 0, N_CODES * sizeof(int))
+        too_many[0] = False
+        for card, value in multiset.items():
+            if not isinstance(value, int):
+                return -1
+            copies = value if -3 < value < 3 else (3 if value > 0 else 0)
+            if copies <= 0:
+                continue
+            if copies > 2:
+                too_many[0] = True
+                continue
+            code = self.code(card)
+            if code < 0:
+                return -1
+            counts[code] += copies
+            n += copies
+        return n
+
+    cdef inline int code(self, object card) noexcept:
+        """The code of a card string, -1 for anything else."""
+        cdef Py_UCS4 first, second
+        if not isinstance(card, str) or PyUnicode_GET_LENGTH(card) != 2:
+            return -1
+        first = PyUnicode_READ_CHAR(card, 0)
+        second = PyUnicode_READ_CHAR(card, 1)
+        if first >= 128 or second >= 128:
+            return -1
+        return self.code_of[first][second]
 
     cdef int level(self, object level) except -2:
         cdef PyObject* found = PyDict_GetItem(self.levels, level) if isinstance(level, str) else NULL
@@ -411,6 +441,23 @@ cdef class Core:
             return None
         found = reading_ids(counts, n, lv, ids)
         return [self.combo(ids[i]) for i in range(found)]
+
+    def probe(self, hand, int lv, bint joker_pair):
+        """A :class:`Probe` of ``hand`` (cards, or a card multiset such as a ``Counter``) at level
+        index ``lv``, as ``replay.moves.BeatProbe``; ``None`` where the Python reference must
+        report an error."""
+        cdef int counts[N_CODES]
+        cdef bint too_many
+        cdef int n
+        if isinstance(hand, dict):
+            n = self.count_multiset(hand, counts, &too_many)
+        else:
+            n = self.count(hand, counts, &too_many)
+        if n < 0 or too_many or not 0 <= lv < 13:
+            return None
+        probe = Probe()
+        probe.prepare(counts, lv, joker_pair, self.type_index)
+        return probe
 
     def legal_moves(self, hand, int lv, int table_type, int table_value, int table_size,
                     bint joker_pair):
@@ -744,3 +791,146 @@ cdef class Core:
             cards[2] = cards[3] = BIG
             self.emit(out, cards, 4, combo_id(JOKER_BOMB, 0, 4))
         return 0
+
+
+cdef inline unsigned int flush_starts(unsigned int mask, int need) noexcept nogil:
+    """Bit ``s`` set for each window start ``s`` (1–10) holding ``need`` or more positions of
+    ``mask`` (``replay.moves._flush_starts``)."""
+    cdef unsigned int starts = 0
+    cdef int start
+    for start in range(1, 11):
+        if __builtin_popcount(mask & (0b11111u << start)) >= need:
+            starts |= 1u << start
+    return starts
+
+
+cdef class Probe:
+    """A hand prepared once for many "can it beat this table?" questions (§4), from counts alone:
+    ``replay.moves.BeatProbe`` (its reference) in C."""
+
+    cdef int lv
+    cdef int w
+    cdef int sb
+    cdef int hr
+    cdef int nat[13]
+    cdef unsigned int masks[4]
+    cdef bint joker_pair
+    cdef bint joker_bomb
+    cdef int nbombs
+    cdef int bomb_size[13]
+    cdef int bomb_value[13]
+    cdef bint big_bomb
+    cdef int flush
+    cdef dict type_index
+
+    cdef void prepare(self, int* counts, int lv, bint joker_pair, dict type_index):
+        cdef int c, r, s
+        self.lv = lv
+        self.type_index = type_index
+        self.joker_pair = joker_pair
+        self.w = counts[13 + lv]
+        self.sb = counts[SMALL]
+        self.hr = counts[BIG]
+        for s in range(4):
+            self.masks[s] = 0
+        for r in range(13):
+            self.nat[r] = 0
+        for c in range(SMALL):
+            if c == 13 + lv or not counts[c]:
+                continue
+            r = c % 13
+            self.nat[r] += counts[c]
+            self.masks[c // 13] |= (1u << 1 | 1u << 14) if r == 12 else 1u << (r + 2)
+        self.joker_bomb = self.sb == 2 and self.hr == 2
+        self.nbombs = 0
+        self.big_bomb = False
+        for r in range(13):
+            if self.nat[r] >= 2 and self.nat[r] + self.w >= 4:
+                self.bomb_size[self.nbombs] = self.nat[r] + self.w
+                self.bomb_value[self.nbombs] = 13 if r == lv else r
+                if self.bomb_size[self.nbombs] >= 6:
+                    self.big_bomb = True
+                self.nbombs += 1
+        self.flush = -1
+
+    cdef bint has_flush(self, int above) noexcept:
+        cdef int s, need = 5 - self.w
+        for s in range(4):
+            if flush_starts(self.masks[s], need) >> (above + 1):
+                return True
+        return False
+
+    cdef bint has_group_sequence(self, int width, int length, int above) noexcept:
+        cdef int start, pos, need, n
+        for start in range((above + 1 if above + 1 > 1 else 1), 16 - length):
+            need = 0
+            for pos in range(start, start + length):
+                n = self.nat[rank_at(pos)]
+                if n < width:
+                    need += width - n
+            if need <= self.w:
+                return True
+        return False
+
+    cdef bint has_same_type(self, int type_, int v) noexcept:
+        cdef int r, n, p, spare
+        if type_ <= TRIPLE:
+            n = type_ + 1
+            for r in range(13):
+                if (13 if r == self.lv else r) > v and (self.nat[r] >= 1 or r == self.lv) \
+                        and self.nat[r] + self.w >= n:
+                    return True
+            return n <= 2 and ((self.sb >= n and v < 14) or (self.hr >= n and v < 15))
+        if type_ == FULL_HOUSE:
+            for r in range(13):
+                if (13 if r == self.lv else r) <= v or self.nat[r] == 0:
+                    continue
+                spare = self.w - (3 - self.nat[r] if self.nat[r] < 3 else 0)
+                if spare < 0:
+                    continue
+                if spare >= 2 or (self.joker_pair and (self.sb == 2 or self.hr == 2)):
+                    return True
+                for p in range(13):
+                    if p != r and self.nat[p] >= 1 and self.nat[p] + spare >= 2:
+                        return True
+            return False
+        if type_ == STRAIGHT:
+            return self.has_group_sequence(1, 5, v)
+        if type_ == TUBE:
+            return self.has_group_sequence(2, 3, v)
+        return self.has_group_sequence(3, 2, v)
+
+    def beats_key(self, tuple key):
+        """Whether some play from the hand beats a table given by its ``replay.combos.beat_key``
+        (strength class, family, order value) at the probe's level (§4)."""
+        cdef int cls = key[0], v = key[2], i
+        if cls == 5:
+            return False
+        if self.joker_bomb:
+            return True
+        if cls == 4:
+            for i in range(self.nbombs):
+                if self.bomb_size[i] * 32 + self.bomb_value[i] > v:
+                    return True
+            return False
+        if self.big_bomb:
+            return True
+        if cls == 3:
+            return self.has_flush(v)
+        if self.flush < 0:
+            self.flush = self.has_flush(0)
+        if self.flush:
+            return True
+        if cls == 2:
+            for i in range(self.nbombs):
+                if self.bomb_size[i] == 5 and self.bomb_value[i] > v:
+                    return True
+            return False
+        if cls == 1:
+            for i in range(self.nbombs):
+                if self.bomb_size[i] == 5 or self.bomb_value[i] > v:
+                    return True
+            return False
+        if self.nbombs:
+            return True
+        return self.has_same_type(self.type_index[key[1]], v)

@@ -360,7 +360,7 @@ def core_reading(type_index: int, rank_code: int, size: int) -> Combo:
 def bind_core(module: ModuleType, move_class: type | None) -> Any:
     """The Cython core of ``module`` (``replay/_core.pyx``) bound to this engine's readings and to
     ``move_class`` for moves (None: readings only); its callers type it by the protocol they use."""
-    return module.Core(core_reading, CODE, CARDS, RANK_INDEX, move_class)
+    return module.Core(core_reading, TYPES, CODE, CARDS, RANK_INDEX, move_class)
 
 
 class _ReadingsCore(Protocol):

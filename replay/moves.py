@@ -371,8 +371,21 @@ def reference_legal_moves(
     return list(_generate(h, table, level, full_house_joker_pair))
 
 
+class NativeProbe(Protocol):
+    """The Cython core's :class:`BeatProbe`."""
+
+    def beats_key(self, key: BeatKey) -> bool:
+        """:meth:`BeatProbe.beats_key`."""
+
+
 class MovesCore(Protocol):
-    """What :func:`legal_moves` calls of the Cython core (``replay/_core.pyx``)."""
+    """What :func:`legal_moves` and :class:`BeatProbe` call of the Cython core (``replay/_core.pyx``)."""
+
+    def probe(
+        self, hand: Sequence[str] | str | Mapping[str, int], lv: int, joker_pair: bool
+    ) -> NativeProbe | None:
+        """A probe of the hand at level index ``lv``; None where the Python reference must report
+        bad input."""
 
     def legal_moves(
         self,
@@ -548,15 +561,19 @@ class BeatProbe:
     of a seat until the seat plays again, pays only the comparison with each table.
     """
 
-    __slots__ = ("_big_bomb", "_bombs", "_flush", "_h", "_joker_bomb", "_joker_pair", "_level")
+    __slots__ = ("_big_bomb", "_bombs", "_flush", "_h", "_joker_bomb", "_joker_pair", "_level", "_native")
 
     def __init__(
         self, hand: Sequence[str] | str | Mapping[str, int], level: str, *, full_house_joker_pair: bool = True
     ) -> None:
-        """``hand``: cards as in :func:`can_beat`, or a card multiset such as a ``Counter``."""
+        """``hand``: cards as in :func:`can_beat`, or a card multiset such as a ``Counter``. With
+        the Cython core, the probe is the core's (the fields below stay unset)."""
         lv = level_index(level)
-        h = self._h = _Counts(_counted(hand), lv)
         self._level = level
+        self._native = None if _CORE is None else _CORE.probe(hand, lv, full_house_joker_pair)
+        if self._native is not None:
+            return
+        h = self._h = _Counts(_counted(hand), lv)
         self._joker_pair = full_house_joker_pair
         self._joker_bomb = h.sb == 2 and h.hr == 2
         w = h.w
@@ -573,6 +590,8 @@ class BeatProbe:
     def beats_key(self, key: BeatKey) -> bool:
         """:meth:`beats` for a table given by its ``replay.combos.beat_key`` at the probe's level
         (the replayer keeps each table's key, so it is worked out once per table)."""
+        if self._native is not None:
+            return self._native.beats_key(key)
         cls, family, v = key
         if cls == 5:
             return False

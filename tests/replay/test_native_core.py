@@ -1,5 +1,6 @@
 """The Cython core (``replay/_core.pyx``) gives the Python engine's readings and legal moves, in the
-same order and as the same interned readings (rules.md §3–§5), over seeded random card sets and
+same order and as the same interned readings, and its answers to "can this hand beat that table?"
+(rules.md §3–§5), over seeded random card sets and
 positions: every level with its wilds, jokers, joker pairs in full houses allowed or not (§10),
 every table type and bomb class, and input both refuse. ``benchmarks/check_native_core.py`` runs
 the same comparison on 100,000 cases of each."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections import Counter
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
@@ -16,11 +18,19 @@ from types import ModuleType
 import pytest
 
 from replay import RANKS, Combo, native
-from replay.combos import bind_core, readings_of_codes
+from replay.combos import beat_key, bind_core, readings_of_codes
 from replay.moves import Move, MovesCore, core_legal_moves, reference_legal_moves
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from check_native_core import TABLES, compare_moves, compare_readings, move_cases, reading_cases
+from check_native_core import (
+    TABLES,
+    compare_moves,
+    compare_probes,
+    compare_readings,
+    move_cases,
+    probe_cases,
+    reading_cases,
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +54,14 @@ def test_legal_moves_are_the_python_engines(core: ModuleType) -> None:
     report, total = compare_moves(core, move_cases(random.Random(47), 3_000))
     assert report.differences is None, report.differences[:5]
     assert total > 100_000
+
+
+def test_can_beat_answers_are_the_python_engines(core: ModuleType) -> None:
+    """§4: 3,000 "can this hand beat that table?" questions (hands as cards or as a ``Counter``,
+    tables of every type, rank and bomb size): the core's probe says yes exactly where the Python
+    engine finds a legal move that beats the table."""
+    report = compare_probes(core, probe_cases(random.Random(48), 3_000))
+    assert report.differences is None, report.differences[:5]
 
 
 @pytest.mark.parametrize("level", RANKS)
@@ -71,11 +89,17 @@ def test_refused_input_goes_back_to_the_python_engine(core: ModuleType) -> None:
     assert core_legal_moves(moves_core, ["S9"], "Z", None, True) is None
     with pytest.raises(ValueError, match="more than two copies"):
         reference_legal_moves(["S9", "S9", "S9"], "2", None, True)
+    assert moves_core.probe(Counter({"S9": 3}), 0, True) is None
+    assert moves_core.probe(Counter({"X9": 1}), 0, True) is None
+    probe = moves_core.probe(Counter({"X9": 0, "S9": 2, "H9": -1}), 0, True)
+    assert probe is not None and probe.beats_key(beat_key(Combo("pair", "8", 2), "2"))
+    assert not probe.beats_key(beat_key(Combo("pair", "T", 2), "2"))
 
 
 def test_engine_calls_the_core_when_it_runs_with_it(core: ModuleType) -> None:
-    """``legal_moves`` and ``readings`` run the core unless the sources run (GDAN_PURE_PYTHON=1 or
-    a stale build) or GDAN_NATIVE_CORE=0; either way the answers are the reference's."""
+    """``legal_moves``, ``readings`` and ``BeatProbe`` run the core unless the sources run
+    (GDAN_PURE_PYTHON=1 or a stale build) or GDAN_NATIVE_CORE=0; either way the answers are the
+    reference's."""
     from replay import combos, legal_moves, moves, readings
 
     in_use = native.core() is not None
@@ -85,6 +109,12 @@ def test_engine_calls_the_core_when_it_runs_with_it(core: ModuleType) -> None:
         hand, "5", Combo("full_house", "2", 5), True
     )
     assert readings(["HR", "HR", "S3", "H3", "C3"], "5") == [Combo("full_house", "3", 5)]
+    joker_pair_hand = ["HR", "HR", "S3", "H3", "C3", "D4"]
+    probe = moves.BeatProbe(Counter(joker_pair_hand), "5")
+    assert (probe._native is not None) == in_use
+    assert probe.beats(Combo("full_house", "2", 5))
+    no_joker_pair = moves.BeatProbe(joker_pair_hand, "5", full_house_joker_pair=False)
+    assert not no_joker_pair.beats(Combo("full_house", "2", 5))
 
 
 def test_an_edited_pyx_makes_the_build_stale(tmp_path: Path) -> None:
