@@ -396,6 +396,20 @@ class _MatchTrack:
                 self.levels[team] = known
 
 
+def match_state_at(ordered: Sequence[Mapping[str, Any]], deal_index: int, ruleset: Ruleset) -> MatchState:
+    """The match before the deal whose ``deal_start`` is ``ordered[deal_index]`` (its match's
+    events in seq order), as the log's results make it (:class:`_MatchTrack`)."""
+    start = next((e for e in ordered if e.get("type") == "match_start"), {})
+    track = _MatchTrack(ruleset, start)
+    for ev in ordered[:deal_index]:
+        if ev.get("type") == "deal_start":
+            track.deal_start(ev)
+        else:
+            track.event(ev)
+    track.deal_start(ordered[deal_index])
+    return track.state()
+
+
 def review_match(
     events: Sequence[Mapping[str, Any]],
     budget: Budget = DEFAULT_BUDGET,
