@@ -364,11 +364,14 @@ def bind_core(module: ModuleType, move_class: type | None) -> Any:
 
 
 class _ReadingsCore(Protocol):
+    """What :func:`readings` calls of the Cython core (``replay/_core.pyx``)."""
+
     def readings(self, cards: Sequence[str] | str, level: str) -> list[Combo] | None:
         """:func:`readings`; None where the Python reference must report bad input."""
 
 
 def _readings_core() -> _ReadingsCore | None:
+    """The core bound for readings, where the engine runs with it."""
     module = native.core()
     return None if module is None else bind_core(module, None)
 

@@ -415,9 +415,11 @@ def core_legal_moves(
 
 
 _TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
+"""Each type id's index in ``TYPES``: how the core names a table's type."""
 
 
 def _moves_core() -> MovesCore | None:
+    """The core bound for moves and probes, where the engine runs with it."""
     module = native.core()
     return None if module is None else bind_core(module, Move)
 
