@@ -428,6 +428,30 @@ LABELS: dict[str, tuple[str, str]] = {
         "在编排器中运行 `single_dummy` 任务；对事件文件可用 `gdan single-dummy FILE --match ID --deal N` "
         "或 `gdan review FILE --match ID --deal N --single-dummy`。任务的判定在下次发布运行后显示于此。",
     ),
+    "sampled_review_now": ("Review this deal now from the player's view", "现在按选手视角复盘此副"),
+    "sampled_review_now_help": (
+        "Runs the single-dummy review of this deal on the dashboard's server with the job's settings "
+        "(32 layouts a decision): about 20 s, longer for a long deal. The verdicts stay in this "
+        "browser session; they are not stored.",
+        "在看板服务器上以任务的设置（每个决策 32 种牌局）对此副做单明手复盘：约 20 秒，长的牌局更久。"
+        "判定只保留在本浏览器会话中，不写入数据库。",
+    ),
+    "sampled_reviewing": (
+        "Reviewing from the player's view… decision at seq {seq}", "正在按选手视角复盘…… 决策序号 {seq}"
+    ),
+    "sampled_busy": (
+        "Another review made on demand is running on this server; try again when it has finished.",
+        "本服务器正在进行另一项即时复盘，请在其完成后再试。",
+    ),
+    "sampled_cannot": ("This deal cannot be reviewed: {reason}", "此副无法复盘：{reason}"),
+    "sampled_made_now": (
+        "Verdicts made on demand in this session (not stored; the opt-in job stores them).",
+        "本会话中即时生成的判定（未写入数据库；需手动启动的任务会保存判定）。",
+    ),
+    "sampled_made_now_none": (
+        "The review made on demand found no real decision in this deal.",
+        "即时复盘在此副中没有找到真实选择。",
+    ),
     "sampled_accuracy_note": (
         "Every decision with a choice, the return card after a tribute included, judged over layouts of "
         "the cards the player could not see, dealt at random (the opt-in single-dummy job). Accuracy: "
@@ -1071,6 +1095,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "暂无残局：已复盘的失误中没有唯一正解的局面。",
     ),
     "puzzle": ("Puzzle", "残局"),
+    "deal_n": ("deal {n}", "第 {n} 副"),
     "puzzle_to_move": ("**{seat}** to play, level {level}.", "轮到 **{seat}** 出牌，打 {level}。"),
     "puzzle_table": ("On the table: {play} by {seat}.", "桌面：{seat} 出的 {play}。"),
     "puzzle_lead": ("A new trick: the player leads.", "新一轮：由该选手首出。"),

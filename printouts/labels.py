@@ -125,6 +125,12 @@ ZH: dict[str, str] = {
     "{event} · round {round}": "{event} · 第 {round} 轮",
     "{event} · {stage} · round {round}": "{event} · {stage} · 第 {round} 轮",
     "Table {table}": "第 {table} 桌",
+    # event stages (``matches.stage``): the usual ids; any other name is printed as written
+    "Swiss": "瑞士移位",
+    "knockout": "淘汰赛",
+    "round robin": "循环赛",
+    "league": "联赛",
+    "duplicate": "复式",
     "Board {board} · {room}": "牌组 {board} · {room}",
     "board": "牌组",
     "room": "房间",
@@ -152,6 +158,19 @@ def translator(lang: Lang) -> Callable[..., str]:
         return template.format(**fields) if fields else template
 
     return t
+
+
+STAGE_WORDS: dict[str, str] = {
+    "swiss": "Swiss", "knockout": "knockout", "round_robin": "round robin", "league": "league",
+    "duplicate": "duplicate",
+}
+"""The usual stage ids in English words (listed in :data:`ZH` for Chinese)."""
+
+
+def stage_text(stage: str, t: Callable[..., str]) -> str:
+    """A stage id in ``t``'s language: the usual ids in words, any other name as written."""
+    word = STAGE_WORDS.get(stage)
+    return t(word) if word is not None else stage
 
 
 SEAT_NAMES: dict[str, str] = {"E": "东", "S": "南", "W": "西", "N": "北"}

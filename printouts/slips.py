@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from printouts.labels import Lang, seat_name, translator
+from printouts.labels import Lang, seat_name, stage_text, translator
 from printouts.pdf import find_cjk_font
 
 _FAMILY = "cjk"
@@ -107,7 +107,8 @@ def _slip(pdf: Any, slip: TableSlip, lang: Lang) -> None:
     pdf.set_text_color(0, 0, 0)
     pdf.set_font(_FAMILY, size=14)
     where = (
-        t("{event} · {stage} · round {round}", event=slip.event, stage=slip.stage, round=slip.round_no)
+        t("{event} · {stage} · round {round}", event=slip.event, stage=stage_text(slip.stage, t),
+          round=slip.round_no)
         if slip.stage
         else t("{event} · round {round}", event=slip.event, round=slip.round_no)
     )

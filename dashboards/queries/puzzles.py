@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from dashboards.queries.common import Con, dataframe
+from dashboards.queries.replayer import match_events
 from replay.puzzles import MIN_LOSS, puzzle_at, to_json
 from replay.solver import Budget
 
@@ -20,46 +19,37 @@ PUZZLE_BUDGET = Budget(nodes=100_000)
 """Nodes the solver may search per position while verifying a puzzle."""
 
 
-def puzzle_candidates(con: Con, *, limit: int = 60) -> list[tuple[str, int, int]]:
-    """The (match, deal, seq) of the reviewed decisions that lost at least ``MIN_LOSS`` levels,
-    the costliest first, at most ``limit``."""
+def puzzle_candidates(con: Con, *, limit: int = 60) -> list[dict[str, Any]]:
+    """The reviewed decisions that lost at least ``MIN_LOSS`` levels, the costliest first, at most
+    ``limit``: ``match_id``, ``deal_no``, ``seq`` and what names them to a coach (``player``: the
+    decider's name, else id; ``event_id``, ``match_round``, ``match_table``)."""
     df = dataframe(
         con,
         """
-        SELECT match_id, deal_no, seq FROM play_reviews WHERE loss >= $min_loss
-        ORDER BY loss DESC, match_id, seq LIMIT $limit
+        SELECT r.match_id, r.deal_no, r.seq, coalesce(nullif(p.name, ''), r.player_id) AS player,
+               m.event_id, m.round AS match_round, m."table" AS match_table
+        FROM play_reviews r
+        LEFT JOIN players p USING (player_id)
+        LEFT JOIN matches m USING (match_id)
+        WHERE r.loss >= $min_loss
+        ORDER BY r.loss DESC, r.match_id, r.seq LIMIT $limit
         """,
         {"min_loss": MIN_LOSS, "limit": limit},
     )
-    rows = zip(df["match_id"], df["deal_no"], df["seq"], strict=True)
-    return [(str(m), int(d), int(s)) for m, d, s in rows]
-
-
-def match_events(con: Con, *, match: str) -> list[dict[str, Any]]:
-    """The events of ``match`` in force (its latest revision), one per seq, in seq order."""
-    df = dataframe(
-        con,
-        """
-        SELECT payload FROM raw_events r
-        WHERE match_id = $match AND parse_error IS NULL
-          AND coalesce(revision, 1) = (SELECT coalesce(max(revision), 1) FROM matches WHERE match_id = $match)
-        ORDER BY seq, source_file, line_no
-        """,
-        {"match": match},
-    )
-    seen: dict[int, dict[str, Any]] = {}
-    for payload in df["payload"]:
-        event = orjson.loads(payload)
-        seen.setdefault(int(event["seq"]), event)
-    return list(seen.values())
+    return [
+        {k: (None if v is None or v != v else v) for k, v in row.items()}  # NaN (no value) → None
+        for row in df.to_dict("records")
+    ]
 
 
 def store_puzzles(con: Con, *, limit: int = 60) -> list[dict[str, Any]]:
-    """The puzzles of the store (``replay.puzzles.to_json`` form), from the costliest reviewed
-    mistakes (at most ``limit`` looked at); a decision the solver cannot verify is left out."""
+    """The puzzles of the store (``replay.puzzles.to_json`` form, with the candidate's ``player``,
+    ``event_id``, ``match_round`` and ``match_table``), from the costliest reviewed mistakes (at
+    most ``limit`` looked at); a decision the solver cannot verify is left out."""
     found: list[dict[str, Any]] = []
     events_of: dict[str, list[dict[str, Any]]] = {}
-    for match, deal, seq in puzzle_candidates(con, limit=limit):
+    for c in puzzle_candidates(con, limit=limit):
+        match, deal, seq = str(c["match_id"]), int(c["deal_no"]), int(c["seq"])
         events = events_of.get(match)
         if events is None:
             events = events_of[match] = match_events(con, match=match)
@@ -68,5 +58,6 @@ def store_puzzles(con: Con, *, limit: int = 60) -> list[dict[str, Any]]:
         except ValueError:
             continue
         if puzzle is not None:
-            found.append(to_json(puzzle))
+            named = {k: c[k] for k in ("player", "event_id", "match_round", "match_table")}
+            found.append({**to_json(puzzle), **named})
     return found

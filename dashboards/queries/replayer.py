@@ -1,8 +1,11 @@
 """The hand Replayer's queries: finding a match, its deals, and one deal's hands, tributes, plays
-and decision reviews (exact and single-dummy)."""
+and decision reviews (exact and single-dummy), and a match's events for a review made on demand."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
 import pandas as pd
 
 from dashboards.queries.common import MATCH_OFFSETS, Con, dataframe
@@ -125,3 +128,22 @@ def match_entry(con: Con, match: str) -> pd.DataFrame:
         """,
         {"match": match},
     )
+
+
+def match_events(con: Con, *, match: str) -> list[dict[str, Any]]:
+    """The events of ``match`` in force (its latest revision), one per seq, in seq order."""
+    df = dataframe(
+        con,
+        """
+        SELECT payload FROM raw_events r
+        WHERE match_id = $match AND parse_error IS NULL
+          AND coalesce(revision, 1) = (SELECT coalesce(max(revision), 1) FROM matches WHERE match_id = $match)
+        ORDER BY seq, source_file, line_no
+        """,
+        {"match": match},
+    )
+    seen: dict[int, dict[str, Any]] = {}
+    for payload in df["payload"]:
+        event = orjson.loads(payload)
+        seen.setdefault(int(event["seq"]), event)
+    return list(seen.values())

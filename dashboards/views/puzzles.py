@@ -10,6 +10,8 @@ puzzle (``?puzzle=<match>:<deal>:<seq>``), so a puzzle can be shared as a link.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from dashboards.naming import reading_name, seat_name
@@ -60,6 +62,21 @@ def show_position(puzzle: Puzzle) -> None:
         )
 
 
+def puzzle_label(found: list[dict[str, Any]], i: int) -> str:
+    """The picker's label of puzzle ``i``: its number, who erred in which match and deal, and what
+    it cost ("3. Wang Wei · cup · round 2 · table 1 · deal 4 · levels lost: 2")."""
+    p = found[i]
+    parts = [f"{i + 1}. {p.get('player') or seat_name(str(p['turn']), lang())}"]
+    parts += [str(p["event_id"])] if p.get("event_id") else []
+    parts += [f"{tr(word)} {int(p[f'match_{word}'])}" for word in ("round", "table")
+              if p.get(f"match_{word}") is not None]
+    if not p.get("event_id"):
+        parts.append(str(p["match"]))
+    parts.append(tr("deal_n").format(n=int(p["deal"])))
+    parts.append(f"{tr('levels_lost')}: {int(p['value']) - int(p['played_value'])}")
+    return " · ".join(parts)
+
+
 st.title(tr("page_puzzles"))
 st.caption(tr("puzzle_kind"))
 found = run(store_puzzles)
@@ -69,7 +86,7 @@ if not found:
 
 ids = [str(p["id"]) for p in found]
 from_url("pz_id", "puzzle", ids)
-chosen = st.selectbox(tr("puzzle"), ids, key="pz_id", format_func=lambda i: f"{ids.index(i) + 1}. {i}")
+chosen = st.selectbox(tr("puzzle"), ids, key="pz_id", format_func=lambda i: puzzle_label(found, ids.index(i)))
 to_url("pz_id", "puzzle", chosen, default=ids[0])
 puzzle = from_json(found[ids.index(chosen)])
 show_position(puzzle)

@@ -12,7 +12,9 @@ Beside it, the verdicts of the opt-in single-dummy job (``single_dummy_reviews``
 player's view) with the same marks by the mean levels lost: the player's hand, the action taken,
 the candidates best first, each with its mean and 95 % interval, and in how many layouts the action
 taken did worse; a decision with no exact verdict takes its slider mark from them (return cards
-show on the after-tribute step).
+show on the after-tribute step). A deal the job has not reached can be reviewed on demand
+(``dashboards.on_demand``: the job's settings, one review at a time per server, kept in the
+session, not stored).
 The address holds match, deal and step (``?match=…&deal=…&step=…``; the coach notebook's
 ``&seq=…`` deep links still open on that decision). Notes and tags on a deal are the one thing
 the dashboards write: each is a new file of ``<store>/annotations/`` (``pipelines.reads.annotations``),
@@ -30,6 +32,7 @@ import streamlit as st
 from dashboards.access import read_only
 from dashboards.i18n import LABELS, t
 from dashboards.naming import combo_type_name, seat_name, tribute_kind_name
+from dashboards.on_demand import Busy, review_deal_now
 from dashboards.queries.players import players
 from dashboards.queries.replayer import (
     deal_hands,
@@ -40,6 +43,7 @@ from dashboards.queries.replayer import (
     find_matches,
     match_deals,
     match_entry,
+    match_events,
 )
 from dashboards.reconstruct import MARKS, Step, marks, next_flagged, next_trick, reconstruct
 from dashboards.table_html import MARK_ICONS, card_text, cards_html, table_html
@@ -189,6 +193,11 @@ reviews = run(deal_reviews, match=match, deal=deal)
 # Reviewed decisions by seq.
 verdicts = {int(r["seq"]): r for r in reviews.to_dict("records")}
 sampled = run(deal_sampled_reviews, match=match, deal=deal)
+# Verdicts of a review made on demand in this session, for a deal the opt-in job has not reached.
+made_now_key = f"{current_store()}\x00{match}\x00{deal}"
+made_now: list[dict[str, Any]] | None = st.session_state.get("rp_sd_now", {}).get(made_now_key)
+if sampled.empty and made_now:
+    sampled = pd.DataFrame(made_now)
 # Decisions judged single-dummy by seq: the plays and passes, then the return cards (step 1).
 sampled_plays = {int(r["seq"]): r for r in sampled.to_dict("records") if r["kind"] == "play"}
 sampled_returns = [r for r in sampled.to_dict("records") if r["kind"] == "return"]
@@ -393,10 +402,37 @@ def show_sampled(row: Mapping[str, Any]) -> None:
     )
 
 
+def review_now(match: str, deal: int) -> None:
+    """Review deal ``deal`` of ``match`` single-dummy on the server (``dashboards.on_demand``),
+    showing progress, and keep its rows in the session."""
+    events = run(match_events, match=match)
+    bar = st.progress(0.0, text=tr("sampled_reviewing").format(seq="…"))
+    last = max((int(s) for s in plays["seq"]), default=1)
+
+    def advanced(row: Mapping[str, Any]) -> None:
+        bar.progress(min(int(row["seq"]) / last, 1.0), text=tr("sampled_reviewing").format(seq=row["seq"]))
+
+    try:
+        rows = review_deal_now(events, match, deal, advanced)
+    except Busy:
+        st.warning(tr("sampled_busy"))
+    except ValueError as exc:
+        st.error(tr("sampled_cannot").format(reason=exc))
+    else:
+        st.session_state.setdefault("rp_sd_now", {})[made_now_key] = rows
+        st.rerun()
+
+
 st.markdown(f"**{tr('review_kind_single_dummy')}**")
 if sampled.empty:
-    st.caption(tr("sampled_none"))
+    st.caption(tr("sampled_made_now_none") if made_now is not None else tr("sampled_none"))
+    if made_now is None and all(dealt.get(s) for s in "ENWS") and st.button(
+        tr("sampled_review_now"), key="rp_sd_now_button", help=tr("sampled_review_now_help")
+    ):
+        review_now(match, deal)
 else:
+    if made_now:
+        st.caption(tr("sampled_made_now"))
     st.caption(f"{tr('sampled_summary')}: {len(sampled)}")
     here = (
         [sampled_plays[int(step.action["seq"])]]

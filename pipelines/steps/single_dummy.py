@@ -158,10 +158,7 @@ def review_matches(
                 report.skipped += 1
                 continue
             try:
-                rows = [
-                    decision_row(match, number, d, seats.get(d.seat))
-                    for d in review_deal_single_dummy(events, settings, bot_rollout, deal=number)
-                ]
+                rows = list(deal_rows(events, match, number, settings, seats))
             except ValueError as exc:
                 report.failed.append(f"{match} deal {number}: {exc}")
                 rows = []
@@ -170,6 +167,20 @@ def review_matches(
             yield from rows
             if on_deal is not None:
                 on_deal()
+
+
+def deal_rows(
+    events: Sequence[Mapping[str, Any]],
+    match: str,
+    deal: int,
+    settings: Settings,
+    seats: Mapping[str, str] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The rows of one deal's verdicts (``events``: its match's), yielded decision by decision so
+    a caller can show progress; ``ValueError`` when the log does not let the review follow it."""
+    seats = _seats(events) if seats is None else seats
+    for d in review_deal_single_dummy(events, settings, bot_rollout, deal=deal):
+        yield decision_row(match, deal, d, seats.get(d.seat))
 
 
 def _seats(events: Sequence[Mapping[str, Any]]) -> dict[str, str]:

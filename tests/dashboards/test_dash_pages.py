@@ -518,6 +518,50 @@ def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
                for t in (m.value for m in zh.markdown))
 
 
+def test_replayer_reviews_a_deal_single_dummy_on_demand(
+    monkeypatch: pytest.MonkeyPatch, sim_store: Path
+) -> None:
+    """A deal the opt-in job never reached: the button reviews it on the server, its verdicts show
+    as made on demand (with the job's marks and candidates), nothing is written to the store; while
+    another review runs, the button says so instead of queueing."""
+    from dash_app import APP
+
+    import dashboards.on_demand as on_demand
+    from pipelines.storage.store import Store
+    from replay.single_dummy import Settings
+
+    monkeypatch.setattr(on_demand, "SETTINGS", Settings(layouts=4))
+    monkeypatch.setenv("GDAN_STORE", str(sim_store))
+    store = Store(sim_store)
+    assert not store.has_data("single_dummy_reviews")
+    match = next(r["match_id"] for r in store.read_table("matches").to_pylist() if r["status"] == "valid")
+
+    def opened() -> AppTest:
+        at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
+        at.query_params.update({"match": match, "deal": "1", "step": "1"})
+        at.run()
+        at.switch_page("views/replayer.py").run()
+        _no_exception(at)
+        return at
+
+    busy = opened()
+    with on_demand._RUNNING:
+        busy.button(key="rp_sd_now_button").click().run()
+    assert any("Another review made on demand is running" in w.value for w in busy.warning)
+
+    at = opened()
+    at.button(key="rp_sd_now_button").click().run()
+    _no_exception(at)
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Verdicts made on demand in this session") for c in captions)
+    judged = next(c for c in captions if c.startswith("Decisions judged from the player's view: "))
+    assert int(judged.rsplit(": ", 1)[1]) > 0
+    assert all(b.key != "rp_sd_now_button" for b in at.button)
+    steps = at.get("select_slider")[0].options
+    assert any(re.search("[✓~✗]", str(o)) for o in steps)  # the slider marks the judged decisions
+    assert not Store(sim_store).has_data("single_dummy_reviews")
+
+
 def test_replayer_opens_on_a_deep_link(monkeypatch: pytest.MonkeyPatch, mini_store: Path) -> None:
     """The coach notebook's links: ?match=…&deal=…&seq=… opens the replayer on that decision."""
     from dash_app import APP

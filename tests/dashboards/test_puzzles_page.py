@@ -4,6 +4,7 @@ puzzle it names, and the page speaks Chinese too."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,12 +44,15 @@ def test_link_opens_the_named_puzzle(monkeypatch: pytest.MonkeyPatch, sim_store:
     options = at.selectbox(key="pz_id").options if at.selectbox else []
     if len(options) < 2:
         pytest.skip("fewer than two puzzles in the simulated store")
-    last = at.selectbox(key="pz_id").options[-1]
+    label = options[-1]
+    assert re.fullmatch(rf"{len(options)}\. [^·]+ · .+ · deal \d+ · levels lost: [1-9]\d*", label), label
+    last = at.selectbox(key="pz_id").select_index(len(options) - 1).run().selectbox(key="pz_id").value
+    assert last not in label  # names, not the puzzle's id
     at = AppTest.from_file(str(APP), default_timeout=SCRIPT_TIMEOUT_S)
-    at.query_params["puzzle"] = last.split(". ", 1)[1]
+    at.query_params["puzzle"] = last
     at.query_params["lang"] = "zh"
     at.run()
     at.switch_page("views/puzzles.py").run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.selectbox(key="pz_id").value == last.split(". ", 1)[1]
+    assert at.selectbox(key="pz_id").value == last
     assert at.title[0].value == "残局练习"

@@ -85,10 +85,10 @@ def test_slips_one_page_per_table_with_names_table_pin_and_qr(tmp_path: Path, la
     closed = {"board": "bj-r2-b6", "room": "closed"}  # a duplicate round's table: its board and room
     slips = [
         TableSlip(
-            "北京掼蛋春季赛", 2, str(n), SEATS, link=entry_link(BASE, "bj", "swiss", 2, str(n)), pin=pin,
-            duplicate=room,
+            "北京掼蛋春季赛", 2, str(n), SEATS, link=entry_link(BASE, "bj", stage, 2, str(n)), pin=pin,
+            duplicate=room, stage=stage,
         )
-        for n, pin, room in ((1, "4711", None), (12, None, closed))
+        for n, pin, room, stage in ((1, "4711", None, "swiss"), (12, None, closed, "决赛"))
     ]
     pdf = tmp_path / "slips.pdf"
     pdf.write_bytes(to_slips_pdf(slips, lang))  # type: ignore[arg-type]
@@ -99,6 +99,8 @@ def test_slips_one_page_per_table_with_names_table_pin_and_qr(tmp_path: Path, la
         assert "北京掼蛋春季赛" in page
         assert (f"第{table}桌" if lang == "zh" else f"Table{table}") in page
         assert ("东西" if lang == "zh" else "E–W") in page
+    assert ("瑞士移位·第2轮" if lang == "zh" else "·Swiss·round2") in pages[0]  # a usual stage id in words
+    assert "·决赛·" in pages[1]  # any other stage name as written
     assert ("验证码：4711" if lang == "zh" else "PIN:4711") in pages[0]
     assert "PIN" not in pages[1]
     assert ("牌组bj-r2-b6·闭室" if lang == "zh" else "Boardbj-r2-b6·closedroom") in pages[1]
