@@ -11,7 +11,9 @@ decision estimate (``scoring.decision_skill``: the mistake rate, shrunk);
 over players with at least ``--min-rounds`` rated rounds (as ``bench_ratings.py``): Spearman with
 the simulator's true skill (``players.json``) of the rating, of the decision estimate, of the
 players' raw mean levels lost per real choice (the figure the estimate replaced) and of the
-combined estimate; the reliabilities; and what the aim would take (:func:`needed_reliability`).
+combined estimate; the reliabilities; what the combination would reach if the decisions' errors
+were independent of the rating's (:func:`synthetic_combined`); and what the aim would take
+(:func:`needed_reliability`, and the real choices per player that reliability needs).
 
     .venv/bin/python benchmarks/bench_decision_skill.py --players 96 --sessions 40 --seeds 21,22,23
 """
@@ -45,7 +47,7 @@ from scoring.params import RatingParams
 
 AIM = 0.98
 """Spearman of the combined estimate with true skill that the decisions should lift it to."""
-SYNTHETIC_DRAWS = 40
+SYNTHETIC_DRAWS = 100
 """Noise draws per reliability when finding the reliability the aim needs."""
 
 
@@ -92,27 +94,34 @@ def spearman(truth: dict[str, float], estimate: dict[str, float], players: list[
     return float(spearmanr([truth[p] for p in known], [estimate[p] for p in known]).statistic)
 
 
-def needed_reliability(
-    truth: dict[str, float], rating: dict[str, float], rating_reliability: float, players: list[str]
+def synthetic_combined(
+    truth: dict[str, float], rating: dict[str, float], rating_reliability: float, players: list[str],
+    rel: float,
 ) -> float:
-    """The smallest decision reliability (on a grid of ¼-octave steps of signal to noise) at which
-    ``combined`` lifts the rating to :data:`AIM`, with decision estimates that are the true skill
-    plus independent normal noise (mean over :data:`SYNTHETIC_DRAWS` seeded draws); 1.0 when even
-    a near-perfect one does not."""
+    """The Spearman with true skill that ``combined`` would reach with decision estimates of
+    reliability ``rel`` whose errors are independent of the rating's: the true skill (standardised)
+    plus normal noise of variance (1 − rel) / rel, mean over :data:`SYNTHETIC_DRAWS` seeded draws."""
     z = np.array([truth[p] for p in players])
     z = (z - z.mean()) / z.std()
     rng = np.random.default_rng(0)
+    scores = []
+    for _ in range(SYNTHETIC_DRAWS):
+        noisy = z + rng.normal(0.0, math.sqrt((1 - rel) / rel), len(z))
+        fake = {p: DecisionSkill(1, 0, 0.0, 0.0, 0.0, float(v), float(v), float(v), rel)
+                for p, v in zip(players, noisy, strict=True)}
+        scores.append(spearman(truth, combined(rating, fake, rating_reliability), players))
+    return fmean(scores)
+
+
+def needed_reliability(
+    truth: dict[str, float], rating: dict[str, float], rating_reliability: float, players: list[str]
+) -> float:
+    """The smallest decision reliability, on a grid of ¼-octave steps of signal to noise, at which
+    :func:`synthetic_combined` reaches :data:`AIM`; 1.0 when even a near-perfect one does not."""
     for step in range(-8, 41):
         snr = 2.0 ** (step / 4)
-        rel = snr / (1 + snr)
-        scores = []
-        for _ in range(SYNTHETIC_DRAWS):
-            noisy = z + rng.normal(0.0, math.sqrt(1 / snr), len(z))
-            fake = {p: DecisionSkill(1, 0, 0.0, 0.0, 0.0, float(v), float(v), float(v), rel)
-                    for p, v in zip(players, noisy, strict=True)}
-            scores.append(spearman(truth, combined(rating, fake, rating_reliability), players))
-        if fmean(scores) >= AIM:
-            return rel
+        if synthetic_combined(truth, rating, rating_reliability, players, snr / (1 + snr)) >= AIM:
+            return snr / (1 + snr)
     return 1.0
 
 
@@ -154,6 +163,7 @@ def bench_seed(args: argparse.Namespace, seed: int) -> dict[str, float]:
         "combined": spearman(skills, both, players),
         "reliability": rel,
         "rating_reliability": rating_reliability,
+        "independent_combined": synthetic_combined(skills, rating, rating_reliability, players, rel),
         "needed_reliability": needed,
         "needed_choices": k * needed / (1 - needed) if needed < 1 else math.inf,
         "k": k,
@@ -182,8 +192,8 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"{args.players} players x {args.sessions} sessions"
     )
-    for key in ("rating", "decisions", "levels_lost", "combined", "reliability", "choices_per_player",
-                "needed_reliability", "needed_choices"):
+    for key in ("rating", "decisions", "levels_lost", "combined", "independent_combined", "reliability",
+                "choices_per_player", "needed_reliability", "needed_choices"):
         print(f"mean {key}: {fmean(f[key] for f in figures):.3f}")
 
 
