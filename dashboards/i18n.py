@@ -497,6 +497,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "severity_blunder": ("Blunder", "重大失误"),
     "levels_lost": ("levels lost", "损失级数"),
     "match_chance": ("match-winning chance", "赢得比赛的概率"),
+    "sampled_chance_note": (
+        "mean over the layouts, the best candidate → the action taken (a simple model: later deals "
+        "even, rules.md §7 for A and the format's end)",
+        "各抽样牌局的平均值：最佳候选 → 实际着法（简单模型：后续各副胜负各半，过A与赛制结束按规则 §7）",
+    ),
     "match_chance_note": (
         "after the deal, best play → action played (a simple model: later deals even, "
         "rules.md §7 for A and the format's end)",

@@ -226,11 +226,11 @@ def sampled_row(row: Mapping[str, Any]) -> Row:
     from pipelines.steps.single_dummy import candidates_text, sampled_severity
 
     loss = float(row["loss"])
-    word = sampled_severity(loss)
+    word = sampled_severity(loss, float(row["match_loss"]))
     worse = f"worse in {row['worse_in']} of {row['layouts']} layouts"
     return (
         row["seq"], row["seat"], row["phase"], " ".join(row["hand"]),
-        row["action"], row["best_action"], loss, None,
+        row["action"], row["best_action"], loss, round(float(row["match_loss"]), 3),
         f"{word} (−{loss:.2f}), {worse}" if loss > 0 else f"{word}, {worse}", row["cards_left"], None, None,
         "real", "single_dummy", row["played_mean"], f"[{row['played_low']:+.2f}, {row['played_high']:+.2f}]",
         f"{row['worse_in']}/{row['layouts']}", candidates_text(row["candidates"]),

@@ -9,7 +9,7 @@ from replay import native
 
 native.select()
 
-from replay.batch import MatchReplay, ReplayError, replay_batch, replay_match
+from replay.batch import MatchReplay, ReplayError, replay_batch, replay_batch_with_events, replay_match
 from replay.cards import (
     CARDS,
     DECK,
@@ -98,6 +98,7 @@ __all__ = [
     "readings",
     "remove_cards",
     "replay_batch",
+    "replay_batch_with_events",
     "replay_match",
     "review_deal",
     "ruleset_from_mapping",

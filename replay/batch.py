@@ -25,7 +25,7 @@ from replay.rulesets import Ruleset
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["MatchReplay", "ReplayError", "replay_batch", "replay_match"]
+__all__ = ["MatchReplay", "ReplayError", "replay_batch", "replay_batch_with_events", "replay_match"]
 
 
 def _quarantine(row: dict[str, Any], code: str, message: str, seq: int | None = None) -> QuarantineRow:
@@ -60,6 +60,17 @@ def replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
     ``malformed_line`` and its seq then shows up as ``missing_seq`` in the match. The cyclic
     garbage collector is paused meanwhile (see ``replay.replayer.paused_gc``).
     """
+    return replay_batch_with_events(events, rulesets)[0]
+
+
+def replay_batch_with_events(
+    events: pa.Table, rulesets: Mapping[str, Ruleset] | None = None
+) -> tuple[dict[str, pa.Table], dict[str, list[dict[str, Any]]]]:
+    """:func:`replay_batch`, and the parsed events of each match it replayed, by match id (input
+    row order; malformed rows left out): a caller that reads the events again, such as the
+    pipeline's reviews, then need not parse the payloads a second time. The events are the
+    replay's input, unchanged by it. Hold the cyclic garbage collector paused while keeping them
+    (``replay.replayer.paused_gc``): each collection would traverse every one of them."""
     with paused_gc():
         return _replay_batch(events, rulesets)
 
@@ -69,7 +80,9 @@ def _column(events: pa.Table, name: str) -> list[Any]:
     return events.column(name).to_pylist() if name in events.column_names else [None] * events.num_rows
 
 
-def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> dict[str, pa.Table]:
+def _replay_batch(
+    events: pa.Table, rulesets: Mapping[str, Ruleset] | None
+) -> tuple[dict[str, pa.Table], dict[str, list[dict[str, Any]]]]:
     from replay.arrow import DERIVED, columns_to_table, rows_to_table
 
     out: dict[str, list[Row]] = {name: [] for name in DERIVED if name != "plays"}
@@ -112,10 +125,11 @@ def _replay_batch(events: pa.Table, rulesets: Mapping[str, Ruleset] | None) -> d
                 out[name].extend(rows.typed(name))
         if rows.plays is not None:
             plays.extend(rows.plays)
-    return {
+    tables = {
         name: columns_to_table(name, plays.columns()) if name == "plays" else rows_to_table(name, out[name])
         for name in DERIVED
     }
+    return tables, {match_id: evs for match_id, (evs, _) in by_match.items()}
 
 
 def _row_of_seq(evs: list[dict[str, Any]], where: list[int], seq: int | None) -> int | None:

@@ -79,15 +79,16 @@ def outcome_chance(ruleset: Ruleset, state: MatchState, team: str, value: int) -
     """``team``'s chance to win the match after the deal of ``state`` ends worth ``value`` levels
     to it (±1, ±2, ±3)."""
     model = _model(ruleset)
-    order = finishing_order(team, value)
-    ended, winner, after, counted = model.result(state.levels, state.failures, state.declarers,
-                                                 state.deal_level, order)
+    (_, ew), (_, ns) = state.levels
+    (_, ew_failed), (_, ns_failed) = state.failures
+    finishes = model.results(ew, ns, ew_failed, ns_failed, state.declarers, state.deal_level)
+    ended, winner, ew, ns, ew_failed, ns_failed = finishes[_ORDER_INDEX[finishing_order(team, value)]]
     if ended is not None:
         return 1.0 if ended == team else 0.0
     if state.deals_after == 0:
-        final = round_winner(ruleset, dict(after), state.declarers, winner, False)
+        final = round_winner(ruleset, {"EW": ew, "NS": ns}, state.declarers, winner, False)
         return 0.5 if final is None else 1.0 if final == team else 0.0
-    chance = model.chance(after, counted, winner,
+    chance = model.chance(ew, ns, ew_failed, ns_failed, winner,
                           HORIZON if state.deals_after is None else state.deals_after)
     return chance if team == "EW" else 1.0 - chance
 
@@ -98,65 +99,73 @@ def win_chance(ruleset: Ruleset, team: str, levels: Mapping[str, str], failures:
     the format allows ``deals_left`` ≥ 1 more (``None``: no deal count, :data:`HORIZON` assumed)."""
     if deals_left is not None and deals_left < 1:
         raise ValueError(f"a next deal needs deals_left >= 1, got {deals_left}")
-    chance = _model(ruleset).chance(tuple((t, levels[t]) for t in TEAMS),
-                                    tuple((t, failures.get(t, 0)) for t in TEAMS), declarers,
-                                    HORIZON if deals_left is None else deals_left)
+    chance = _model(ruleset).chance(levels["EW"], levels["NS"], failures.get("EW", 0), failures.get("NS", 0),
+                                    declarers, HORIZON if deals_left is None else deals_left)
     return chance if team == "EW" else 1.0 - chance
 
 
-_Levels = tuple[tuple[str, str], ...]
-_Failures = tuple[tuple[str, int], ...]
-_Result = tuple[str | None, str, _Levels, _Failures]
+_Result = tuple[str | None, str, str, str, int, int]
+"""A deal's result as the model keeps it: the match winner when the deal ends the match, the
+deal's winning team, then EW's and NS's levels and EW's and NS's failures at A after it."""
 
 _ORDERS: Final = tuple((share, finishing_order(w, gain)) for w in TEAMS for gain, share in GAIN_SHARES)
 """Every kind of finish of a later deal and its chance given the winner: (share, order)."""
+_ORDER_INDEX: Final = {order: i for i, (_, order) in enumerate(_ORDERS)}
+"""The place of each finishing order in :data:`_ORDERS`."""
 
 
 class _Model:
     """The model's values for one ruleset, memoised by match state (the ruleset is hashed once
-    per question, not at every state the recursion visits)."""
+    per question, not at every state the recursion visits). A state is keyed by flat tuples
+    (EW's level, NS's level, EW's failures, NS's failures, ...): the recursion looks up tens of
+    thousands of them, and a flat tuple hashes in one pass."""
 
     __slots__ = ("_chances", "_results", "ruleset")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
-        self._results: dict[tuple[_Levels, _Failures, str | None, str, tuple[str, ...]], _Result] = {}
-        self._chances: dict[tuple[_Levels, _Failures, str, int], float] = {}
+        self._results: dict[tuple[str, str, int, int, str | None, str], tuple[_Result, ...]] = {}
+        self._chances: dict[tuple[str, str, int, int, str, int], float] = {}
 
-    def result(self, levels: _Levels, failures: _Failures, declarers: str | None, deal_level: str,
-               order: tuple[str, ...]) -> _Result:
-        """:func:`level_outcome` of a deal, as hashable parts: the match winner when the deal ends
-        the match, the deal's winning team, and the levels and failures after it."""
-        key = (levels, failures, declarers, deal_level, order)
+    def results(self, ew: str, ns: str, ew_failed: int, ns_failed: int, declarers: str | None,
+                deal_level: str) -> tuple[_Result, ...]:
+        """:func:`level_outcome` of a deal at these levels and failures for each finish of
+        :data:`_ORDERS`, in that order (one memo entry per state: the recursion asks for all six
+        finishes of every state it visits)."""
+        key = (ew, ns, ew_failed, ns_failed, declarers, deal_level)
         hit = self._results.get(key)
         if hit is None:
-            outcome = level_outcome(self.ruleset, dict(levels), declarers, deal_level, order, dict(failures))
-            hit = self._results[key] = (
-                outcome.match_winner if outcome.end is not None else None,
-                outcome.winner,
-                tuple((t, outcome.levels[t]) for t in TEAMS),
-                tuple((t, outcome.failures.get(t, 0)) for t in TEAMS),
-            )
+            levels, failures = {"EW": ew, "NS": ns}, {"EW": ew_failed, "NS": ns_failed}
+            hit = self._results[key] = tuple(self._result(levels, failures, declarers, deal_level, order)
+                                             for _, order in _ORDERS)
         return hit
 
-    def chance(self, levels: _Levels, failures: _Failures, declarers: str, deals_left: int) -> float:
+    def _result(self, levels: dict[str, str], failures: dict[str, int], declarers: str | None,
+                deal_level: str, order: tuple[str, ...]) -> _Result:
+        outcome = level_outcome(self.ruleset, levels, declarers, deal_level, order, failures)
+        after, counted = outcome.levels, outcome.failures
+        return (outcome.match_winner if outcome.end is not None else None, outcome.winner,
+                after["EW"], after["NS"], counted.get("EW", 0), counted.get("NS", 0))
+
+    def chance(self, ew: str, ns: str, ew_failed: int, ns_failed: int, declarers: str,
+               deals_left: int) -> float:
         """EW's chance to win the match before a deal declared by ``declarers``, ``deals_left`` ≥ 1
         deals allowed, this one included."""
-        key = (levels, failures, declarers, deals_left)
+        key = (ew, ns, ew_failed, ns_failed, declarers, deals_left)
         hit = self._chances.get(key)
         if hit is not None:
             return hit
-        deal_level = levels[0][1] if levels[0][0] == declarers else levels[1][1]
+        finishes = self.results(ew, ns, ew_failed, ns_failed, declarers, ew if declarers == "EW" else ns)
         total = 0.0
-        for share, order in _ORDERS:
-            ended, winner, after, counted = self.result(levels, failures, declarers, deal_level, order)
+        for (share, _), (ended, winner, ew_after, ns_after, ew_count, ns_count) in zip(_ORDERS, finishes,
+                                                                                        strict=True):
             if ended is not None:
                 chance = 1.0 if ended == "EW" else 0.0
             elif deals_left == 1:
-                final = round_winner(self.ruleset, dict(after), declarers, winner, False)
+                final = round_winner(self.ruleset, {"EW": ew_after, "NS": ns_after}, declarers, winner, False)
                 chance = 0.5 if final is None else 1.0 if final == "EW" else 0.0
             else:
-                chance = self.chance(after, counted, winner, deals_left - 1)
+                chance = self.chance(ew_after, ns_after, ew_count, ns_count, winner, deals_left - 1)
             total += 0.5 * share * chance
         self._chances[key] = total
         return total

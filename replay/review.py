@@ -229,17 +229,13 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset,
     while i < len(events):
         ev = events[i]
         kind = ev["type"]
-        if kind in ("tribute", "return") and tally is None and state is None:
-            hands[ev["from"]].remove(ev["card"])
-            hands[ev["to"]].append(ev["card"])
-        elif kind in ("play", "pass"):
+        if kind == "play" or kind == "pass":
             if tally is None and state is None:
                 tally = solver.tally([len(hands[s]) for s in SEATS], ev["seat"])
-            if tally is not None:
                 held = sum(tally[0])
-                if max_cards_left is None or held <= max_cards_left:
-                    state = _window_entry(solver, hands, tally, trick)
-                    tally = None
+            if tally is not None and (max_cards_left is None or held <= max_cards_left):
+                state = _window_entry(solver, hands, tally, trick)
+                tally = None
             current = state if state is not None else tally
             assert current is not None
             if ev["seat"] != SEATS[current[1]]:
@@ -256,15 +252,17 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset,
                 passed = action is None
             else:
                 passed = kind == "pass"
-                if not passed:
-                    hand = hands[ev["seat"]]
-                    for card in ev["cards"]:
-                        if card not in hand:
-                            raise ValueError(f"seq {ev['seq']}: {ev['seat']} does not hold {card}")
-                        hand.remove(card)
-                after = solver.tally_step(current, None if passed else len(ev["cards"]))
-                if not passed:
-                    trick = [*trick, ev] if current[2] is not None else [ev]
+                if passed:
+                    after = solver.tally_step(current, None)
+                else:
+                    cards = ev["cards"]
+                    _take_cards(hands[ev["seat"]], cards, ev)
+                    after = solver.tally_step(current, len(cards))
+                    held -= len(cards)
+                    if current[2] is None:
+                        trick = [ev]
+                    else:
+                        trick.append(ev)
             if isinstance(after, DealEnd):
                 return _DealLog(solver, decisions, fewest, steps, after, i + 1)
             jie_feng = leads_by_jie_feng(passed, after[2] is None, after[1], current[4])
@@ -272,12 +270,26 @@ def _follow_deal(events: list[Mapping[str, Any]], start: int, ruleset: Ruleset,
                 state = after
             else:
                 tally = after
+        elif kind == "tribute" or kind == "return":
+            if tally is None and state is None:
+                hands[ev["from"]].remove(ev["card"])
+                hands[ev["to"]].append(ev["card"])
         elif kind in ("deal_end", "deal_start", "match_end") or (
             kind == "ruling" and ev.get("kind") in DEAL_ENDING_RULINGS
         ):
             break
         i += 1
     return _DealLog(solver, decisions, fewest, steps, state, i)
+
+
+def _take_cards(hand: list[str], cards: Sequence[str], ev: Mapping[str, Any]) -> None:
+    """Take a play's cards from the hand of its seat (each the first of its kind there); a card
+    the hand does not hold is an error naming the event."""
+    for card in cards:
+        try:
+            hand.remove(card)
+        except ValueError:
+            raise ValueError(f"seq {ev['seq']}: {ev['seat']} does not hold {card}") from None
 
 
 def _window_entry(solver: Solver, hands: Mapping[str, list[str]], tally: SearchState,
@@ -382,6 +394,20 @@ class _MatchTrack:
             known = normalise_level(level)
             if team in self.levels and known is not None:
                 self.levels[team] = known
+
+
+def match_state_at(ordered: Sequence[Mapping[str, Any]], deal_index: int, ruleset: Ruleset) -> MatchState:
+    """The match before the deal whose ``deal_start`` is ``ordered[deal_index]`` (its match's
+    events in seq order), as the log's results make it (:class:`_MatchTrack`)."""
+    start = next((e for e in ordered if e.get("type") == "match_start"), {})
+    track = _MatchTrack(ruleset, start)
+    for ev in ordered[:deal_index]:
+        if ev.get("type") == "deal_start":
+            track.deal_start(ev)
+        else:
+            track.event(ev)
+    track.deal_start(ordered[deal_index])
+    return track.state()
 
 
 def review_match(

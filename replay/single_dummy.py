@@ -26,9 +26,13 @@ by rollouts from the start of play.
 
 Per candidate: the mean value over the layouts with a 95 % normal interval (mean ± 1.96 s/√n);
 for the played action, in how many layouts it did worse than the candidate with the best mean
-("worse in k of N"). Every row is labelled :data:`LABEL` and carries its phase: a play's as the
-exact review names it (``replay.review.decision_phase``), :data:`RETURN_PHASE` for a return card.
-Pure: no I/O.
+("worse in k of N"). In match terms (rules.md §7): each layout's value is the deal's result, and
+``replay.match_value.outcome_chance`` turns it into the deciding team's chance to win the match
+from the state before the deal (the levels, A attempts and deals left the log shows); a candidate's
+``win`` is its mean over the layouts, and ``match_loss`` what the played action gave away against
+the candidate with the best ``win``. Every row is labelled :data:`LABEL` and carries its phase: a
+play's as the exact review names it (``replay.review.decision_phase``), :data:`RETURN_PHASE` for a
+return card. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -43,8 +47,9 @@ from replay.cards import sort_cards
 from replay.combos import beat_key, rank_value
 from replay.events import normalise_level
 from replay.layouts import PlayerView, sample_layouts, view_of
+from replay.match_value import MatchState, outcome_chance
 from replay.moves import Move, legal_moves
-from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase, leads_by_jie_feng
+from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase, leads_by_jie_feng, match_state_at
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import PARTNER, SEATS, TEAM
 from replay.solver import Action, Budget, DealEnd, Position, Solver, play_action
@@ -79,7 +84,8 @@ class Settings:
 @dataclass(frozen=True, slots=True)
 class CandidateValue:
     """One candidate: a play (a representative of its class), ``None`` for a pass, or the card of a
-    return; how many legal moves its class holds; its value per layout; mean and 95 % interval."""
+    return; how many legal moves its class holds; its value per layout; mean and 95 % interval;
+    ``win``: the deciding team's mean chance to win the match after it."""
 
     action: Action | str
     moves: int
@@ -87,6 +93,7 @@ class CandidateValue:
     mean: float
     low: float
     high: float
+    win: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +125,39 @@ class SampledDecision:
         """Mean levels lost against the best candidate (0 when the played one is the best)."""
         return self.candidates[self.best].mean - self.candidates[self.played].mean
 
+    @property
+    def win_best(self) -> float:
+        """The best mean match-winning chance of any candidate."""
+        return max(c.win for c in self.candidates)
 
-def _summary(action: Action | str, moves: int, values: Sequence[int]) -> CandidateValue:
+    @property
+    def win_played(self) -> float:
+        """The played action's mean match-winning chance."""
+        return self.candidates[self.played].win
+
+    @property
+    def match_loss(self) -> float:
+        """The match-winning chance the played action gave away: ``win_best`` − ``win_played``."""
+        return max(0.0, self.win_best - self.win_played)
+
+
+Chance = Callable[[int], float]
+"""A deal's value in levels for the deciding team → that team's chance to win the match after it."""
+
+
+def _summary(action: Action | str, moves: int, values: Sequence[int], chance: Chance) -> CandidateValue:
     n = len(values)
     mean = sum(values) / n
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
     half = Z95 * sd / math.sqrt(n)
-    return CandidateValue(action, moves, tuple(values), mean, mean - half, mean + half)
+    return CandidateValue(action, moves, tuple(values), mean, mean - half, mean + half,
+                          sum(chance(v) for v in values) / n)
+
+
+def team_chance(ruleset: Ruleset, match: MatchState, team: str) -> Chance:
+    """``team``'s match-winning chance after the deal of ``match`` by its value in levels (module
+    docstring)."""
+    return lambda value: outcome_chance(ruleset, match, team, value)
 
 
 def _decision(
@@ -139,9 +172,10 @@ def _decision(
     table: Sequence[Sequence[int]],
     classes: int,
     exact: int,
+    chance: Chance,
 ) -> SampledDecision:
     """A row from the values ``table[layout][candidate]`` of ``options`` (action, moves)."""
-    cands = tuple(_summary(a, m, [row[i] for row in table]) for i, (a, m) in enumerate(options))
+    cands = tuple(_summary(a, m, [row[i] for row in table], chance) for i, (a, m) in enumerate(options))
     best = max(range(len(cands)), key=lambda i: (cands[i].mean, i == played))
     worse = sum(1 for row in table if row[played] < row[best])
     return SampledDecision(
@@ -286,8 +320,8 @@ class PlayDecision:
     phase: str
 
 
-def _deal_events(events: Sequence[Mapping[str, Any]], deal: int | None) -> list[Mapping[str, Any]]:
-    ordered = sorted(events, key=lambda e: int(e["seq"]))
+def _deal_start(ordered: Sequence[Mapping[str, Any]], deal: int | None) -> int:
+    """The index of deal ``deal``'s ``deal_start`` in ``ordered`` (the only deal when ``None``)."""
     starts = [i for i, e in enumerate(ordered) if e.get("type") == "deal_start"]
     if deal is not None:
         starts = [i for i in starts if ordered[i].get("deal") == deal]
@@ -295,7 +329,7 @@ def _deal_events(events: Sequence[Mapping[str, Any]], deal: int | None) -> list[
         raise ValueError("the events hold several deals: name the one to review")
     if not starts:
         raise ValueError("no such deal in the events")
-    return ordered[starts[0] :]
+    return starts[0]
 
 
 def deal_decisions(
@@ -366,7 +400,8 @@ def deal_decisions(
 
 
 def _review_return(
-    r: ReturnDecision, level: str, ruleset: Ruleset, leader: str, settings: Settings, rollout: Rollout
+    r: ReturnDecision, level: str, ruleset: Ruleset, leader: str, settings: Settings, rollout: Rollout,
+    match: MatchState,
 ) -> SampledDecision | None:
     hand = r.hands[r.seat]
     counter = Counter(hand)
@@ -393,12 +428,12 @@ def _review_return(
         table.append(row)
     return _decision(
         r.seq, r.seat, "return", RETURN_PHASE, 108, tuple(hand), [(c, 1) for c in options],
-        options.index(r.card), table, len(options), 0,
+        options.index(r.card), table, len(options), 0, team_chance(ruleset, match, TEAM[r.seat]),
     )
 
 
 def _review_play(
-    p: PlayDecision, solver: Solver, settings: Settings, rollout: Rollout | None
+    p: PlayDecision, solver: Solver, settings: Settings, rollout: Rollout | None, match: MatchState
 ) -> SampledDecision | None:
     position = p.position
     ranked = action_classes(position, solver)
@@ -420,6 +455,7 @@ def _review_play(
     return _decision(
         p.seq, position.turn, "play", p.phase, position.cards_left(), tuple(position.hands[position.turn]),
         options, played, table, len(ranked), exact,
+        team_chance(position.ruleset, match, TEAM[position.turn]),
     )
 
 
@@ -443,18 +479,20 @@ def review_deal_single_dummy(
     ruleset = (rulesets or BUILTIN).get(start["rules"])
     if ruleset is None:
         raise ValueError(f"unknown ruleset {start['rules']!r}")
-    deal_events = _deal_events(ordered, deal)
+    index = _deal_start(ordered, deal)
+    deal_events = ordered[index:]
     level = normalise_level(deal_events[0]["level"])
     if level is None:
         raise ValueError(f"deal {deal_events[0].get('deal')} has no valid level")
     solver = Solver(level, ruleset)
+    match = match_state_at(ordered, index, ruleset)
     returns, plays, leader = deal_decisions(deal_events, ruleset, solver)
     if rollout is not None and leader is not None:
         for r in returns:
-            row = _review_return(r, level, ruleset, leader, settings, rollout)
+            row = _review_return(r, level, ruleset, leader, settings, rollout, match)
             if row is not None:
                 yield row
     for p in plays:
-        row = _review_play(p, solver, settings, rollout)
+        row = _review_play(p, solver, settings, rollout, match)
         if row is not None:
             yield row

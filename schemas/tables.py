@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from schemas.vocabulary import SEATS
 
-TABLES_VERSION = 14
+TABLES_VERSION = 15
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -307,10 +307,11 @@ CANDIDATE = pa.struct(
         pa.field("mean", pa.float64(), nullable=False),
         pa.field("low", pa.float64(), nullable=False),
         pa.field("high", pa.float64(), nullable=False),
+        pa.field("win", pa.float64(), nullable=False),
     ]
 )
-"""One candidate of a single-dummy verdict: the action as text, its mean value over the layouts and
-the 95 % interval of that mean."""
+"""One candidate of a single-dummy verdict: the action as text, its mean value over the layouts, the
+95 % interval of that mean, and the deciding team's mean chance to win the match after it."""
 
 SINGLE_DUMMY_REVIEWS = pa.schema(
     [
@@ -330,6 +331,9 @@ SINGLE_DUMMY_REVIEWS = pa.schema(
         pa.field("played_high", pa.float64(), nullable=False),
         pa.field("best_mean", pa.float64(), nullable=False),
         pa.field("loss", pa.float64(), nullable=False),
+        pa.field("win_best", pa.float64(), nullable=False),
+        pa.field("win_played", pa.float64(), nullable=False),
+        pa.field("match_loss", pa.float64(), nullable=False),
         pa.field("worse_in", pa.int16(), nullable=False),
         pa.field("layouts", pa.int16(), nullable=False),
         pa.field("exact_layouts", pa.int16(), nullable=False),
@@ -340,7 +344,8 @@ SINGLE_DUMMY_REVIEWS = pa.schema(
     metadata={"doc": "one row per real decision (a play, pass or return card with at least two action "
                      "classes) of the deals the opt-in single-dummy job reviewed, with the decider's hand: "
                      "candidates valued over layouts of the unseen cards sampled from the player's view, "
-                     "each with its mean and 95 % interval; values in levels for the deciding team"},
+                     "each with its mean and 95 % interval; values in levels for the deciding team, "
+                     "and in match terms (its mean match-winning chance)"},
 )
 
 SAMPLED: dict[str, pa.Schema] = {"single_dummy_reviews": SINGLE_DUMMY_REVIEWS}

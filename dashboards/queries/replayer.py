@@ -103,12 +103,13 @@ def deal_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
 def deal_sampled_reviews(con: Con, *, match: str, deal: int) -> pd.DataFrame:
     """The decisions of one deal the opt-in single-dummy job judged from the player's view
     (``single_dummy_reviews``; none until that job has run), in order, with the decider's hand and
-    every candidate's mean and interval."""
+    every candidate's mean, interval and match-winning chance."""
     return dataframe(
         con,
         """
         SELECT seq, seat, kind, cards_left, hand, action, best_action, played_mean, played_low, played_high,
-               best_mean, loss, worse_in, layouts, exact_layouts, classes, candidates
+               best_mean, loss, win_best, win_played, match_loss, worse_in, layouts, exact_layouts, classes,
+               candidates
         FROM single_dummy_reviews WHERE match_id = $match AND deal_no = $deal ORDER BY seq
         """,
         {"match": match, "deal": deal},

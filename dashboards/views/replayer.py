@@ -9,8 +9,9 @@ with all hands visible) are marked by severity in match terms: green ✓ best, b
 amber ✗ mistake, red ✗✗ blunder, and grey when they were no real choice (· forced pass, = every
 action equal); the verdict shows the player's hand, the best moves and the match-winning chance.
 Beside it, the verdicts of the opt-in single-dummy job (``single_dummy_reviews``, sampled from the
-player's view) with the same marks by the mean levels lost: the player's hand, the action taken,
-the candidates best first, each with its mean and 95 % interval, and in how many layouts the action
+player's view) with the same marks by the match-winning chance given away: the player's hand, the
+action taken, the chances of the best candidate and of the action taken, the candidates best first,
+each with its mean, 95 % interval and chance, and in how many layouts the action
 taken did worse; a decision with no exact verdict takes its slider mark from them (return cards
 show on the after-tribute step). A deal the job has not reached can be reviewed on demand
 (``dashboards.on_demand``: the job's settings, one review at a time per server, kept in the
@@ -98,8 +99,9 @@ def review_badge(verdict: Mapping[str, Any]) -> str:
 
 def sampled_badge(row: Mapping[str, Any]) -> tuple[str, str]:
     """The coloured mark (Streamlit markdown) and severity of a single-dummy verdict: the exact
-    verdicts' marks, by the mean levels lost (``pipelines.steps.single_dummy.sampled_severity``)."""
-    key = sampled_severity(float(row["loss"]))
+    verdicts' marks, by the match-winning chance given away
+    (``pipelines.steps.single_dummy.sampled_severity``)."""
+    key = sampled_severity(float(row["loss"]), float(row["match_loss"]))
     mark, colour = REVIEW_MARKS[key]
     return f":{colour}[{mark}]", key
 
@@ -245,7 +247,7 @@ def step_label(s: Step) -> str:
     if verdict is not None:
         review = f" {review_mark(verdict)}"
     elif single is not None:  # no exact verdict: the single-dummy one
-        review = f" {REVIEW_MARKS[sampled_severity(float(single['loss']))][0]}"
+        review = f" {REVIEW_MARKS[sampled_severity(float(single['loss']), float(single['match_loss']))][0]}"
     else:
         review = ""
     icons = "".join(f" {MARK_ICONS[m]}" for m in marks(s.action))
@@ -362,14 +364,19 @@ else:
 
 def show_sampled(row: Mapping[str, Any]) -> None:
     """One single-dummy verdict: its mark and severity, the mean levels lost, how often the action
-    taken did worse than the best, the decider's hand, the action taken and the candidates best
-    first, each with its mean and 95 % interval."""
+    taken did worse than the best, the match-winning chance of the best candidate and of the action
+    taken, the decider's hand, the action taken and the candidates best first, each with its mean
+    and 95 % interval and its match-winning chance."""
     badge, key = sampled_badge(row)
     loss = float(row["loss"])
     lost = f" · {tr('mean_levels_lost')}: {loss:.2f}" if loss > 0 else ""
     what = f"{tr('sampled_return')} · " if row["kind"] == "return" else ""
     worse = tr("sampled_worse_in").format(k=int(row["worse_in"]), n=int(row["layouts"]))
     st.markdown(f"{badge} **{tr(f'severity_{key}')}**{lost} · {what}{seat_word(row['seat'])} · {worse}")
+    st.caption(
+        f"{tr('match_chance')}: {100 * float(row['win_best']):.0f} % → "
+        f"{100 * float(row['win_played']):.0f} % ({tr('sampled_chance_note')})"
+    )
     st.markdown(
         f"{tr('player_hand')} ({seat_word(row['seat'])}): " + cards_html(list(row["hand"]), level, lang()),
         unsafe_allow_html=True,
@@ -381,6 +388,9 @@ def show_sampled(row: Mapping[str, Any]) -> None:
     def valued(mean: float, low: float, high: float) -> str:
         return f"{mean:+.2f} [{low:+.2f}, {high:+.2f}]"
 
+    def chance(win: float) -> str:
+        return f" · {tr('match_chance')} {100 * win:.0f} %"
+
     st.markdown(
         f"{tr('sampled_played_mean')}: {action_html(str(row['action']))} "
         + valued(float(row["played_mean"]), float(row["played_low"]), float(row["played_high"])),
@@ -391,7 +401,8 @@ def show_sampled(row: Mapping[str, Any]) -> None:
         tags = [tr("sampled_played")] if c["action"] == row["action"] else []
         tags += [tr("sampled_best")] if c["action"] == row["best_action"] else []
         note = f" ({', '.join(tags)})" if tags else ""
-        lines.append(f"{action_html(str(c['action']))} {valued(c['mean'], c['low'], c['high'])}{note}")
+        lines.append(f"{action_html(str(c['action']))} {valued(c['mean'], c['low'], c['high'])}"
+                     f"{chance(float(c['win']))}{note}")
     st.markdown(f"{tr('sampled_candidates')}:\n" + "".join(f"\n- {line}" for line in lines),
                 unsafe_allow_html=True)
     st.caption(

@@ -72,10 +72,11 @@ READ_COLUMNS = [*REPLAYED_COLUMNS, "revision"]
 
 
 def default_replay_fn() -> ReplayFn:
-    """``replay.replay_batch`` (imported late: the replayer is a separate part)."""
-    from replay import replay_batch
+    """``replay.replay_batch_with_events``: the tables, and the parsed events for the reviews
+    (imported late: the replayer is a separate part)."""
+    from replay import replay_batch_with_events
 
-    return replay_batch
+    return replay_batch_with_events
 
 
 def default_review_fn() -> ReviewFn:

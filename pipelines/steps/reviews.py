@@ -2,8 +2,9 @@
 
 ``review_chunk`` runs in the replay step's worker tasks, on the same chunk of whole matches that
 ``replay.replay_batch`` just replayed (``pipelines.steps.replaying``): the events are already in the
-worker's memory, and the replay's own output says which matches are valid and who sits where, so
-no second read of the raw rows or second pass over the store is needed. Each ``valid`` match is
+worker's memory, parsed (``replay.replay_batch_with_events`` hands them over), and the replay's own
+output says which matches are valid and who sits where, so no second read or parse of the raw rows
+and no second pass over the store is needed. Each ``valid`` match is
 followed once by ``replay.review.review_match``; its deals whose ``deal_start`` shows all four
 hands are reviewed in the default window (decisions with at most ``MAX_CARDS_LEFT`` cards in all
 hands, ``BUDGET`` per position): the rows are the longest tail of the deal the budget solves, each
@@ -20,7 +21,7 @@ would add about 70 MiB to each worker.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,22 +67,31 @@ def action_text(action: Action) -> str:
     return "pass" if action is None else " ".join(action.cards)
 
 
-def review_chunk(events: pa.Table, replayed: Mapping[str, pa.Table]) -> pa.Table:
+def review_chunk(events: pa.Table, replayed: Mapping[str, pa.Table],
+                 parsed: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> pa.Table:
     """``play_reviews`` rows of the valid matches of a replayed chunk (``RAW_EVENTS`` rows and the
-    tables ``replay.replay_batch`` returned for them). Only the events of matches with a deal to
-    review are parsed; the cyclic garbage collector is paused meanwhile, as for the replay
-    (``replay.replayer.paused_gc``: parsed events and solver states hold no cycles)."""
+    tables ``replay.replay_batch`` returned for them). ``parsed``: the events the replay parsed, by
+    match (``replay.replay_batch_with_events``); without them, the payloads of the matches with a
+    deal to review are parsed here. The cyclic garbage collector is paused meanwhile, as for the
+    replay (``replay.replayer.paused_gc``: parsed events and solver states hold no cycles)."""
     seats = _deal_seats(replayed.get("deal_hands"), _valid_matches(replayed.get("matches")))
     with paused_gc():
-        by_match: dict[str, list[dict[str, Any]]] = {}
-        for match_id, payload, error in zip(events["match_id"].to_pylist(), events["payload"].to_pylist(),
-                                            events["parse_error"].to_pylist(), strict=True):
-            if match_id in seats and error is None:
-                by_match.setdefault(match_id, []).append(orjson.loads(payload))
+        by_match = _parsed_events(events, seats) if parsed is None else {
+            match_id: evs for match_id, evs in parsed.items() if match_id in seats}
         rows: list[dict[str, Any]] = []
         for match_id, evs in by_match.items():
             rows.extend(_match_rows(match_id, evs, seats[match_id]))
         return pa.Table.from_pylist(rows, schema=PLAY_REVIEWS)
+
+
+def _parsed_events(events: pa.Table, matches: Container[str]) -> dict[str, list[dict[str, Any]]]:
+    """The parsed payloads of the well-formed rows of ``matches``, by match (row order)."""
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    for match_id, payload, error in zip(events["match_id"].to_pylist(), events["payload"].to_pylist(),
+                                        events["parse_error"].to_pylist(), strict=True):
+        if match_id in matches and error is None:
+            by_match.setdefault(match_id, []).append(orjson.loads(payload))
+    return by_match
 
 
 def _match_rows(match_id: str, events: Sequence[Mapping[str, Any]],

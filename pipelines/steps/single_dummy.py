@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipelines.steps.reviews import SEVERITY_LIMITS
 from pipelines.storage.store import Store
 from replay.single_dummy import SampledDecision, Settings, review_deal_single_dummy
 from schemas.tables import SINGLE_DUMMY_REVIEWS
@@ -38,6 +39,9 @@ COLUMNS: tuple[str, ...] = (
     "played_high",
     "best_mean",
     "loss",
+    "win_best",
+    "win_played",
+    "match_loss",
     "worse_in",
     "layouts",
     "exact_layouts",
@@ -46,21 +50,17 @@ COLUMNS: tuple[str, ...] = (
     "label",
 )
 """One row per reviewed decision (``hand``: the decider's cards before it; ``candidates``: every
-candidate valued, as ``action``, ``mean``, ``low``, ``high``)."""
+candidate valued, as ``action``, ``mean``, ``low``, ``high``, ``win``; ``win_best``, ``win_played``
+and ``match_loss``: match-winning chances, ``replay.single_dummy``)."""
 
 
-SAMPLED_SEVERITY_LIMITS = ((3.0, "blunder"), (1.0, "mistake"))
-"""Mean levels lost from which a sampled verdict is a blunder or a mistake; a loss below one level
-on average is an inaccuracy. A row holds no match state, so these follow the exact verdicts'
-severity by levels (``pipelines.steps.reviews.severity``: 3 or more a blunder)."""
-
-
-def sampled_severity(loss: float) -> str:
-    """``best`` when the action taken has the best mean, else by the mean levels lost
-    (:data:`SAMPLED_SEVERITY_LIMITS`): ``blunder``, ``mistake`` or ``inaccuracy``."""
+def sampled_severity(loss: float, match_loss: float) -> str:
+    """``best`` when the action taken has the best mean in levels, else by the match-winning chance
+    it gave away, as the exact verdicts are (``pipelines.steps.reviews.SEVERITY_LIMITS``):
+    ``blunder``, ``mistake`` or ``inaccuracy``."""
     if loss <= 0:
         return "best"
-    return next((word for limit, word in SAMPLED_SEVERITY_LIMITS if loss >= limit), "inaccuracy")
+    return next((word for limit, word in SEVERITY_LIMITS if match_loss >= limit), "inaccuracy")
 
 
 def candidate_text(action: object) -> str:
@@ -74,9 +74,10 @@ def candidate_text(action: object) -> str:
 
 
 def candidates_text(candidates: Sequence[Mapping[str, Any]]) -> str:
-    """The ``candidates`` of a row as one line: ``action=mean [low, high]`` joined by `` | ``."""
+    """The ``candidates`` of a row as one line: ``action=mean [low, high] win%`` joined by `` | ``."""
     return " | ".join(
-        f"{c['action']}={c['mean']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" for c in candidates
+        f"{c['action']}={c['mean']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}] {100 * c['win']:.0f}%"
+        for c in candidates
     )
 
 
@@ -101,13 +102,16 @@ def decision_row(match: str, deal: int, d: SampledDecision, player: str | None =
         "played_high": round(played.high, 2),
         "best_mean": round(best.mean, 2),
         "loss": round(d.loss, 2),
+        "win_best": round(d.win_best, 4),
+        "win_played": round(d.win_played, 4),
+        "match_loss": round(d.match_loss, 4),
         "worse_in": d.worse_in,
         "layouts": d.layouts,
         "exact_layouts": d.exact_layouts,
         "classes": d.classes,
         "candidates": [
             {"action": candidate_text(c.action), "mean": round(c.mean, 2), "low": round(c.low, 2),
-             "high": round(c.high, 2)}
+             "high": round(c.high, 2), "win": round(c.win, 4)}
             for c in d.candidates
         ],
         "label": d.label,

@@ -690,28 +690,36 @@ def _play_reviews() -> list[dict[str, Any]]:
 
 def _single_dummy_reviews() -> list[dict[str, Any]]:
     """Verdicts of the opt-in single-dummy job. m1 deal 2: N's pass at seq 11, which has no exact
-    verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts), E's pass at seq 22
-    beside its exact one (the best mean) and S's return card after W's tribute (the best mean);
-    m2 deal 2: N's return card after E's tribute (2.5 levels lost on average)."""
+    verdict (a mistake: 1.75 levels lost on average, worse in 5 of 8 layouts, match-winning chance
+    45 % → 40 %), E's pass at seq 22 beside its exact one (the best mean) and S's return card after
+    W's tribute (the best mean); m2 deal 2: N's return card after E's tribute (2.5 levels lost on
+    average, 70 % → 50 %: a blunder)."""
     # match, seq, seat, player, kind, phase, hand, action, best, played mean, interval, best mean,
-    # worse in, candidates
+    # worse in, candidates (action, mean, low, high, match-winning chance)
     verdicts: list[tuple[Any, ...]] = [
         ("m1", 11, "N", "p2", "play", "pass", ["HA", "C7", "S5"], "pass", "HA", -1.25, (-2.0, -0.5), 0.5, 5,
-         [("pass", -1.25, -2.0, -0.5), ("HA", 0.5, 0.1, 0.9)]),
+         [("pass", -1.25, -2.0, -0.5, 0.40), ("HA", 0.5, 0.1, 0.9, 0.45)]),
         ("m1", 22, "E", "p1", "play", "pass", ["D9", "SA", "H3"], "pass", "pass", -1.0, (-1.5, -0.5), -1.0, 0,
-         [("pass", -1.0, -1.5, -0.5), ("D9", -1.38, -1.9, -0.86)]),
+         [("pass", -1.0, -1.5, -0.5, 0.5), ("D9", -1.38, -1.9, -0.86, 0.45)]),
         ("m1", 3, "S", "p4", "return", "tribute_return", ["S3", "H4", "DA"], "S3", "S3", 0.75, (0.25, 1.25),
-         0.75, 0, [("S3", 0.75, 0.25, 1.25), ("H4", 0.5, 0.0, 1.0)]),
+         0.75, 0, [("S3", 0.75, 0.25, 1.25, 0.6), ("H4", 0.5, 0.0, 1.0, 0.55)]),
         ("m2", 4, "N", "p6", "return", "tribute_return", ["C4", "D8", "HA"], "D8", "C4", -1.5, (-2.5, -0.5),
-         1.0, 6, [("C4", 1.0, 0.2, 1.8), ("D8", -1.5, -2.5, -0.5)]),
+         1.0, 6, [("C4", 1.0, 0.2, 1.8, 0.7), ("D8", -1.5, -2.5, -0.5, 0.5)]),
     ]
+
+    def wins(action: str, candidates: list[tuple[Any, ...]]) -> dict[str, float]:
+        best = max(c[4] for c in candidates)
+        played = next(c[4] for c in candidates if c[0] == action)
+        return {"win_best": best, "win_played": played, "match_loss": best - played}
+
     return [
         {"match_id": match, "deal_no": 2, "seq": seq, "seat": seat, "player_id": player, "kind": kind,
          "phase": phase, "cards_left": 108 if kind == "return" else 40, "hand": hand, "action": action,
          "best_action": best, "played_mean": mean, "played_low": low, "played_high": high,
-         "best_mean": best_mean, "loss": best_mean - mean, "worse_in": worse, "layouts": 8,
-         "exact_layouts": 0, "classes": 3,
-         "candidates": [{"action": a, "mean": m, "low": lo, "high": hi} for a, m, lo, hi in candidates],
+         "best_mean": best_mean, "loss": best_mean - mean, **wins(action, candidates), "worse_in": worse,
+         "layouts": 8, "exact_layouts": 0, "classes": 3,
+         "candidates": [{"action": a, "mean": m, "low": lo, "high": hi, "win": w}
+                        for a, m, lo, hi, w in candidates],
          "label": "sampled from the player's view (single-dummy)"}
         for (match, seq, seat, player, kind, phase, hand, action, best, mean, (low, high), best_mean, worse,
              candidates) in verdicts

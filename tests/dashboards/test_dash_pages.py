@@ -503,8 +503,9 @@ def test_replayer_shows_single_dummy_verdicts_beside_the_exact_ones(
     assert any(t.startswith("Played, mean [95 % interval]: pass -1.25 [-2.00, -0.50]") for t in texts)
     candidates = next(t for t in texts if t.startswith("Candidates, best first"))
     best, played = candidates.splitlines()[-2:]
-    assert "♥A" in best and best.endswith("+0.50 [+0.10, +0.90] (best)")
-    assert played.endswith("pass -1.25 [-2.00, -0.50] (played)")
+    assert "♥A" in best and best.endswith("+0.50 [+0.10, +0.90] · match-winning chance 45 % (best)")
+    assert played.endswith("pass -1.25 [-2.00, -0.50] · match-winning chance 40 % (played)")
+    assert any(c.startswith("match-winning chance: 45 % → 40 % (mean over the layouts") for c in captions)
     assert any("0 of 8 layouts solved exactly" in c and "3 action classes, 2 valued" in c for c in captions)
     both = opened(match="m1", deal="2", step="14")
     texts = [m.value for m in both.markdown]

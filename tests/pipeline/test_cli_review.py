@@ -60,7 +60,7 @@ def test_review_with_single_dummy_adds_sampled_verdicts(tmp_path: Path) -> None:
         {**r, "played_mean": None, "interval": None, "worse_in": None, "candidates": None} for r in plain]
     assert [(r["seq"], r["kind"]) for r in rows] == sorted((r["seq"], r["kind"]) for r in rows)
     for r in sampled:
-        word = sampled_severity(r["loss"])
+        word = sampled_severity(r["loss"], r["match_loss"])
         assert r["verdict"].startswith(word)
         assert r["verdict"].endswith(f"worse in {r['worse_in'][0]} of 1 layouts")
         assert r["choice"] == "real" and r["worse_in"] in ("0/1", "1/1") and r["interval"].startswith("[")

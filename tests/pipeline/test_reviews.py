@@ -9,9 +9,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import orjson
+import pyarrow as pa
 import pytest
 
-from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT, action_text, severity
+from pipelines.steps.reviews import BUDGET, MAX_CARDS_LEFT, action_text, review_chunk, severity
 from pipelines.storage.warehouse import connect
 from replay.review import review_deal
 
@@ -72,6 +74,22 @@ def test_rows_are_review_deal_on_the_same_logs(reviewed_store: Reviewed) -> None
                 assert row["win_best"] == pytest.approx(review.win_best, abs=1e-6)
                 assert row["win_after"] == pytest.approx(review.win_after, abs=1e-6)
     assert expected == len(rows)
+
+
+def test_a_review_of_the_replays_parsed_events_equals_one_parsing_again(reviewed_store: Reviewed) -> None:
+    """Handed the events the replay parsed (``replay_batch_with_events``, the pipeline's replay),
+    ``review_chunk`` gives the rows it gives when it parses the payloads itself (after a replay
+    stand-in that keeps none)."""
+    from replay import replay_batch_with_events
+
+    events = [e for match in reviewed_store[1] for e in match]
+    table = pa.table({"match_id": [e["match"] for e in events], "seq": [e["seq"] for e in events],
+                      "payload": [orjson.dumps(e).decode() for e in events],
+                      "parse_error": pa.nulls(len(events), pa.string())})
+    tables, parsed = replay_batch_with_events(table)
+    reused = review_chunk(table, tables, parsed)
+    assert reused.num_rows > 0
+    assert reused.equals(review_chunk(table, tables))
 
 
 def test_every_row_is_a_sound_verdict(reviewed_store: Reviewed) -> None:

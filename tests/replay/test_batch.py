@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 from replay_builder import Log
 
-from replay import replay_batch, replay_match
+from replay import replay_batch, replay_batch_with_events, replay_match
 from replay.arrow import COLUMN_FIELDS
 from replay.rows import ROW_FIELDS, TABLES, PlayColumns, PlayRow
 from schemas.tables import DERIVED, RAW_EVENTS
@@ -110,6 +110,20 @@ def test_batch_plays_equal_the_replayed_rows() -> None:
     log = valid_log()
     out = replay_batch(raw_rows(log.events))
     assert out["plays"].to_pylist() == log.replay().rows["plays"]
+
+
+def test_batch_with_events_hands_back_what_it_parsed() -> None:
+    """``replay_batch_with_events`` returns ``replay_batch``'s tables and each match's events as
+    parsed from its well-formed rows, in row order; malformed rows are not among them."""
+    good, other = valid_log("good"), valid_log("other")
+    events = [*good.events[:3], *other.events, *good.events[3:]]
+    table = raw_rows(events, extra=["{not json"])
+    tables, parsed = replay_batch_with_events(table)
+    assert {n: t.to_pylist() for n, t in tables.items()} == {
+        n: t.to_pylist() for n, t in replay_batch(table).items()}
+    assert list(parsed) == ["good", "other"]
+    assert parsed["good"] == [orjson.loads(orjson.dumps(e)) for e in good.events]
+    assert parsed["other"] == [orjson.loads(orjson.dumps(e)) for e in other.events]
 
 
 @pytest.mark.parametrize("enabled", [True, False])

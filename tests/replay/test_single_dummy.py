@@ -123,6 +123,24 @@ def test_verdicts_are_well_formed_and_exact_at_the_end() -> None:
         for c in row.candidates:
             assert c.low <= c.mean <= c.high
             assert all(-3 <= v <= 3 and v != 0 for v in c.values)
+            assert 0.0 <= c.win <= 1.0
+        assert row.win_best == max(c.win for c in row.candidates)
+        assert row.match_loss == max(0.0, row.win_best - row.candidates[row.played].win)
+
+
+def test_a_last_deal_is_valued_by_who_wins_the_match() -> None:
+    """In the last deal of a one-deal match both teams at level 2 (rules.md §7: the format's end
+    gives the match to the higher level), a layout the deciding team wins is a won match and one it
+    loses a lost match: each candidate's match-winning chance is its share of layouts with a
+    positive value, and the match loss is the difference of those shares."""
+    events = simulate_match("national", "deals:1", seed=5)
+    rows = list(review_deal_single_dummy(events, Settings(layouts=6, exact_cards=12), bot_rollout, deal=1))
+    assert rows
+    for row in rows:
+        for c in row.candidates:
+            assert c.win == sum(v > 0 for v in c.values) / len(c.values)
+        assert row.match_loss == max(c.win for c in row.candidates) - row.candidates[row.played].win
+    assert any(row.match_loss > 0 for row in rows)
 
 
 def _class(p: PlayDecision, action: Action) -> object:
