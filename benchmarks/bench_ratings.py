@@ -68,16 +68,18 @@ def league_dir(players: int, sessions: int, seed: int) -> Path:
 
 
 def load_league(
-    players: int, sessions: int, seed: int, workers: int
+    players: int, sessions: int, seed: int, workers: int, out: Path | None = None
 ) -> tuple[list[RatedRound], dict[str, float]]:
-    """The league's rated rounds (simulated and replayed once, then cached) and true skills.
+    """The league's rated rounds (simulated and replayed once, then cached) and true skills;
+    ``out``: the league's folder when not :func:`league_dir` (e.g. one ``bench_luck.py`` made
+    with the same simulator call and seed).
 
     The cached tables are used only when their columns are the current replay schema's: a cache
     from before a schema change (e.g. ``deals.extra_deal``) would not score, or score stale rows.
     """
     from simulator import simulate_to_dir
 
-    out = league_dir(players, sessions, seed)
+    out = out or league_dir(players, sessions, seed)
     if not (out / "players.json").exists():
         simulate_to_dir(out, kind="league", players=players, rounds=sessions, seed=seed, workers=workers)
     cached = {name: out / f"{name}.parquet" for name in ("matches", "deals")}

@@ -377,7 +377,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "附 95% 区间。被迫过牌及所有着法等值的局面只计数，不计分。",
     ),
     "decision_skill": (
-        "Skill from decisions: levels lost per 100 real choices", "决策水平：每百次真实选择损失的级数"
+        "Skill from decisions: mistakes per 100 real choices", "决策水平：每百次真实选择的失误数"
     ),
     "decision_estimate": ("Estimate", "估计"),
     "decision_observed": ("Observed", "实测"),
@@ -385,13 +385,15 @@ LABELS: dict[str, tuple[str, str]] = {
     "combined_skill": ("Combined with the rating", "与等级分综合"),
     "combined_rank": ("rank {rank} of {n}", "第 {rank} 名，共 {n} 人"),
     "decision_skill_note": (
-        "From the exact review's verdicts (all hands visible) on real choices only; fewer levels "
-        "lost is better. The estimate is the observed figure shrunk toward the population's "
+        "From the exact review's verdicts (all hands visible) on real choices only: a mistake is a "
+        "choice that lost at least one level against the best action, however many; fewer is "
+        "better. The estimate is the observed figure shrunk toward the population's "
         "({population} per 100) by its reliability ({reliability}), so a player seen on few "
         "choices is not ranked on noise. Combined: the rating's mean (μ) and the decision estimate as "
         "standard scores among the rated players (0 = average, higher is better), weighted by "
         "their reliabilities (the rating's: {rating_reliability}).",
-        "依据精确复盘（四家明牌）对真实选择的判定；损失级数越少越好。"
+        "依据精确复盘（四家明牌）对真实选择的判定：比最佳着法少得至少一级即为一次失误（不论损失几级）；"
+        "失误越少越好。"
         "估计值是实测值按其可靠度（{reliability}）向全体水平（每百次 {population}）收缩的结果，"
         "选择次数少的选手不会因偶然而排名。综合：等级分均值（μ）与决策估计在有等级分的选手中的标准分"
         "（0 为平均，越高越好），按各自可靠度加权（等级分的可靠度：{rating_reliability}）。",

@@ -103,10 +103,11 @@ def _deal(position: Position, view: PlayerView, rng: random.Random) -> Position:
             hands[s].append(c)
     free = {s: view.counts[s] - len(hands[s]) for s in others}
     rng.shuffle(pool)
-    rest: list[str] = []
-    for c in pool:
+    barred: set[str] = set().union(*view.barred.values())
+    rest = [c for c in pool if c not in barred]
+    for c in (c for c in pool if c in barred):
         allowed = [s for s in others if free[s] > 0 and c not in view.barred.get(s, ())]
-        if len(allowed) == len(others) or not allowed:
+        if not allowed:
             rest.append(c)
             continue
         s = rng.choices(allowed, weights=[free[a] for a in allowed])[0]

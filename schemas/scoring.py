@@ -392,9 +392,10 @@ DECISION_SKILL = pa.schema(
     [
         pa.field("player_id", pa.string(), nullable=False),
         pa.field("choices", pa.int64(), nullable=False),
-        pa.field("mean_loss", pa.float64(), nullable=False),
-        pa.field("loss_low", pa.float64(), nullable=False),
-        pa.field("loss_high", pa.float64(), nullable=False),
+        pa.field("mistakes", pa.int64(), nullable=False),
+        pa.field("mistake_rate", pa.float64(), nullable=False),
+        pa.field("rate_low", pa.float64(), nullable=False),
+        pa.field("rate_high", pa.float64(), nullable=False),
         pa.field("estimate", pa.float64(), nullable=False),
         pa.field("low", pa.float64(), nullable=False),
         pa.field("high", pa.float64(), nullable=False),
@@ -404,10 +405,11 @@ DECISION_SKILL = pa.schema(
         pa.field("rating_reliability", pa.float64()),
     ],
     metadata={"doc": "one row per player with a real choice in play_reviews: skill from decisions "
-                     "(scoring/decision_skill.py, docs/ratings.md): mean levels lost per real choice "
-                     "with its 95 % interval, the estimate (minus the loss shrunk toward the "
-                     "population's; higher is better) with its interval and reliability, and, for a "
-                     "rated player, the combined estimate with the rating (z-units) and its rank"},
+                     "(scoring/decision_skill.py, docs/ratings.md): mistakes (real choices that lost "
+                     "anything) and their rate with its 95 % interval, the estimate (minus the rate "
+                     "shrunk toward the population's; higher is better) with its interval and "
+                     "reliability, and, for a rated player, the combined estimate with the rating "
+                     "(z-units) and its rank"},
 )
 
 SCORING_PARTITIONS = pa.schema(

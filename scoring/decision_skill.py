@@ -1,25 +1,29 @@
-"""Skill from decisions: a per-player estimate from the levels lost on real choices.
+"""Skill from decisions: a per-player estimate from the mistakes on real choices.
 
-Results carry the luck of the deal; the review's losses do not (given the layout, a loss is the
-player's own). Only real choices count (the review's ``choice`` is ``real``: not a forced pass,
-not a position where every legal action is equally good); :func:`decision_skill` turns each
-player's losses on those into an estimate, higher is better:
+Results carry the luck of the deal; the review's verdicts do not (given the layout, a mistake is
+the player's own). Only real choices count (the review's ``choice`` is ``real``: not a forced
+pass, not a position where every legal action is equally good), and on each of them the figure
+is whether the action lost anything against the best one (a **mistake**: loss ≥ 1 level), not
+how many levels it lost: the loss is heavy-tailed (a few 2–6-level swings), and on simulated
+leagues the share of real choices that lost anything ranks players closer to their skill and
+is more reliable than the mean loss (docs/ratings.md, "Skill from decisions").
+:func:`decision_skill` turns each player's real choices into an estimate, higher is better:
 
-- the raw figure is the player's mean loss per real choice, in levels, with a 95 % interval
-  (mean ± 1.96 s/√n, s the pooled within-player standard deviation);
-- the estimate shrinks it toward the population's mean loss by n / (n + k), with
+- the raw figure is the player's mistake rate with a 95 % interval (rate ± 1.96 s/√n, s the
+  pooled within-player standard deviation, clipped to 0 … 1);
+- the estimate shrinks it toward the population's rate by n / (n + k), with
   k = within-player variance / between-player variance (empirical Bayes, both estimated from the
-  same players), so a player seen on few choices is not ranked on noise; its interval is
-  ± 1.96 √(within variance / (n + k)).
+  same players), so a player seen on few choices is not ranked on noise; it is minus that rate,
+  with the interval ± 1.96 √(within variance / (n + k)).
 
 :func:`combined` puts it beside a results-based rating: both standardised over the players they
 share (z-scores), then averaged with weights from their reliabilities (for the decisions, the
 players' mean n / (n + k); for the rating, given by the caller from its posterior): with
 ρ = √reliability, weight ρ / (1 − ρ²), the optimal one for independent errors.
 
-Everything follows from each player's count, sum and sum of squares of their losses
-(:class:`LossSums`), so :func:`decision_skill_table` (the pipeline's ``decision_skill`` table)
-adds the review rows up per player and never holds them as Python lists. Pure: no I/O.
+Everything follows from each player's count of real choices and of mistakes
+(:class:`ChoiceCounts`), so :func:`decision_skill_table` (the pipeline's ``decision_skill``
+table) counts the review rows per player and never holds them as Python lists. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -39,13 +43,15 @@ Z95 = 1.96
 
 @dataclass(frozen=True, slots=True)
 class DecisionSkill:
-    """One player's estimate (module docstring): real choices seen, mean loss with its interval,
-    and the shrunk estimate (minus the expected loss per real choice; higher is better) with its."""
+    """One player's estimate (module docstring): real choices seen, mistakes among them, the
+    mistake rate with its interval, and the shrunk estimate (minus the expected mistake rate;
+    higher is better) with its."""
 
     choices: int
-    mean_loss: float
-    loss_low: float
-    loss_high: float
+    mistakes: int
+    mistake_rate: float
+    rate_low: float
+    rate_high: float
     estimate: float
     low: float
     high: float
@@ -54,46 +60,47 @@ class DecisionSkill:
 
 
 @dataclass(frozen=True, slots=True)
-class LossSums:
-    """One player's real choices, and the sum and the sum of squares of the levels they lost."""
+class ChoiceCounts:
+    """One player's real choices and the mistakes among them (choices that lost anything)."""
 
     choices: int
-    total: float
-    squares: float
+    mistakes: int
 
 
-def sums_of(losses: Sequence[float]) -> LossSums:
-    """The :class:`LossSums` of one player's losses."""
-    return LossSums(len(losses), float(sum(losses)), float(sum(x * x for x in losses)))
+def counts_of(losses: Sequence[float]) -> ChoiceCounts:
+    """The :class:`ChoiceCounts` of one player's levels lost on their real choices."""
+    return ChoiceCounts(len(losses), sum(1 for x in losses if x > 0))
 
 
 def decision_skill(losses: Mapping[str, Sequence[float]]) -> dict[str, DecisionSkill]:
-    """Per player the estimate from their losses on real choices (module docstring); players
-    with no real choice are left out."""
-    return from_sums({p: sums_of(v) for p, v in losses.items() if v})
+    """Per player the estimate from the levels they lost on each real choice (module
+    docstring); players with no real choice are left out."""
+    return from_counts({p: counts_of(v) for p, v in losses.items() if v})
 
 
-def from_sums(sums: Mapping[str, LossSums]) -> dict[str, DecisionSkill]:
-    """:func:`decision_skill` from each player's :class:`LossSums` (players with no choice left out)."""
-    seen = {p: s for p, s in sums.items() if s.choices > 0}
+def from_counts(counts: Mapping[str, ChoiceCounts]) -> dict[str, DecisionSkill]:
+    """:func:`decision_skill` from each player's :class:`ChoiceCounts` (players with no choice
+    left out)."""
+    seen = {p: c for p, c in counts.items() if c.choices > 0}
     if not seen:
         return {}
-    means = {p: s.total / s.choices for p, s in seen.items()}
-    deviations = sum(max(0.0, s.squares - s.total * means[p]) for p, s in seen.items())
-    n_all = sum(s.choices for s in seen.values())
+    rates = {p: c.mistakes / c.choices for p, c in seen.items()}
+    deviations = sum(c.choices * rates[p] * (1 - rates[p]) for p, c in seen.items())
+    n_all = sum(c.choices for c in seen.values())
     within = deviations / max(1, n_all - len(seen))
-    population = sum(s.total for s in seen.values()) / n_all
-    noise = fmean(within / s.choices for s in seen.values())
-    between = max(pvariance(means.values()) - noise, 1e-9) if len(seen) > 1 else 1e-9
+    population = sum(c.mistakes for c in seen.values()) / n_all
+    noise = fmean(within / c.choices for c in seen.values())
+    between = max(pvariance(rates.values()) - noise, 1e-9) if len(seen) > 1 else 1e-9
     k = within / between
     out: dict[str, DecisionSkill] = {}
-    for p, s in seen.items():
-        n, m = s.choices, means[p]
+    for p, c in seen.items():
+        n, r = c.choices, rates[p]
         half = Z95 * math.sqrt(within / n)
-        shrunk = population + (m - population) * n / (n + k)
+        shrunk = population + (r - population) * n / (n + k)
         margin = Z95 * math.sqrt(within / (n + k))
         out[p] = DecisionSkill(
-            n, m, m - half, m + half, -shrunk, -shrunk - margin, -shrunk + margin, n / (n + k)
+            n, c.mistakes, r, max(0.0, r - half), min(1.0, r + half),
+            -shrunk, max(-1.0, -shrunk - margin), min(0.0, -shrunk + margin), n / (n + k),
         )
     return out
 
@@ -152,13 +159,12 @@ def decision_skill_table(reviews: pl.DataFrame, ratings: pl.DataFrame) -> pl.Dat
     ``sigma``), the :func:`combined` estimate with the rating's posterior means and its
     :func:`rating_reliability`, and the player's rank by it (1 = best; ties by player id)."""
     real = reviews.filter((pl.col("choice") == "real") & pl.col("player_id").is_not_null())
-    loss = pl.col("loss").cast(pl.Int64)
-    sums = real.group_by("player_id").agg(
-        pl.len().alias("choices"), loss.sum().alias("total"), (loss * loss).sum().alias("squares")
+    counts = real.group_by("player_id").agg(
+        pl.len().alias("choices"), (pl.col("loss") > 0).sum().alias("mistakes")
     )
-    skills = from_sums({
-        r["player_id"]: LossSums(int(r["choices"]), float(r["total"]), float(r["squares"]))
-        for r in sums.iter_rows(named=True)
+    skills = from_counts({
+        r["player_id"]: ChoiceCounts(int(r["choices"]), int(r["mistakes"]))
+        for r in counts.iter_rows(named=True)
     })
     mu = dict(zip(ratings["player_id"].to_list(), ratings["mu"].to_list(), strict=True))
     rel = rating_reliability(list(mu.values()), ratings["sigma"].to_list())
@@ -166,10 +172,10 @@ def decision_skill_table(reviews: pl.DataFrame, ratings: pl.DataFrame) -> pl.Dat
     ranked = sorted(both, key=lambda p: (-both[p], p))
     rank = {p: i + 1 for i, p in enumerate(ranked)}
     rows = [
-        {"player_id": p, "choices": s.choices, "mean_loss": s.mean_loss, "loss_low": s.loss_low,
-         "loss_high": s.loss_high, "estimate": s.estimate, "low": s.low, "high": s.high,
-         "reliability": s.reliability, "combined": both.get(p), "combined_rank": rank.get(p),
-         "rating_reliability": rel if p in both else None}
+        {"player_id": p, "choices": s.choices, "mistakes": s.mistakes, "mistake_rate": s.mistake_rate,
+         "rate_low": s.rate_low, "rate_high": s.rate_high, "estimate": s.estimate, "low": s.low,
+         "high": s.high, "reliability": s.reliability, "combined": both.get(p),
+         "combined_rank": rank.get(p), "rating_reliability": rel if p in both else None}
         for p, s in sorted(skills.items())
     ]
     return frame(rows, DECISION_SKILL)

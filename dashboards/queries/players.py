@@ -246,21 +246,20 @@ def sampled_accuracy(con: Con, *, player: str | None) -> pd.DataFrame:
 
 
 def decision_skill(con: Con, *, player: str) -> pd.DataFrame:
-    """The player's skill from decisions (``decision_skill``, zero or one row): real choices, levels
-    lost per real choice with its 95 % interval, the estimate shrunk toward the population with
-    its interval and reliability, the combined estimate with the rating and its rank among the
-    ``ranked`` players, and the population's levels lost per real choice."""
+    """The player's skill from decisions (``decision_skill``, zero or one row): real choices,
+    mistakes and the mistake rate with its 95 % interval, the estimate shrunk toward the
+    population with its interval and reliability, the combined estimate with the rating and its
+    rank among the ``ranked`` players, and the population's mistake rate."""
     return dataframe(
         con,
         """
         WITH everyone AS (
-            SELECT sum(mean_loss * choices) / sum(choices) AS population_loss,
-                   count(combined) AS ranked
+            SELECT sum(mistakes)::DOUBLE / sum(choices) AS population_rate, count(combined) AS ranked
             FROM decision_skill
         )
-        SELECT d.choices, d.mean_loss, d.loss_low, d.loss_high, d.estimate, d.low, d.high,
-               d.reliability, d.combined, d.combined_rank, d.rating_reliability, e.ranked,
-               e.population_loss
+        SELECT d.choices, d.mistakes, d.mistake_rate, d.rate_low, d.rate_high, d.estimate, d.low,
+               d.high, d.reliability, d.combined, d.combined_rank, d.rating_reliability, e.ranked,
+               e.population_rate
         FROM decision_skill d, everyone e WHERE d.player_id = $player
         """,
         {"player": player},

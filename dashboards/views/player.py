@@ -1,4 +1,4 @@
-"""Player: rating, skill from decisions beside it (``decision_skill``: levels lost on real choices,
+"""Player: rating, skill from decisions beside it (``decision_skill``: mistakes on real choices,
 and combined with the rating), rating history, dan ledger, results by partner and opponent,
 finishing positions, play-pattern statistics and decision-review accuracy by phase, exact
 (``player_reviews``) and sampled from the player's view (``single_dummy_reviews``, when the opt-in
@@ -89,14 +89,14 @@ if pd.notna(row["provisional"]) and bool(row["provisional"]):
     st.caption(f"{tr('provisional')} ({tr('uncertainty')})")
 
 
-def per_100(loss: float) -> str:
-    """Levels lost per real choice as levels per 100 real choices, one decimal."""
-    return f"{100 * loss:.1f}"
+def per_100(rate: float) -> str:
+    """Mistakes per real choice as mistakes per 100 real choices, one decimal."""
+    return f"{100 * rate:.1f}"
 
 
-def loss_interval(low: float, high: float) -> str:
-    """A 95 % interval of levels lost per 100 real choices (no loss is below 0)."""
-    return f"{tr('ci_95')} {per_100(max(0.0, low))} … {per_100(high)}"
+def rate_interval(low: float, high: float) -> str:
+    """A 95 % interval of mistakes per 100 real choices."""
+    return f"{tr('ci_95')} {per_100(low)} … {per_100(high)}"
 
 
 st.subheader(tr("decision_skill"))
@@ -109,14 +109,14 @@ else:
     skill_cols[0].metric(
         tr("decision_estimate"),
         per_100(-own_skill["estimate"]),
-        loss_interval(-own_skill["high"], -own_skill["low"]),
+        rate_interval(-own_skill["high"], -own_skill["low"]),
         delta_color="off",
         delta_arrow="off",
     )
     skill_cols[1].metric(
         tr("decision_observed"),
-        per_100(own_skill["mean_loss"]),
-        loss_interval(own_skill["loss_low"], own_skill["loss_high"]),
+        per_100(own_skill["mistake_rate"]),
+        rate_interval(own_skill["rate_low"], own_skill["rate_high"]),
         delta_color="off",
         delta_arrow="off",
     )
@@ -132,7 +132,7 @@ else:
     )
     st.caption(
         tr("decision_skill_note").format(
-            population=per_100(own_skill["population_loss"]),
+            population=per_100(own_skill["population_rate"]),
             reliability=percent(own_skill["reliability"]),
             rating_reliability=percent(own_skill["rating_reliability"]),
         )

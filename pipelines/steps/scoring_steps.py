@@ -386,7 +386,7 @@ def dan_forecast_step(store: Store) -> StepReport:
 
 
 def decision_skill_step(store: Store) -> StepReport:
-    """Each player's skill from the levels lost on real choices of the exact review
+    """Each player's skill from the mistakes on real choices of the exact review
     (``play_reviews``, without duplicate matches), with its interval, and combined with the
     results-based rating (``scoring.decision_skill``)."""
     import pyarrow.dataset as pads

@@ -674,9 +674,9 @@ def test_player_page_shows_skill_from_decisions_beside_the_rating(open_app: Open
     assert estimate.value == f"{-100 * mine.estimate:.1f}"
     assert estimate.proto.delta == f"95 % interval {-100 * mine.high:.1f} … {-100 * mine.low:.1f}"
     observed = shown["Observed"]
-    assert observed.value == f"{100 * mine.mean_loss:.1f}" == "100.0"
-    assert observed.proto.delta == f"95 % interval 0.0 … {100 * mine.loss_high:.1f}"  # low < 0 shown as 0
-    assert mine.loss_low < 0
+    assert sorted(losses["p2"]) == [0.0, 2.0] and mine.mistakes == 1  # a 2-level loss is one mistake
+    assert observed.value == f"{100 * mine.mistake_rate:.1f}" == "50.0"
+    assert observed.proto.delta == f"95 % interval {100 * mine.rate_low:.1f} … {100 * mine.rate_high:.1f}"
     rank = sorted(both, key=lambda p: -both[p]).index("p2") + 1
     assert shown["Combined with the rating"].value == f"{both['p2']:+.2f}"
     assert shown["Combined with the rating"].proto.delta == f"rank {rank} of {len(both)}"
