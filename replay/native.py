@@ -85,7 +85,8 @@ def compiled_file(module: str, directory: Path = PACKAGE_DIR) -> Path | None:
 
 
 def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
-    """Modules of :data:`COMPILED` whose source changed after they were compiled, or that lack a
+    """Modules of :data:`COMPILED` whose source changed after they were compiled (after both their
+    module and the shared library were written), or that lack a
     compiled module while others have one (a partial build), then the built modules of
     :data:`CYTHON` whose ``.pyx`` changed after they were compiled, then any other module compiled
     by an older build; all of :data:`COMPILED` when the shared library is missing. Empty when
@@ -95,12 +96,16 @@ def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     leftovers = [m for m in _shadowed_sources(directory) if m not in COMPILED]
     if not any(built.values()):
         return [*cython, *leftovers]
-    if compiled_file(NATIVE_GROUP.rpartition(".")[2] + "__mypyc", directory) is None:
+    group = compiled_file(NATIVE_GROUP.rpartition(".")[2] + "__mypyc", directory)
+    if group is None:
         return [*COMPILED, *cython, *leftovers]
+    # The code lives in the shared library; an incremental build rewrites it and leaves the small
+    # per-module shims as they were, so a source is stale only when newer than both.
+    group_built = group.stat().st_mtime
     changed = [
         m
         for m, ext in built.items()
-        if ext is None or (directory / f"{m}.py").stat().st_mtime > ext.stat().st_mtime
+        if ext is None or (directory / f"{m}.py").stat().st_mtime > max(ext.stat().st_mtime, group_built)
     ]
     return [*changed, *cython, *leftovers]
 

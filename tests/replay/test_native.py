@@ -80,11 +80,12 @@ def test_sources_give_the_same_tables(tmp_path: Path) -> None:
 
 def test_stale_and_partial_builds(tmp_path: Path) -> None:
     """A source edited after the build, a module missing from it, or one an older build compiled
-    that is no longer in the list makes the build stale; without the shared library every module
-    is."""
+    that is no longer in the list makes the build stale; an incremental build that rewrote only
+    the shared library holding the code does not; without the shared library every module is."""
     suffix = native.EXTENSION_SUFFIXES[0]
     assert native.stale_modules(tmp_path) == []
     (tmp_path / f"_native__mypyc{suffix}").write_text("")
+    os.utime(tmp_path / f"_native__mypyc{suffix}", (2_000, 2_000))
     for i, module in enumerate(native.COMPILED):
         (tmp_path / f"{module}.py").write_text("")
         (tmp_path / f"{module}{suffix}").write_text("")
@@ -93,6 +94,10 @@ def test_stale_and_partial_builds(tmp_path: Path) -> None:
     assert native.stale_modules(tmp_path) == []
     os.utime(tmp_path / "moves.py", (3_000, 3_000))
     (tmp_path / f"cards{suffix}").unlink()
+    assert native.stale_modules(tmp_path) == ["cards", "moves"]
+    os.utime(tmp_path / f"_native__mypyc{suffix}", (4_000, 4_000))  # rebuilt: moves compiled again
+    assert native.stale_modules(tmp_path) == ["cards"]
+    os.utime(tmp_path / "moves.py", (5_000, 5_000))
     assert native.stale_modules(tmp_path) == ["cards", "moves"]
     (tmp_path / "retired.py").write_text("")
     (tmp_path / f"retired{suffix}").write_text("")
