@@ -302,6 +302,19 @@ cdef struct Option:
     int cards[3]
 
 
+cdef inline bint next_pick(int* pick, int* noptions, int n) noexcept nogil:
+    """Step ``pick``, a counter whose digit j runs 0 … noptions[j] − 1 and whose last digit moves
+    fastest (the order of ``itertools.product``); False once every choice was made."""
+    cdef int j = n - 1
+    while j >= 0 and pick[j] == noptions[j] - 1:
+        pick[j] = 0
+        j -= 1
+    if j < 0:
+        return False
+    pick[j] += 1
+    return True
+
+
 cdef int group_options(Hand* h, int r, int width, int max_wilds, Option* out) noexcept nogil:
     """(cards, wilds used) for ``width`` cards of rank ``r`` with at most ``max_wilds`` wilds: per
     number of wilds, each choice of naturals, then the wilds (the pairs and triples of
@@ -641,13 +654,8 @@ cdef class Core:
                             pos += 1
                     if used <= h.w:
                         self.emit(out, cards, pos, cid)
-                    j = length - 1
-                    while j >= 0 and pick[j] == noptions[j] - 1:
-                        pick[j] = 0
-                        j -= 1
-                    if j < 0:
+                    if not next_pick(pick, noptions, length):
                         break
-                    pick[j] += 1
         return 0
 
     cdef int straights(self, Hand* h, list out, int above) except -1:
@@ -686,13 +694,8 @@ cdef class Core:
                         suits |= 1u << (cards[j] // 13)
                     if u <= h.w and (u or __builtin_popcount(suits) > 1):
                         self.emit(out, cards, 5, cid)
-                    j = 4
-                    while j >= 0 and pick[j] == noptions[j] - 1:
-                        pick[j] = 0
-                        j -= 1
-                    if j < 0:
+                    if not next_pick(pick, noptions, 5):
                         break
-                    pick[j] += 1
         return 0
 
     cdef int flushes(self, Hand* h, list out, int above) except -1:
@@ -743,13 +746,8 @@ cdef class Core:
                             u += 1
                     if u <= h.w:
                         self.emit(out, cards, 5, cid)
-                    j = 4
-                    while j >= 0 and pick[j] == noptions[j] - 1:
-                        pick[j] = 0
-                        j -= 1
-                    if j < 0:
+                    if not next_pick(pick, noptions, 5):
                         break
-                    pick[j] += 1
         return 0
 
     cdef int bombs(self, Hand* h, list out, int min_size, int above_at_min) except -1:
