@@ -546,10 +546,25 @@ cdef class Core:
                                            self.combo(cid)))
         return 0
 
+    cdef int rank_groups(self, Hand* h, list out, int r, int k, int u, int cid) except -1:
+        """Every choice of ``k`` natural cards of rank ``r`` (in ``replay.moves._subsets`` order),
+        each with ``u`` wilds, played as reading ``cid``."""
+        cdef int cards[10]
+        cdef int i, j
+        for i in range(h.nsub[r]):
+            if h.sublen[r][i] != k:
+                continue
+            for j in range(k):
+                cards[j] = h.sub[r][i][j]
+            for j in range(u):
+                cards[k + j] = h.wc
+            self.emit(out, cards, k + u, cid)
+        return 0
+
     cdef int same_rank(self, Hand* h, list out, int n, int above) except -1:
         """Singles, pairs, triples (n = 1, 2, 3) of a natural rank plus wilds, and joker ones."""
-        cdef int r, u, k, i, j, cid
-        cdef int cards[3]
+        cdef int r, u, k, cid
+        cdef int cards[2]
         for r in range(13):
             if (h.nat[r] == 0 and r != h.lv) or h.nat[r] + h.w < n or value_of(h, r) <= above:
                 continue
@@ -558,14 +573,7 @@ cdef class Core:
                 k = n - u
                 if (k == 0 and r != h.lv) or k > h.nat[r]:
                     continue
-                for i in range(h.nsub[r]):
-                    if h.sublen[r][i] != k:
-                        continue
-                    for j in range(k):
-                        cards[j] = h.sub[r][i][j]
-                    for j in range(u):
-                        cards[k + j] = h.wc
-                    self.emit(out, cards, n, cid)
+                self.rank_groups(h, out, r, k, u, cid)
         if n <= 2:
             cards[0] = cards[1] = SMALL
             if h.sb >= n and 14 > above:
@@ -753,8 +761,7 @@ cdef class Core:
     cdef int bombs(self, Hand* h, list out, int min_size, int above_at_min) except -1:
         """Bombs of ``min_size`` or more cards; those of exactly ``min_size`` must rank above
         ``above_at_min``."""
-        cdef int r, v, u, k, i, j, size, low
-        cdef int cards[10]
+        cdef int r, v, u, k, size, low
         if h.size < 4:
             return 0
         for r in range(13):
@@ -771,14 +778,7 @@ cdef class Core:
                     size = k + u
                     if size == min_size and v <= above_at_min:
                         continue
-                    for i in range(h.nsub[r]):
-                        if h.sublen[r][i] != k:
-                            continue
-                        for j in range(k):
-                            cards[j] = h.sub[r][i][j]
-                        for j in range(u):
-                            cards[k + j] = h.wc
-                        self.emit(out, cards, size, combo_id(BOMB, r, size))
+                    self.rank_groups(h, out, r, k, u, combo_id(BOMB, r, size))
         return 0
 
     cdef int joker_bomb(self, Hand* h, list out) except -1:
