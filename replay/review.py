@@ -319,7 +319,7 @@ def _declared(ev: Mapping[str, Any]) -> tuple[str, str] | None:
     return (declared["type"], declared["rank"]) if declared is not None else None
 
 
-def _deal_start_index(events: list[Mapping[str, Any]], before_seq: int | None, deal: int | None) -> int:
+def deal_start_index(events: Sequence[Mapping[str, Any]], before_seq: int | None, deal: int | None) -> int:
     """Index of the ``deal_start`` of deal number ``deal``, or of the last one before ``before_seq``,
     or of the only one."""
     starts = [i for i, e in enumerate(events) if e.get("type") == "deal_start"]
@@ -341,7 +341,7 @@ def position_before(
     any order; ``rulesets`` as for ``replay_match``). ``ValueError`` when ``seq`` is no play or
     pass of a deal whose four hands the log shows, or the log cannot be followed up to it."""
     ordered = _ordered(events)
-    log = _follow_deal(ordered, _deal_start_index(ordered, seq, None), _ruleset(ordered, rulesets))
+    log = _follow_deal(ordered, deal_start_index(ordered, seq, None), _ruleset(ordered, rulesets))
     for step in log.steps:
         if step.seq == seq:
             return log.solver.position_of(step.state)
@@ -480,7 +480,7 @@ def review_deal_report(
     names the ruleset); ``deal``: its number, needed when the events hold several deals.
     ``ValueError`` when the deal is not in the events or does not show all four hands."""
     ordered = _ordered(events)
-    index = _deal_start_index(ordered, None, deal)
+    index = deal_start_index(ordered, None, deal)
     number = ordered[index].get("deal")
     if any(not (ordered[index].get("hands") or {}).get(s) for s in SEATS):
         raise ValueError(f"deal {number} does not show all four hands")

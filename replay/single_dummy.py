@@ -49,7 +49,14 @@ from replay.events import normalise_level
 from replay.layouts import PlayerView, sample_layouts, view_of
 from replay.match_value import MatchState, outcome_chance
 from replay.moves import Move, legal_moves
-from replay.review import DEAL_ENDING_RULINGS, action_of, decision_phase, leads_by_jie_feng, match_state_at
+from replay.review import (
+    DEAL_ENDING_RULINGS,
+    action_of,
+    deal_start_index,
+    decision_phase,
+    leads_by_jie_feng,
+    match_state_at,
+)
 from replay.rulesets import BUILTIN, Ruleset
 from replay.seats import PARTNER, SEATS, TEAM
 from replay.solver import Action, Budget, DealEnd, Position, Solver, play_action
@@ -320,18 +327,6 @@ class PlayDecision:
     phase: str
 
 
-def _deal_start(ordered: Sequence[Mapping[str, Any]], deal: int | None) -> int:
-    """The index of deal ``deal``'s ``deal_start`` in ``ordered`` (the only deal when ``None``)."""
-    starts = [i for i, e in enumerate(ordered) if e.get("type") == "deal_start"]
-    if deal is not None:
-        starts = [i for i in starts if ordered[i].get("deal") == deal]
-    elif len(starts) > 1:
-        raise ValueError("the events hold several deals: name the one to review")
-    if not starts:
-        raise ValueError("no such deal in the events")
-    return starts[0]
-
-
 def deal_decisions(
     events: Sequence[Mapping[str, Any]], ruleset: Ruleset, solver: Solver
 ) -> tuple[list[ReturnDecision], list[PlayDecision], str | None]:
@@ -479,7 +474,7 @@ def review_deal_single_dummy(
     ruleset = (rulesets or BUILTIN).get(start["rules"])
     if ruleset is None:
         raise ValueError(f"unknown ruleset {start['rules']!r}")
-    index = _deal_start(ordered, deal)
+    index = deal_start_index(ordered, None, deal)
     deal_events = ordered[index:]
     level = normalise_level(deal_events[0]["level"])
     if level is None:
