@@ -14,10 +14,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from replay.rows import ROW_FIELDS, Row
+from replay.rows import ROW_FIELDS, PlayColumns, PlayTable, Row
 from schemas.tables import DERIVED
 
-__all__ = ["COLUMN_FIELDS", "DERIVED", "columns_to_table", "rows_to_table"]
+__all__ = ["COLUMN_FIELDS", "DERIVED", "columns_to_table", "plays_to_table", "rows_to_table"]
 
 
 def _column_fields(name: str, schema: pa.Schema) -> tuple[int, ...]:
@@ -48,4 +48,15 @@ def columns_to_table(name: str, columns: Sequence[Sequence[Any]]) -> pa.Table:
     array per column."""
     schema = DERIVED[name]
     arrays = [pa.array(columns[i], type=f.type) for i, f in zip(COLUMN_FIELDS[name], schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def plays_to_table(plays: PlayTable) -> pa.Table:
+    """The ``plays`` rows to a table of its schema: :class:`~replay.rows.PlayColumns` column by
+    column through :func:`columns_to_table`; the Cython buffers (``replay._replay.PlayBuffer``)
+    build their arrays themselves, from typed buffers, for the schema's columns by name."""
+    schema = DERIVED["plays"]
+    if isinstance(plays, PlayColumns):
+        return columns_to_table("plays", plays.columns())
+    arrays: list[pa.Array] = plays.arrays(schema)  # type: ignore[attr-defined]
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -1,0 +1,120 @@
+"""The Cython ``plays`` buffers (``replay._replay.PlayBuffer``) against ``replay.rows.PlayColumns``:
+the same rows and columns back, and the same Arrow table (``replay.arrow``), nulls, non-ASCII
+strings, empty card lists, times in every kind of zone and values too wide for a column included."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replay import native
+from replay.arrow import DERIVED, columns_to_table, plays_to_table
+from replay.rows import PlayColumns, PlayRow
+
+_REPLAY = native.built_core("_replay")
+pytestmark = pytest.mark.skipif(_REPLAY is None, reason="the Cython buffers are not built in this checkout")
+
+SCHEMA = DERIVED["plays"]
+_text = st.text(alphabet=st.sampled_from("EWNS23AT中牌♥x"), max_size=4)
+_maybe_text = st.none() | _text
+_small = st.integers(-128, 127)
+_maybe_small = st.none() | _small
+_maybe_bool = st.none() | st.booleans()
+_zones = st.sampled_from(
+    [
+        UTC,
+        timezone(timedelta(hours=8)),
+        timezone(timedelta(hours=-5, minutes=-30)),
+        ZoneInfo("Europe/London"),
+        ZoneInfo("Asia/Shanghai"),
+    ]
+)
+_times = st.none() | st.builds(
+    lambda t, tz: t.replace(tzinfo=tz),
+    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1)),
+    _zones,
+)
+_rows = st.builds(
+    PlayRow,
+    _text,
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(-(2**15), 2**15 - 1),
+    st.booleans(),
+    _text,
+    _text,
+    _text,
+    _text,
+    st.none() | st.lists(_text, max_size=5),
+    _maybe_text,
+    _maybe_text,
+    st.none() | st.integers(-(2**15), 2**15 - 1),
+    _maybe_text,
+    _maybe_small,
+    _maybe_bool,
+    _maybe_text,
+    _maybe_text,
+    _maybe_text,
+    _small,
+    _small,
+    _small,
+    _small,
+    _small,
+    _maybe_small,
+    _maybe_bool,
+    _maybe_bool,
+    st.booleans(),
+    _times,
+)
+
+
+def _both(rows: list[PlayRow]) -> tuple[Any, PlayColumns]:
+    assert _REPLAY is not None
+    buffer, columns = _REPLAY.PlayBuffer(), PlayColumns()
+    for row in rows:
+        buffer.add(*row)
+        columns.add(*row)
+    return buffer, columns
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_rows, max_size=12), st.lists(_rows, max_size=4))
+def test_buffers_give_the_rows_columns_and_table_of_play_columns(
+    first: list[PlayRow], second: list[PlayRow]
+) -> None:
+    """Rows added to the buffers, and a second buffer extended by them, read back as
+    ``PlayColumns`` reads them and make the table ``columns_to_table`` makes (every value)."""
+    assert _REPLAY is not None
+    buffer, columns = _both(first)
+    more, more_columns = _both(second)
+    buffer.extend(more)
+    columns.extend(more_columns)
+    assert len(buffer) == len(columns) == len(first) + len(second)
+    assert buffer.rows() == columns.rows() == first + second
+    assert buffer.columns() == columns.columns()
+    got, expected = plays_to_table(buffer), columns_to_table("plays", columns.columns())
+    got.validate(full=True)
+    assert got.schema == expected.schema == SCHEMA
+    assert got.equals(expected)
+    assert got.to_pylist() == expected.to_pylist()
+
+
+@pytest.mark.parametrize(("field", "value"), [("left_E", 128), ("deal_no", 2**31), ("wilds_used", -129)])
+def test_a_value_too_wide_for_its_column_raises_as_pa_array_does(field: str, value: int) -> None:
+    """A value the column's type cannot hold is refused with ``pa.array``'s own error."""
+    row = PlayRow("m", 1, 1, 0, 0, True, "E", "p", "EW", "play", ["H2"], "single", "2", 1, None, 0,
+                  False, None, None, None, 27, 27, 27, 27, 26, 27, False, None, False, None)
+    row = row._replace(**{field: value})
+    buffer, columns = _both([row])
+    with pytest.raises(pa.ArrowInvalid) as expected:
+        columns_to_table("plays", columns.columns())
+    with pytest.raises(pa.ArrowInvalid) as got:
+        plays_to_table(buffer)
+    assert str(got.value) == str(expected.value)
