@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The ``plays`` rows of a replay in typed buffers, straight to Arrow (``replay.rows.PlayColumns``
-in C).
+in C), and the Arrow columns of the other derived tables built in C (:func:`column`).
 
 :class:`PlayBuffer` has the interface of ``replay.rows.PlayColumns`` (``add``, ``extend``,
 ``columns``, ``rows``, ``len``): the Python class stays the reference, this one is what the
@@ -221,14 +221,7 @@ cdef class PlayBuffer:
             if pa.types.is_boolean(type_):
                 return self._bool_array(pa, slot)
             return self._int_array(pa, slot, type_)
-        cdef list values = self.objects[-1 - slot]
-        if pa.types.is_string(type_):
-            return _string_array(pa, values)
-        if pa.types.is_list(type_) and pa.types.is_string(type_.value_type):
-            return _string_list_array(pa, values, type_)
-        if pa.types.is_timestamp(type_) and type_.unit == "us" and type_.tz == "UTC":
-            return _timestamp_array(pa, values, type_)
-        return pa.array(values, type=type_)
+        return _column(pa, self.objects[-1 - slot], type_)
 
     cdef object _bool_array(self, object pa, int slot):
         cdef Py_ssize_t n = self.size, i
@@ -281,6 +274,24 @@ cdef class PlayBuffer:
                 (<int64_t*>d)[i] = v
         validity = pa.py_buffer(valid) if nulls else None
         return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], nulls)
+
+
+def column(values, type_):
+    """``pa.array(values, type=type_)``, built in C for the column types of Python values that
+    cost ``pa.array`` most (strings, lists of strings, UTC microsecond times)."""
+    import pyarrow as pa
+
+    return _column(pa, values if type(values) is list else list(values), type_)
+
+
+cdef object _column(object pa, list values, object type_):
+    if pa.types.is_string(type_):
+        return _string_array(pa, values)
+    if pa.types.is_list(type_) and pa.types.is_string(type_.value_type):
+        return _string_list_array(pa, values, type_)
+    if pa.types.is_timestamp(type_) and type_.unit == "us" and type_.tz == "UTC":
+        return _timestamp_array(pa, values, type_)
+    return pa.array(values, type=type_)
 
 
 cdef object _string_array(object pa, list values):

@@ -111,10 +111,43 @@ def test_a_value_too_wide_for_its_column_raises_as_pa_array_does(field: str, val
     """A value the column's type cannot hold is refused with ``pa.array``'s own error."""
     row = PlayRow("m", 1, 1, 0, 0, True, "E", "p", "EW", "play", ["H2"], "single", "2", 1, None, 0,
                   False, None, None, None, 27, 27, 27, 27, 26, 27, False, None, False, None)
-    row = row._replace(**{field: value})
-    buffer, columns = _both([row])
+    values: list[Any] = list(row)
+    values[PlayRow._fields.index(field)] = value
+    buffer, columns = _both([PlayRow(*values)])
     with pytest.raises(pa.ArrowInvalid) as expected:
         columns_to_table("plays", columns.columns())
     with pytest.raises(pa.ArrowInvalid) as got:
         plays_to_table(buffer)
     assert str(got.value) == str(expected.value)
+
+
+_CELLS = {
+    pa.string(): _maybe_text,
+    pa.list_(pa.string()): st.none() | st.lists(_text, max_size=4),
+    pa.timestamp("us", tz="UTC"): _times,
+    pa.int8(): _maybe_small,
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(list(_CELLS)).flatmap(lambda t: st.tuples(st.just(t), st.lists(_CELLS[t], max_size=8))),
+    st.booleans(),
+)
+def test_a_column_built_in_c_is_pa_arrays(case: tuple[pa.DataType, list[Any]], as_tuple: bool) -> None:
+    """``column`` (the other tables' columns, given as lists or as the tuples of a transpose) makes
+    the array ``pa.array`` makes."""
+    assert _REPLAY is not None
+    type_, values = case
+    got = _REPLAY.column(tuple(values) if as_tuple else values, type_)
+    got.validate(full=True)
+    assert got.equals(pa.array(values, type=type_))
+
+
+def test_a_column_of_other_values_goes_through_pa_array() -> None:
+    """Values the C paths do not take (a number among strings) meet ``pa.array``'s own error."""
+    assert _REPLAY is not None
+    with pytest.raises(pa.ArrowTypeError):
+        _REPLAY.column(["a", 1], pa.string())
+    with pytest.raises(pa.ArrowTypeError):
+        _REPLAY.column([["a", 1]], pa.list_(pa.string()))
