@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The ``plays`` rows of a replay in typed buffers, straight to Arrow (``replay.rows.PlayColumns``
-in C), and the Arrow columns of the other derived tables built in C (:func:`column`).
+in C), the Arrow columns of the other derived tables built in C (:func:`column`), and the
+replayer's check of its most frequent events (:func:`well_formed`).
 
 :class:`PlayBuffer` has the interface of ``replay.rows.PlayColumns`` (``add``, ``extend``,
 ``columns``, ``rows``, ``len``): the Python class stays the reference, this one is what the
@@ -432,3 +433,40 @@ cdef object _timestamp_array(object pa, list values, object type_):
         ok[i >> 3] |= 1 << (i & 7)
     validity = pa.py_buffer(valid) if nulls else None
     return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], nulls)
+
+
+cdef inline bint _is_seat(object seat):
+    return type(seat) is str and (seat == "E" or seat == "N" or seat == "W" or seat == "S")
+
+
+def well_formed(ev):
+    """True when ``ev`` is a ``play`` or ``pass`` event that ``replay.events.check_event`` (with
+    ``check_time=False``) finds well-formed, checked without building a fault; False for every
+    other event, and for one of these that is malformed or only unusual (``v`` 1.0, a str
+    subclass): the caller then asks ``check_event``, which stays the one place faults are made."""
+    if type(ev) is not dict:
+        return False
+    cdef dict event = <dict>ev
+    v = event.get("v")
+    if type(v) is not int or v != 1:
+        return False
+    kind = event.get("type")
+    if type(kind) is not str:
+        return False
+    if kind == "pass":
+        return _is_seat(event.get("seat"))
+    if kind != "play" or not _is_seat(event.get("seat")):
+        return False
+    cards = event.get("cards")
+    if type(cards) is not list or not PyList_GET_SIZE(cards):
+        return False
+    cdef Py_ssize_t i
+    for i in range(PyList_GET_SIZE(cards)):
+        if not PyUnicode_Check(<object>PyList_GET_ITEM(cards, i)):
+            return False
+    combo = event.get("combo")
+    if combo is None:
+        return True
+    if type(combo) is not dict:
+        return False
+    return PyUnicode_Check((<dict>combo).get("type")) and PyUnicode_Check((<dict>combo).get("rank"))

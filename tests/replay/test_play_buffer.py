@@ -151,3 +151,35 @@ def test_a_column_of_other_values_goes_through_pa_array() -> None:
         _REPLAY.column(["a", 1], pa.string())
     with pytest.raises(pa.ArrowTypeError):
         _REPLAY.column([["a", 1]], pa.list_(pa.string()))
+
+
+_ABSENT = object()
+_event_fields = {
+    "v": st.sampled_from([1, 1.0, True, 2, None, "1", _ABSENT]),
+    "type": st.sampled_from(["play", "pass", "deal_end", "report", 3, None, _ABSENT]),
+    "seat": st.sampled_from(["E", "N", "W", "S", "X", "", None, ["E"], {"E": 1}, _ABSENT]),
+    "cards": st.sampled_from(
+        [["H2"], ["SA", "SA"], [], ["H2", 3], ["H2", None], "H2", None, ("H2",), _ABSENT]
+    ),
+    "combo": st.sampled_from(
+        [_ABSENT, None, {"type": "single", "rank": "2"}, {"type": 1, "rank": "2"}, {"type": "pair"}, [], "x"]
+    ),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.fixed_dictionaries(_event_fields))
+def test_well_formed_passes_only_what_check_event_passes(fields: dict[str, Any]) -> None:
+    """The replayer's fast check (events.md field checks of ``play`` and ``pass``) never passes an
+    event that ``check_event`` faults, and passes every well-formed ``play`` and ``pass`` of the
+    plain JSON kinds, so faults still come from ``check_event`` alone."""
+    from replay.events import check_event
+
+    assert _REPLAY is not None
+    ev = {"match": "m", "seq": 3, **{k: v for k, v in fields.items() if v is not _ABSENT}}
+    fast = _REPLAY.well_formed(ev)
+    reference = check_event(ev, check_time=False)
+    if fast:
+        assert reference is None
+    if reference is None and type(ev["v"]) is int and ev["type"] in ("play", "pass"):
+        assert fast
