@@ -31,6 +31,7 @@ from cpython.datetime cimport (
     import_datetime,
 )
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_Check
 from libc.stdint cimport INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, realloc
@@ -278,8 +279,8 @@ cdef class PlayBuffer:
 
 
 def column(values, type_):
-    """``pa.array(values, type=type_)``, built in C for the column types of Python values that
-    cost ``pa.array`` most (strings, lists of strings, UTC microsecond times)."""
+    """``pa.array(values, type=type_)``, built in C for the column types of the derived tables
+    (strings, lists of strings, UTC microsecond times, booleans, signed integers)."""
     import pyarrow as pa
 
     return _column(pa, values if type(values) is list else list(values), type_)
@@ -292,7 +293,73 @@ cdef object _column(object pa, list values, object type_):
         return _string_list_array(pa, values, type_)
     if pa.types.is_timestamp(type_) and type_.unit == "us" and type_.tz == "UTC":
         return _timestamp_array(pa, values, type_)
+    if pa.types.is_boolean(type_):
+        return _python_bool_array(pa, values)
+    if pa.types.is_signed_integer(type_):
+        return _python_int_array(pa, values, type_)
     return pa.array(values, type=type_)
+
+
+cdef object _python_bool_array(object pa, list values):
+    """A ``bool`` array of ``values`` (True, False or None); anything else goes through ``pa.array``."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(values), i, nulls = 0
+    cdef bytearray bits = bytearray((n + 7) // 8)
+    cdef bytearray valid = bytearray((n + 7) // 8)
+    cdef uint8_t* b = bits
+    cdef uint8_t* ok = valid
+    cdef object v
+    for i in range(n):
+        v = <object>PyList_GET_ITEM(values, i)
+        if v is None:
+            nulls += 1
+        elif v is True:
+            ok[i >> 3] |= 1 << (i & 7)
+            b[i >> 3] |= 1 << (i & 7)
+        elif v is False:
+            ok[i >> 3] |= 1 << (i & 7)
+        else:
+            return pa.array(values, type=pa.bool_())
+    validity = pa.py_buffer(valid) if nulls else None
+    return pa.Array.from_buffers(pa.bool_(), n, [validity, pa.py_buffer(bits)], nulls)
+
+
+cdef object _python_int_array(object pa, list values, object type_):
+    """A signed integer array of ``values`` (ints or None) at ``type_``'s width; a value of
+    another type, or one the width cannot hold, goes through ``pa.array`` (and its error)."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(values), i, nulls = 0
+    cdef int width = type_.bit_width
+    if width not in (8, 16, 32, 64):
+        return pa.array(values, type=type_)
+    cdef int64_t low = -(1LL << (width - 1)) if width < 64 else INT64_MIN
+    cdef int64_t high = (1LL << (width - 1)) - 1 if width < 64 else 0x7FFFFFFFFFFFFFFF
+    cdef bytearray data = bytearray(n * (width // 8))
+    cdef bytearray valid = bytearray((n + 7) // 8)
+    cdef char* d = data
+    cdef uint8_t* ok = valid
+    cdef object v
+    cdef int64_t x
+    cdef int overflow
+    for i in range(n):
+        v = <object>PyList_GET_ITEM(values, i)
+        if v is None:
+            nulls += 1
+            continue
+        if type(v) is not int:
+            return pa.array(values, type=type_)
+        x = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if overflow or x < low or x > high:
+            return pa.array(values, type=type_)
+        ok[i >> 3] |= 1 << (i & 7)
+        if width == 8:
+            (<int8_t*>d)[i] = <int8_t>x
+        elif width == 16:
+            (<int16_t*>d)[i] = <int16_t>x
+        elif width == 32:
+            (<int32_t*>d)[i] = <int32_t>x
+        else:
+            (<int64_t*>d)[i] = x
+    validity = pa.py_buffer(valid) if nulls else None
+    return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], nulls)
 
 
 cdef object _string_array(object pa, list values):

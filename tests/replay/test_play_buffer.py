@@ -125,7 +125,10 @@ _CELLS = {
     pa.string(): _maybe_text,
     pa.list_(pa.string()): st.none() | st.lists(_text, max_size=4),
     pa.timestamp("us", tz="UTC"): _times,
-    pa.int8(): _maybe_small,
+    pa.int8(): st.none() | st.integers(-200, 200),
+    pa.int32(): st.none() | st.integers(-(2**31), 2**31 - 1) | st.booleans(),
+    pa.int64(): st.none() | st.integers(-(2**64), 2**64),
+    pa.bool_(): _maybe_bool,
 }
 
 
@@ -139,18 +142,30 @@ def test_a_column_built_in_c_is_pa_arrays(case: tuple[pa.DataType, list[Any]], a
     the array ``pa.array`` makes."""
     assert _REPLAY is not None
     type_, values = case
+    try:
+        expected = pa.array(values, type=type_)
+    except (pa.ArrowException, OverflowError) as error:
+        with pytest.raises(type(error)):
+            _REPLAY.column(values, type_)
+        return
     got = _REPLAY.column(tuple(values) if as_tuple else values, type_)
     got.validate(full=True)
-    assert got.equals(pa.array(values, type=type_))
+    assert got.equals(expected)
 
 
 def test_a_column_of_other_values_goes_through_pa_array() -> None:
-    """Values the C paths do not take (a number among strings) meet ``pa.array``'s own error."""
+    """Values the C paths do not take (a number among strings, a float or string among integers,
+an integer among booleans) go through ``pa.array``: its own result or error."""
     assert _REPLAY is not None
     with pytest.raises(pa.ArrowTypeError):
         _REPLAY.column(["a", 1], pa.string())
     with pytest.raises(pa.ArrowTypeError):
         _REPLAY.column([["a", 1]], pa.list_(pa.string()))
+    with pytest.raises(pa.ArrowInvalid):
+        _REPLAY.column([1, "2"], pa.int32())
+    assert _REPLAY.column([1, 1.0, None], pa.int32()).equals(pa.array([1, 1.0, None], type=pa.int32()))
+    with pytest.raises(pa.ArrowInvalid):
+        _REPLAY.column([True, 0, None], pa.bool_())
 
 
 _ABSENT = object()
