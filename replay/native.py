@@ -11,9 +11,10 @@ Python sources stay the reference, and they run instead when
 
 It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
 a class. The engine's hot core written in Cython (:data:`CYTHON`: readings and legal moves in C,
-``replay/_core.pyx``) follows the same rule: a ``.pyx`` edited since its build makes the build stale.
-The core is optional beside it: where it is not built, or with ``GDAN_NATIVE_CORE=0``, the engine runs
-without it (:func:`core`). This module imports only the standard library (``setup.py`` reads it on
+``replay/_core.pyx``; the ``plays`` rows in typed buffers, ``replay/_replay.pyx``) follows the same
+rule: a ``.pyx`` edited since its build makes the build stale. The Cython modules are optional
+beside it: where they are not built, or with ``GDAN_NATIVE_CORE=0``, the engine runs without them
+(:func:`core`). This module imports only the standard library (``setup.py`` reads it on
 its own).
 """
 
