@@ -28,6 +28,7 @@ from cpython.datetime cimport (
     PyDateTime_GET_DAY,
     PyDateTime_GET_MONTH,
     PyDateTime_GET_YEAR,
+    datetime_new,
     import_datetime,
 )
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
@@ -537,3 +538,76 @@ def well_formed(ev):
     if type(combo) is not dict:
         return False
     return PyUnicode_Check((<dict>combo).get("type")) and PyUnicode_Check((<dict>combo).get("rank"))
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object unicode)
+    const void* PyUnicode_DATA(object unicode)
+
+cdef dict _ZONES = {}
+"""The fixed-offset zones made so far, by their offset in minutes (a match has one or two)."""
+
+
+cdef inline int _digits(const char* s, int n) noexcept:
+    """The ``n`` ASCII digits at ``s`` as a number; -1 when one is not a digit."""
+    cdef int i, value = 0
+    for i in range(n):
+        if s[i] < 48 or s[i] > 57:
+            return -1
+        value = value * 10 + (s[i] - 48)
+    return value
+
+
+cdef object _zone(int minutes):
+    zone = _ZONES.get(minutes)
+    if zone is None:
+        zone = _ZONES[minutes] = _datetime.timezone(_datetime.timedelta(minutes=minutes))
+    return zone
+
+
+def usual_time(value):
+    """The aware datetime ``datetime.fromisoformat`` makes of ``value`` when it is a time in the
+    usual RFC 3339 form, ``YYYY-MM-DDTHH:MM:SS``, then no fraction or 3 or 6 digits of one, then
+    ``Z`` or ``±HH:MM``; None for anything else (another type or form, a field out of range),
+    which the caller then gives to ``replay.events.parse_time``, the one place its error is made.
+    Each offset's zone is made once, not once a time."""
+    if type(value) is not str or not PyUnicode_IS_ASCII(value):
+        return None
+    cdef Py_ssize_t n = len(<str>value)
+    cdef const char* s = <const char*>PyUnicode_DATA(value)
+    if n < 20 or s[4] != 45 or s[7] != 45 or s[10] != 84 or s[13] != 58 or s[16] != 58:
+        return None
+    cdef int year = _digits(s, 4), month = _digits(s + 5, 2), day = _digits(s + 8, 2)
+    cdef int hour = _digits(s + 11, 2), minute = _digits(s + 14, 2), second = _digits(s + 17, 2)
+    if year < 1 or month < 1 or month > 12 or day < 1 or hour < 0 or hour > 23:
+        return None
+    if minute < 0 or minute > 59 or second < 0 or second > 59:
+        return None
+    cdef Py_ssize_t at = 19
+    cdef int micro = 0
+    if s[at] == 46:
+        if n >= 27 and _digits(s + 20, 6) >= 0 and (s[26] < 48 or s[26] > 57):
+            micro = _digits(s + 20, 6)
+            at = 26
+        elif n >= 24 and _digits(s + 20, 3) >= 0 and (s[23] < 48 or s[23] > 57):
+            micro = _digits(s + 20, 3) * 1000
+            at = 23
+        else:
+            return None
+    cdef int offset, oh, om
+    if n - at == 1 and s[at] == 90:
+        offset = 0
+    elif n - at == 6 and (s[at] == 43 or s[at] == 45) and s[at + 3] == 58:
+        oh = _digits(s + at + 1, 2)
+        om = _digits(s + at + 4, 2)
+        if oh < 0 or oh > 23 or om < 0 or om > 59:
+            return None
+        offset = oh * 60 + om
+        if s[at] == 45:
+            offset = -offset
+    else:
+        return None
+    try:
+        return datetime_new(year, month, day, hour, minute, second, micro, _zone(offset))
+    except ValueError:
+        return None

@@ -74,6 +74,20 @@ def _fast_check() -> Callable[[dict[str, Any]], bool] | None:
 _WELL_FORMED = _fast_check()
 
 
+def _fast_time() -> Callable[[Any], datetime | None] | None:
+    """``replay._replay.usual_time`` where the Cython module is built and in use: a ``t`` in the
+    usual RFC 3339 form parsed without ``datetime.fromisoformat`` (and each offset's zone made
+    once); None for any other ``t``, which then goes to ``parse_time``, where its fault is made."""
+    module = native.core("_replay")
+    if module is None:
+        return None
+    parse: Callable[[Any], datetime | None] = module.usual_time
+    return parse
+
+
+_USUAL_TIME = _fast_time()
+
+
 def _seq_key(ev: dict[str, Any]) -> int:
     seq: int = ev["seq"]
     return seq
@@ -164,6 +178,7 @@ class _Replayer:
         ordered, framing = _in_seq_order(events)
         handlers = _HANDLERS
         well_formed = _WELL_FORMED
+        usual_time = _USUAL_TIME
         for seq, ev in enumerate(ordered):
             self.seq = seq
             if well_formed is None or not well_formed(ev):
@@ -180,7 +195,8 @@ class _Replayer:
             t = ev.get("t")
             if t is not None:
                 try:
-                    t = parse_time(t)
+                    parsed = None if usual_time is None else usual_time(t)
+                    t = parse_time(t) if parsed is None else parsed
                 except ValueError:
                     raise self._fail(
                         ErrorCode.MALFORMED_FIELD, f"`t` must be an RFC 3339 time with offset, got {t!r}"
