@@ -33,6 +33,7 @@ from cpython.datetime cimport (
 )
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.dict cimport PyDict_Check
 from cpython.unicode cimport PyUnicode_Check
 from libc.stdint cimport INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, realloc
@@ -546,6 +547,8 @@ cdef extern from "Python.h":
 
 cdef dict _ZONES = {}
 """The fixed-offset zones made so far, by their offset in minutes (a match has one or two)."""
+cdef int _last_offset = -100000
+cdef object _last_zone = None
 
 
 cdef inline int _digits(const char* s, int n) noexcept:
@@ -559,9 +562,15 @@ cdef inline int _digits(const char* s, int n) noexcept:
 
 
 cdef object _zone(int minutes):
+    """The zone of this offset: the last one asked for again (times come in runs of one offset),
+    otherwise the one made before, otherwise a new one."""
+    global _last_offset, _last_zone
+    if minutes == _last_offset:
+        return _last_zone
     zone = _ZONES.get(minutes)
     if zone is None:
         zone = _ZONES[minutes] = _datetime.timezone(_datetime.timedelta(minutes=minutes))
+    _last_offset, _last_zone = minutes, zone
     return zone
 
 
@@ -611,3 +620,30 @@ def usual_time(value):
         return datetime_new(year, month, day, hour, minute, second, micro, _zone(offset))
     except ValueError:
         return None
+
+
+def take_cards(hand, list cards):
+    """Take ``cards`` out of ``hand`` (a seat's card multiset, a ``Counter``) and return True when
+    it holds them all, as ``replay.play.PlayPhase._take_cards`` does; otherwise put back the cards
+    taken so far, as that loop puts them back, and return False, so that the Python code, which
+    alone makes the fault, runs."""
+    if not PyDict_Check(hand):
+        return False
+    cdef dict counts = <dict>hand
+    cdef Py_ssize_t n = PyList_GET_SIZE(cards), i, j
+    cdef object card, held
+    cdef long count
+    for i in range(n):
+        card = <object>PyList_GET_ITEM(cards, i)
+        held = counts.get(card) if type(card) is str else None
+        if type(held) is not int or held <= 0:
+            for j in range(i):
+                card = <object>PyList_GET_ITEM(cards, j)
+                counts[card] = counts.get(card, 0) + 1
+            return False
+        count = held
+        if count == 1:
+            del counts[card]
+        else:
+            counts[card] = count - 1
+    return True

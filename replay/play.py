@@ -8,9 +8,11 @@ records its ``plays`` row; a fault raises :class:`replay.faults.Fault` with the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NoReturn
 
+from replay import native
 from replay.errors import ErrorCode
 from replay.faults import Fault, fault
 from replay.moves import BeatProbe
@@ -22,6 +24,20 @@ from replay.tribute import TributePhase
 from schemas.vocabulary import CARDS, PARTNER, TEAM, TEAM_SEATS
 
 _CARD_SET = frozenset(CARDS)
+
+
+def _fast_take() -> Callable[[Counter[str], list[str]], bool] | None:
+    """``replay._replay.take_cards`` where the Cython module is built and in use: a play's cards
+    taken out of a known hand that holds them all, in C; any other play goes through the loop of
+    :meth:`PlayPhase._take_cards`, where its fault is made."""
+    module = native.core("_replay")
+    if module is None:
+        return None
+    take: Callable[[Counter[str], list[str]], bool] = module.take_cards
+    return take
+
+
+_TAKE_CARDS = _fast_take()
 
 
 class PlayPhase:
@@ -161,15 +177,16 @@ class PlayPhase:
         d = self.d
         hand = d.hands[seat]
         if hand is not None:
-            for i, c in enumerate(cards):
-                n = hand.get(c, 0)
-                if n == 1:
-                    hand.pop(c)  # dict.pop in C; ``del`` on a Counter runs Counter.__delitem__ in Python
-                elif n:
-                    hand[c] = n - 1
-                else:
-                    hand.update(cards[:i])
-                    self._bad_cards(seq, seat, cards, hand)
+            if _TAKE_CARDS is None or not _TAKE_CARDS(hand, cards):
+                for i, c in enumerate(cards):
+                    n = hand.get(c, 0)
+                    if n == 1:
+                        hand.pop(c)  # dict.pop in C; ``del`` on a Counter runs Counter.__delitem__ in Python
+                    elif n:
+                        hand[c] = n - 1
+                    else:
+                        hand.update(cards[:i])
+                        self._bad_cards(seq, seat, cards, hand)
         else:
             for c in cards:
                 if c not in _CARD_SET:
