@@ -64,7 +64,7 @@ over a batch's input rows and matches."""
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""
 
-CYTHON: tuple[str, ...] = ("_core",)
+CYTHON: tuple[str, ...] = ("_core", "_search")
 """Modules of ``replay`` written in Cython (``<name>.pyx``), each an extension of its own: the core
 that ``combos`` and ``moves`` call for readings and legal moves when it is built."""
 
