@@ -12,9 +12,15 @@ table) — move generation and canonical hand keys stay with it, cached per hand
 checked at the same nodes: the search runs out exactly where the Python one does.
 """
 
-from libc.stdint cimport int8_t, int32_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from *:
+    int _popcount "__builtin_popcount" (unsigned int x) nogil
+
+cdef enum:
+    N_CODES = 54  # card codes as in replay.cards: suit-major, SB 52, HR 53
 
 import time
 
@@ -23,9 +29,29 @@ import time
 # A hand's distinct plays onto one table (``Solver._groups``), in the solver's order.
 cdef struct Groups:
     int n
-    int32_t *rid    # the hand left (interned hand id)
+    int32_t *rid    # the hand left (hand id)
     int32_t *crid   # its canonical id
     int32_t *bkid   # the play's beat-key id
+
+
+# A hand: cards held per code, its canonical id, its leads once made.
+cdef struct HandRec:
+    uint8_t counts[N_CODES]
+    int32_t cid
+    Groups *leads
+
+
+cdef struct Slot:
+    uint64_t hash
+    int32_t id       # hand id + 1 (0: empty)
+
+
+cdef struct CanonSlot:
+    uint64_t k0
+    uint64_t k1
+    uint64_t k2
+    int32_t cid
+    int32_t used
 
 
 # ``replay.solver._State`` in C (the table itself is not needed: its beat key decides).
@@ -75,6 +101,43 @@ cdef void *_grow(void *block, size_t old_size, size_t new_size) except NULL:
     return grown
 
 
+cdef uint64_t _hash_counts(uint8_t *counts) noexcept:
+    cdef uint64_t a = 0, b = 0
+    cdef int c
+    for c in range(32):
+        a |= (<uint64_t>counts[c]) << (2 * c)
+    for c in range(32, N_CODES):
+        b |= (<uint64_t>counts[c]) << (2 * (c - 32))
+    return _mix(a ^ _mix(b + 0x9e3779b97f4a7c15ULL))
+
+
+cdef int _compare_keys(const void *x, const void *y) noexcept nogil:
+    cdef uint64_t a = (<uint64_t *>x)[0], b = (<uint64_t *>y)[0]
+    return (a > b) - (a < b)
+
+
+cdef void _sort(uint64_t *keys, int n) noexcept:
+    """Sort keys ascending (each ends in its item's index: a stable order)."""
+    qsort(keys, n, sizeof(uint64_t), _compare_keys)
+
+
+cdef int _fill(Groups *g, int n, uint64_t *keys, int32_t *rids, int32_t *bids, HandRec *hands) except -1:
+    """``g`` := the items named by the low 32 bits of ``keys``, in that order."""
+    cdef int j, i
+    g.n = n
+    g.rid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    g.crid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    g.bkid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    if g.rid == NULL or g.crid == NULL or g.bkid == NULL:
+        raise MemoryError()
+    for j in range(n):
+        i = <int>(keys[j] & 0xffffffffu)
+        g.rid[j] = rids[i]
+        g.crid[j] = hands[rids[i]].cid
+        g.bkid[j] = bids[i]
+    return 0
+
+
 cdef void _free_groups(Groups *g) noexcept:
     if g != NULL:
         free(g.rid)
@@ -84,24 +147,47 @@ cdef void _free_groups(Groups *g) noexcept:
 
 
 cdef class Search:
-    """The search of one ``Solver`` (its level and ruleset), keeping its transposition table and
-    move groups between solves as the solver does. Built by the solver with its seat tables."""
+    """The search of one ``Solver`` (its level and ruleset), keeping its transposition table,
+    hands and move groups between solves as the solver does. Built by the solver with its seat
+    tables; asks ``replay.moves.legal_moves`` for each hand's leads (the Cython core), once."""
 
     cdef object solver
-    cdef list bks               # beat key by id (what the solver's ``_groups`` takes)
+    cdef object level
+    cdef bint joker_pair
+    cdef object legal_moves
+    cdef object beat_key
+    cdef dict codes              # card string -> code
+    cdef tuple card_of           # code -> card string
+    cdef int wild
+    cdef int pos_bits[54]
     cdef int next_seat[4]
     cdef int partner[4]
     cdef int same[4][4]
     cdef int gain2[4][4]
     cdef int gain3[4][4][4]
+    # hands: counts per card code, canonical id, leads
+    cdef HandRec *hands
+    cdef int n_hands
+    cdef int hands_cap
+    cdef Slot *hand_slots
+    cdef uint64_t hand_slots_cap
+    cdef CanonSlot *canon_slots
+    cdef uint64_t canon_slots_cap
+    cdef int n_canon
+    # beat keys: class, family id, order value by id; ids by key and by reading
+    cdef int *bk_cls
+    cdef int *bk_fam
+    cdef int *bk_ord
+    cdef int bk_cap
+    cdef dict bk_ids
+    cdef dict families
+    cdef dict combo_bk           # reading -> bk id << 8 | size
     # transposition table
     cdef Entry *tt
     cdef uint64_t tt_cap
     cdef uint64_t tt_count
     cdef uint64_t tt_limit
-    # groups
-    cdef Groups **leads
-    cdef int leads_cap
+    # follows by (hand, table)
     cdef FollowSlot *follows
     cdef uint64_t follows_cap
     cdef uint64_t follows_count
@@ -112,9 +198,22 @@ cdef class Search:
     cdef object deadline
 
     def __cinit__(self, solver, next_seat, partner, same_team, gain, tt_limit):
+        from replay.cards import CARDS, CODE
+        from replay.combos import beat_key
+        from replay.moves import legal_moves
+
         cdef int a, b, c
+        cdef uint8_t empty[N_CODES]
         self.solver = solver
-        self.bks = [None]
+        self.level = solver.level
+        self.joker_pair = solver.ruleset.full_house_joker_pair
+        self.legal_moves = legal_moves
+        self.beat_key = beat_key
+        self.codes = dict(CODE)
+        self.card_of = tuple(CARDS)
+        self.wild = solver._wc
+        for a in range(N_CODES):
+            self.pos_bits[a] = solver._pos_bits[a]
         for a in range(4):
             self.next_seat[a] = next_seat[a]
             self.partner[a] = partner[a]
@@ -123,79 +222,313 @@ cdef class Search:
                 self.gain2[a][b] = gain.get((a, b), 0)
                 for c in range(4):
                     self.gain3[a][b][c] = gain.get((a, b, c), 0)
+        self.bk_ids = {None: 0}
+        self.families = {}
+        self.combo_bk = {}
         self.tt_limit = tt_limit
         self.tt_cap = 1 << 12
         self.tt = <Entry *>calloc(self.tt_cap, sizeof(Entry))
-        self.tt_count = 0
-        self.leads_cap = 1024
-        self.leads = <Groups **>calloc(self.leads_cap, sizeof(Groups *))
         self.follows_cap = 1 << 12
         self.follows = <FollowSlot *>calloc(self.follows_cap, sizeof(FollowSlot))
-        self.follows_count = 0
-        if self.tt == NULL or self.leads == NULL or self.follows == NULL:
+        self.hands_cap = 1024
+        self.hands = <HandRec *>calloc(self.hands_cap, sizeof(HandRec))
+        self.hand_slots_cap = 1 << 12
+        self.hand_slots = <Slot *>calloc(self.hand_slots_cap, sizeof(Slot))
+        self.canon_slots_cap = 1 << 12
+        self.canon_slots = <CanonSlot *>calloc(self.canon_slots_cap, sizeof(CanonSlot))
+        self.bk_cap = 64
+        self.bk_cls = <int *>calloc(self.bk_cap, sizeof(int))
+        self.bk_fam = <int *>calloc(self.bk_cap, sizeof(int))
+        self.bk_ord = <int *>calloc(self.bk_cap, sizeof(int))
+        if (self.tt == NULL or self.follows == NULL or self.hands == NULL or self.hand_slots == NULL
+                or self.canon_slots == NULL or self.bk_cls == NULL or self.bk_fam == NULL
+                or self.bk_ord == NULL):
             raise MemoryError()
+        memset(empty, 0, sizeof(empty))
+        self._intern(empty)  # hand id 0: the empty hand, canonical id 0
 
     def __dealloc__(self):
         cdef int i
         cdef uint64_t j
-        if self.leads != NULL:
-            for i in range(self.leads_cap):
-                _free_groups(self.leads[i])
-            free(self.leads)
+        if self.hands != NULL:
+            for i in range(self.n_hands):
+                _free_groups(self.hands[i].leads)
+            free(self.hands)
         if self.follows != NULL:
             for j in range(self.follows_cap):
                 if self.follows[j].key:
                     _free_groups(self.follows[j].groups)
             free(self.follows)
         free(self.tt)
+        free(self.hand_slots)
+        free(self.canon_slots)
+        free(self.bk_cls)
+        free(self.bk_fam)
+        free(self.bk_ord)
 
-    # ---- groups ---------------------------------------------------------------------------
+    # ---- hands (Solver._hand_id, _canonical_hand) -----------------------------------------
 
-    cdef Groups *_load(self, int hid, int tbk) except NULL:
-        """The solver's groups of hand ``hid`` onto table ``tbk`` as C arrays."""
-        cdef list groups = self.solver._groups(hid, self.bks[tbk])
-        cdef list canon = self.solver._canon
-        cdef int n = len(groups), i, b
-        cdef Groups *g = <Groups *>malloc(sizeof(Groups))
-        if g == NULL:
+    cdef int _intern(self, uint8_t *counts) except -1:
+        """The id of the hand with these counts per card code, its canonical id worked out."""
+        cdef uint64_t h = _hash_counts(counts), mask = self.hand_slots_cap - 1, j
+        cdef int hid
+        j = h & mask
+        while self.hand_slots[j].id:
+            if self.hand_slots[j].hash == h and memcmp(self.hands[self.hand_slots[j].id - 1].counts,
+                                                       counts, N_CODES) == 0:
+                return self.hand_slots[j].id - 1
+            j = (j + 1) & mask
+        if self.n_hands == self.hands_cap:
+            self.hands = <HandRec *>_grow(self.hands, self.hands_cap * sizeof(HandRec),
+                                          2 * self.hands_cap * sizeof(HandRec))
+            self.hands_cap *= 2
+        hid = self.n_hands
+        self.n_hands += 1
+        memcpy(self.hands[hid].counts, counts, N_CODES)
+        self.hands[hid].leads = NULL
+        self.hands[hid].cid = self._canonical(counts)
+        self.hand_slots[j].hash = h
+        self.hand_slots[j].id = hid + 1
+        if <uint64_t>self.n_hands * 2 > self.hand_slots_cap:
+            self._grow_hand_slots()
+        return hid
+
+    cdef int _grow_hand_slots(self) except -1:
+        cdef uint64_t cap = self.hand_slots_cap * 2, i, j
+        cdef Slot *new = <Slot *>calloc(cap, sizeof(Slot))
+        if new == NULL:
             raise MemoryError()
-        g.n = n
-        g.rid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
-        g.crid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
-        g.bkid = <int32_t *>malloc((n + 1) * sizeof(int32_t))
-        if g.rid == NULL or g.crid == NULL or g.bkid == NULL:
+        for i in range(self.hand_slots_cap):
+            if self.hand_slots[i].id:
+                j = self.hand_slots[i].hash & (cap - 1)
+                while new[j].id:
+                    j = (j + 1) & (cap - 1)
+                new[j] = self.hand_slots[i]
+        free(self.hand_slots)
+        self.hand_slots = new
+        self.hand_slots_cap = cap
+        return 0
+
+    cdef int _canonical(self, uint8_t *counts) except -1:
+        """The canonical id of a hand: what of it can matter for the rest of the deal (wilds,
+        jokers, natural rank counts and, per suit, the cards inside a window where a straight
+        flush can still form, suits unordered) — ``Solver._canonical_hand``'s key, as a number."""
+        cdef int nat[13]
+        cdef uint32_t masks[4]
+        cdef uint32_t kept[4]
+        cdef uint32_t live, w, t
+        cdef int c, k, s, r, start, need, n_kept = 0, i, j
+        cdef uint64_t key0, key1, key2, h, mask
+        memset(nat, 0, sizeof(nat))
+        memset(masks, 0, sizeof(masks))
+        for c in range(52):
+            k = counts[c]
+            if k and c != self.wild:
+                nat[c % 13] += k
+                masks[c // 13] |= self.pos_bits[c]
+        need = 5 - counts[self.wild]
+        for s in range(4):
+            if _popcount(masks[s]) < need:
+                continue
+            live = 0
+            for start in range(1, 11):
+                w = 0b11111u << start
+                if _popcount(masks[s] & w) >= need:
+                    live |= w
+            if not live:
+                continue
+            t = 0
+            for r in range(13):
+                c = s * 13 + r
+                if c != self.wild and counts[c] and self.pos_bits[c] & live:
+                    t |= (<uint32_t>counts[c]) << (2 * r)
+            if t:
+                kept[n_kept] = t
+                n_kept += 1
+        for i in range(1, n_kept):  # suits are interchangeable: sort them
+            t = kept[i]
+            j = i - 1
+            while j >= 0 and kept[j] > t:
+                kept[j + 1] = kept[j]
+                j -= 1
+            kept[j + 1] = t
+        for i in range(n_kept, 4):
+            kept[i] = 0
+        key0 = <uint64_t>counts[self.wild] | (<uint64_t>counts[52]) << 2 | (<uint64_t>counts[53]) << 4
+        for r in range(13):
+            key0 |= (<uint64_t>nat[r]) << (6 + 4 * r)
+        key1 = <uint64_t>kept[0] | (<uint64_t>kept[1]) << 32
+        key2 = <uint64_t>kept[2] | (<uint64_t>kept[3]) << 32
+        h = _mix(key0 ^ _mix(key1 ^ _mix(key2 + 0x9e3779b97f4a7c15ULL)))
+        mask = self.canon_slots_cap - 1
+        j = h & mask
+        while self.canon_slots[j].used:
+            if (self.canon_slots[j].k0 == key0 and self.canon_slots[j].k1 == key1
+                    and self.canon_slots[j].k2 == key2):
+                return self.canon_slots[j].cid
+            j = (j + 1) & mask
+        self.canon_slots[j].used = 1
+        self.canon_slots[j].k0 = key0
+        self.canon_slots[j].k1 = key1
+        self.canon_slots[j].k2 = key2
+        self.canon_slots[j].cid = self.n_canon
+        self.n_canon += 1
+        if <uint64_t>self.n_canon * 2 > self.canon_slots_cap:
+            self._grow_canon_slots()
+        return self.n_canon - 1
+
+    cdef int _grow_canon_slots(self) except -1:
+        cdef uint64_t cap = self.canon_slots_cap * 2, i, j
+        cdef CanonSlot *new = <CanonSlot *>calloc(cap, sizeof(CanonSlot))
+        if new == NULL:
+            raise MemoryError()
+        for i in range(self.canon_slots_cap):
+            if self.canon_slots[i].used:
+                j = _mix(self.canon_slots[i].k0 ^ _mix(self.canon_slots[i].k1 ^ _mix(
+                    self.canon_slots[i].k2 + 0x9e3779b97f4a7c15ULL))) & (cap - 1)
+                while new[j].used:
+                    j = (j + 1) & (cap - 1)
+                new[j] = self.canon_slots[i]
+        free(self.canon_slots)
+        self.canon_slots = new
+        self.canon_slots_cap = cap
+        return 0
+
+    cdef int _hand_of(self, object cards) except -1:
+        """The id of a hand given as card strings."""
+        cdef uint8_t counts[N_CODES]
+        memset(counts, 0, sizeof(counts))
+        for card in cards:
+            counts[<int>self.codes[card]] += 1
+        return self._intern(counts)
+
+    # ---- beat keys (replay.combos.beat_key, key_beats) ------------------------------------
+
+    cdef int _bk_id(self, object bk) except -1:
+        """The id of a beat key (0: none, leading)."""
+        cdef object found = self.bk_ids.get(bk)
+        cdef int bid, cap
+        if found is not None:
+            return found
+        bid = len(self.bk_ids)
+        if bid >= self.bk_cap:
+            cap = self.bk_cap * 2
+            self.bk_cls = <int *>_grow(self.bk_cls, self.bk_cap * sizeof(int), cap * sizeof(int))
+            self.bk_fam = <int *>_grow(self.bk_fam, self.bk_cap * sizeof(int), cap * sizeof(int))
+            self.bk_ord = <int *>_grow(self.bk_ord, self.bk_cap * sizeof(int), cap * sizeof(int))
+            self.bk_cap = cap
+        if not (0 <= bk[0] < 64 and 0 <= bk[2] < 1 << 20):
+            raise ValueError(f"beat key {bk} out of the search's range")
+        family = self.families.setdefault(bk[1], len(self.families))
+        self.bk_cls[bid] = bk[0]
+        self.bk_fam[bid] = family
+        self.bk_ord[bid] = bk[2]
+        self.bk_ids[bk] = bid
+        return bid
+
+    cdef inline bint _beats(self, int play, int table) noexcept:
+        return self.bk_cls[play] > self.bk_cls[table] or (
+            self.bk_cls[play] == self.bk_cls[table] and self.bk_fam[play] == self.bk_fam[table]
+            and self.bk_ord[play] > self.bk_ord[table])
+
+    # ---- groups (Solver._groups) ----------------------------------------------------------
+
+    cdef Groups *_leads(self, int hid) except NULL:
+        """The distinct leads of hand ``hid`` (by the hand left's canonical id and the beat key),
+        in the solver's order: going out first, then non-bombs before bombs, more cards first,
+        lower order value first; ties in ``legal_moves`` order."""
+        cdef Groups *g = self.hands[hid].leads
+        cdef uint8_t counts[N_CODES]
+        cdef uint8_t rest[N_CODES]
+        cdef int n_moves, n = 0, i, rid, crid, bid, size, code
+        cdef uint64_t *keys
+        cdef int32_t *rids
+        cdef int32_t *bids
+        cdef int *sizes
+        if g != NULL:
+            return g
+        memcpy(counts, self.hands[hid].counts, N_CODES)
+        cards = []
+        for code in range(N_CODES):
+            for i in range(counts[code]):
+                cards.append(self.card_of[code])
+        moves = self.legal_moves(cards, self.level, None, full_house_joker_pair=self.joker_pair)
+        n_moves = len(moves)
+        rids = <int32_t *>malloc((n_moves + 1) * sizeof(int32_t))
+        bids = <int32_t *>malloc((n_moves + 1) * sizeof(int32_t))
+        sizes = <int *>malloc((n_moves + 1) * sizeof(int))
+        keys = <uint64_t *>malloc((n_moves + 1) * sizeof(uint64_t))
+        g = <Groups *>calloc(1, sizeof(Groups))
+        try:
+            if rids == NULL or bids == NULL or sizes == NULL or keys == NULL or g == NULL:
+                raise MemoryError()
+            for m in moves:
+                memcpy(rest, counts, N_CODES)
+                for card in m.cards:
+                    rest[<int>self.codes[card]] -= 1
+                reading = m.combo
+                found = self.combo_bk.get(reading)
+                if found is None:
+                    found = self.combo_bk[reading] = self._bk_id(self.beat_key(reading, self.level)) << 8 | reading.size
+                bid = found >> 8
+                rid = self._intern(rest)
+                crid = self.hands[rid].cid
+                for i in range(n):  # one group per (hand left's canonical id, beat key)
+                    if bids[i] == bid and self.hands[rids[i]].cid == crid:
+                        break
+                else:
+                    rids[n] = rid
+                    bids[n] = bid
+                    sizes[n] = found & 0xff
+                    n += 1
+            for i in range(n):
+                keys[i] = ((<uint64_t>(rids[i] != 0)) << 62 | (<uint64_t>(self.bk_cls[bids[i]] > 0)) << 61
+                           | (<uint64_t>(255 - sizes[i])) << 52 | (<uint64_t>self.bk_ord[bids[i]]) << 32
+                           | <uint64_t>i)
+            _sort(keys, n)
+            _fill(g, n, keys, rids, bids, self.hands)
+        except BaseException:
             _free_groups(g)
-            raise MemoryError()
-        for i in range(n):
-            item = groups[i]
-            g.rid[i] = item[0]
-            g.crid[i] = canon[item[0]]
-            b = item[3]
-            g.bkid[i] = b
-            self._note_bk(b, item[2])
+            raise
+        finally:
+            free(rids)
+            free(bids)
+            free(sizes)
+            free(keys)
+        self.hands[hid].leads = g
         return g
 
-    cdef int _note_bk(self, int bkid, object bk) except -1:
-        while len(self.bks) <= bkid:
-            self.bks.append(None)
-        self.bks[bkid] = bk
-        return 0
+    cdef Groups *_follows(self, int hid, int tbk) except NULL:
+        """The leads of hand ``hid`` that beat table ``tbk``: going out first, then by strength
+        class and order value; ties in lead order."""
+        cdef Groups *leads = self._leads(hid)
+        cdef Groups *g = <Groups *>calloc(1, sizeof(Groups))
+        cdef uint64_t *keys = <uint64_t *>malloc((leads.n + 1) * sizeof(uint64_t))
+        cdef int i, n = 0
+        if g == NULL or keys == NULL:
+            free(g)
+            free(keys)
+            raise MemoryError()
+        for i in range(leads.n):
+            if self._beats(leads.bkid[i], tbk):
+                keys[n] = ((<uint64_t>(leads.rid[i] != 0)) << 62 | (<uint64_t>self.bk_cls[leads.bkid[i]]) << 52
+                           | (<uint64_t>self.bk_ord[leads.bkid[i]]) << 32 | <uint64_t>i)
+                n += 1
+        _sort(keys, n)
+        try:
+            _fill(g, n, keys, leads.rid, leads.bkid, self.hands)
+        except BaseException:
+            _free_groups(g)
+            raise
+        finally:
+            free(keys)
+        return g
 
     cdef Groups *_groups(self, int hid, int tbk) except NULL:
         cdef Groups *g
         cdef uint64_t key, mask, j
-        cdef int cap
         if tbk == 0:
-            if hid >= self.leads_cap:
-                cap = self.leads_cap
-                while cap <= hid:
-                    cap *= 2
-                self.leads = <Groups **>_grow(self.leads, self.leads_cap * sizeof(Groups *), cap * sizeof(Groups *))
-                self.leads_cap = cap
-            g = self.leads[hid]
-            if g == NULL:
-                g = self.leads[hid] = self._load(hid, 0)
-            return g
+            return self._leads(hid)
         key = ((<uint64_t>hid) << 32 | <uint64_t>tbk) + 1
         mask = self.follows_cap - 1
         j = _mix(key) & mask
@@ -203,7 +536,7 @@ cdef class Search:
             if self.follows[j].key == key:
                 return self.follows[j].groups
             j = (j + 1) & mask
-        g = self._load(hid, tbk)
+        g = self._follows(hid, tbk)
         self.follows[j].key = key
         self.follows[j].groups = g
         self.follows_count += 1
@@ -439,14 +772,13 @@ cdef class Search:
     cdef int _state(self, tuple state, State *s) except -1:
         """A ``replay.solver._State`` as a C state (its hands' canonical ids known)."""
         cdef tuple hands = state[0], out = state[6]
-        cdef list canon = self.solver._canon
+        cdef list cards = self.solver._hands
         cdef int i
         for i in range(4):
-            s.hid[i] = hands[i]
-            s.cid[i] = canon[hands[i]]
+            s.hid[i] = self._hand_of(cards[hands[i]])
+            s.cid[i] = self.hands[s.hid[i]].cid
         s.turn = state[1]
-        s.tbk = self.solver._bk_id(state[3])
-        self._note_bk(s.tbk, state[3])
+        s.tbk = self._bk_id(state[3])
         s.tseat = state[4]
         s.passes = state[5]
         s.nout = len(out)
