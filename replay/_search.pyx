@@ -15,6 +15,9 @@ checked at the same nodes: the search runs out exactly where the Python one does
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset
+from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_READ_CHAR
 
 cdef extern from *:
     int _popcount "__builtin_popcount" (unsigned int x) nogil
@@ -44,6 +47,12 @@ cdef struct HandRec:
 cdef struct Slot:
     uint64_t hash
     int32_t id       # hand id + 1 (0: empty)
+
+
+cdef struct ReadingSlot:
+    PyObject *reading  # NULL: empty (the readings are kept alive by Search.readings)
+    int32_t bkid
+    int32_t size
 
 
 cdef struct CanonSlot:
@@ -157,6 +166,7 @@ cdef class Search:
     cdef object legal_moves
     cdef object beat_key
     cdef dict codes              # card string -> code
+    cdef short code_of[128][128]  # code by a card string's two characters
     cdef tuple card_of           # code -> card string
     cdef int wild
     cdef int pos_bits[54]
@@ -181,7 +191,10 @@ cdef class Search:
     cdef int bk_cap
     cdef dict bk_ids
     cdef dict families
-    cdef dict combo_bk           # reading -> bk id << 8 | size
+    cdef ReadingSlot *reading_slots  # beat-key id and size by reading (by identity)
+    cdef uint64_t reading_slots_cap
+    cdef uint64_t n_readings
+    cdef list readings           # the readings in reading_slots, kept alive
     # transposition table
     cdef Entry *tt
     cdef uint64_t tt_cap
@@ -210,6 +223,11 @@ cdef class Search:
         self.legal_moves = legal_moves
         self.beat_key = beat_key
         self.codes = dict(CODE)
+        for a in range(128):
+            for b in range(128):
+                self.code_of[a][b] = -1
+        for card, code in CODE.items():
+            self.code_of[ord(card[0])][ord(card[1])] = code
         self.card_of = tuple(CARDS)
         self.wild = solver._wc
         for a in range(N_CODES):
@@ -224,7 +242,9 @@ cdef class Search:
                     self.gain3[a][b][c] = gain.get((a, b, c), 0)
         self.bk_ids = {None: 0}
         self.families = {}
-        self.combo_bk = {}
+        self.readings = []
+        self.reading_slots_cap = 1 << 8
+        self.reading_slots = <ReadingSlot *>calloc(self.reading_slots_cap, sizeof(ReadingSlot))
         self.tt_limit = tt_limit
         self.tt_cap = 1 << 12
         self.tt = <Entry *>calloc(self.tt_cap, sizeof(Entry))
@@ -240,7 +260,7 @@ cdef class Search:
         self.bk_cls = <int *>calloc(self.bk_cap, sizeof(int))
         self.bk_fam = <int *>calloc(self.bk_cap, sizeof(int))
         self.bk_ord = <int *>calloc(self.bk_cap, sizeof(int))
-        if (self.tt == NULL or self.follows == NULL or self.hands == NULL or self.hand_slots == NULL
+        if (self.tt == NULL or self.reading_slots == NULL or self.follows == NULL or self.hands == NULL or self.hand_slots == NULL
                 or self.canon_slots == NULL or self.bk_cls == NULL or self.bk_fam == NULL
                 or self.bk_ord == NULL):
             raise MemoryError()
@@ -260,6 +280,7 @@ cdef class Search:
                     _free_groups(self.follows[j].groups)
             free(self.follows)
         free(self.tt)
+        free(self.reading_slots)
         free(self.hand_slots)
         free(self.canon_slots)
         free(self.bk_cls)
@@ -426,6 +447,44 @@ cdef class Search:
         self.bk_ids[bk] = bid
         return bid
 
+    cdef ReadingSlot *_reading(self, object reading) except NULL:
+        """The beat-key id and size of a reading (the engine interns readings: by identity)."""
+        cdef PyObject *key = <PyObject *>reading
+        cdef uint64_t mask = self.reading_slots_cap - 1
+        cdef uint64_t j = _mix(<uint64_t>key) & mask
+        cdef ReadingSlot *slot
+        while self.reading_slots[j].reading != NULL:
+            if self.reading_slots[j].reading == key:
+                return &self.reading_slots[j]
+            j = (j + 1) & mask
+        if (self.n_readings + 1) * 2 > self.reading_slots_cap:
+            self._grow_readings()
+            return self._reading(reading)
+        bid = self._bk_id(self.beat_key(reading, self.level))
+        slot = &self.reading_slots[j]
+        slot.reading = key
+        slot.bkid = bid
+        slot.size = reading.size
+        self.readings.append(reading)
+        self.n_readings += 1
+        return slot
+
+    cdef int _grow_readings(self) except -1:
+        cdef uint64_t cap = self.reading_slots_cap * 2, i, j
+        cdef ReadingSlot *new = <ReadingSlot *>calloc(cap, sizeof(ReadingSlot))
+        if new == NULL:
+            raise MemoryError()
+        for i in range(self.reading_slots_cap):
+            if self.reading_slots[i].reading != NULL:
+                j = _mix(<uint64_t>self.reading_slots[i].reading) & (cap - 1)
+                while new[j].reading != NULL:
+                    j = (j + 1) & (cap - 1)
+                new[j] = self.reading_slots[i]
+        free(self.reading_slots)
+        self.reading_slots = new
+        self.reading_slots_cap = cap
+        return 0
+
     cdef inline bint _beats(self, int play, int table) noexcept:
         return self.bk_cls[play] > self.bk_cls[table] or (
             self.bk_cls[play] == self.bk_cls[table] and self.bk_fam[play] == self.bk_fam[table]
@@ -440,7 +499,10 @@ cdef class Search:
         cdef Groups *g = self.hands[hid].leads
         cdef uint8_t counts[N_CODES]
         cdef uint8_t rest[N_CODES]
-        cdef int n_moves, n = 0, i, rid, crid, bid, size, code
+        cdef int n_moves, n = 0, i, k, rid, crid, bid, size, code
+        cdef ReadingSlot *rs
+        cdef PyObject *card
+        cdef tuple played
         cdef uint64_t *keys
         cdef int32_t *rids
         cdef int32_t *bids
@@ -464,13 +526,14 @@ cdef class Search:
                 raise MemoryError()
             for m in moves:
                 memcpy(rest, counts, N_CODES)
-                for card in m.cards:
-                    rest[<int>self.codes[card]] -= 1
-                reading = m.combo
-                found = self.combo_bk.get(reading)
-                if found is None:
-                    found = self.combo_bk[reading] = self._bk_id(self.beat_key(reading, self.level)) << 8 | reading.size
-                bid = found >> 8
+                played = m.cards
+                for k in range(PyTuple_GET_SIZE(played)):
+                    card = PyTuple_GET_ITEM(played, k)
+                    rest[self.code_of[<int>PyUnicode_READ_CHAR(<object>card, 0) & 127][
+                        <int>PyUnicode_READ_CHAR(<object>card, 1) & 127]] -= 1
+                rs = self._reading(m.combo)
+                bid = rs.bkid
+                size = rs.size
                 rid = self._intern(rest)
                 crid = self.hands[rid].cid
                 for i in range(n):  # one group per (hand left's canonical id, beat key)
@@ -479,7 +542,7 @@ cdef class Search:
                 else:
                     rids[n] = rid
                     bids[n] = bid
-                    sizes[n] = found & 0xff
+                    sizes[n] = size
                     n += 1
             for i in range(n):
                 keys[i] = ((<uint64_t>(rids[i] != 0)) << 62 | (<uint64_t>(self.bk_cls[bids[i]] > 0)) << 61
