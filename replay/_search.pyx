@@ -15,6 +15,7 @@ checked at the same nodes: the search runs out exactly where the Python one does
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_READ_CHAR
@@ -731,6 +732,9 @@ cdef class Search:
     # ---- search ---------------------------------------------------------------------------
 
     cdef int _tick(self) except -1:
+        """Every 256 nodes: past the budget, :class:`Unsolved`; a signal (Ctrl-C) is handled."""
+        if PyErr_CheckSignals() < 0:
+            return -1
         if self.nodes > self.limit:
             raise Unsolved
         if self.deadline is not None and time.perf_counter() > self.deadline:

@@ -22,6 +22,10 @@ same resulting hand key and table key are one child. Once the first player is ou
 sign is fixed and the window shrinks to the places still open, which cuts the search. Players who
 cannot beat the table (no legal play) pass without a node of their own.
 
+Where the engine runs with its Cython core, the search runs in C (``replay/_search.pyx``,
+:data:`SEARCH_ENGINE`): the same tree in the same order, so the same values, best moves and node
+counts; the Python search here is the reference and the fallback.
+
 A :class:`Budget` of nodes and/or seconds bounds each solve; when it runs out the answer is an
 explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
 """
