@@ -7,15 +7,23 @@ transposition tables carried over between solves and cleared often.
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from check_native_search import RULES, built_search, compare, random_deals, simulated_deals
+from replay import native
+from replay import solver as solver_module
+from replay.rulesets import BUILTIN
+from replay.solver import Solver
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from check_native_search import RULES, built_search, compare, random_deals, simulated_deals  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +50,24 @@ def test_random_deals_are_solved_as_python_does(search: ModuleType, tt_limit: in
     assert report.differences == [], report.differences[:3]
     assert report.positions > 500
     assert 0 < report.solved < report.positions
+
+
+@pytest.mark.parametrize("switch", ["GDAN_NATIVE_CORE=0", "GDAN_PURE_PYTHON=1"])
+def test_the_python_search_runs_without_the_core(search: ModuleType, switch: str) -> None:
+    """Either switch leaves the search to the Python reference (``SEARCH_ENGINE`` None)."""
+    name, _, value = switch.partition("=")
+    env = {k: v for k, v in os.environ.items() if k not in ("GDAN_NATIVE_CORE", "GDAN_PURE_PYTHON")}
+    env[name] = value
+    probe = "import replay.solver as s; print(s.SEARCH_ENGINE is None)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True"]
+
+
+def test_the_search_in_c_runs_with_the_core(search: ModuleType) -> None:
+    """Where this process runs the engine with its Cython core, solvers search in C by default."""
+    if native.core() is None:
+        pytest.skip("this process runs the engine without its Cython core")
+    assert solver_module.SEARCH_ENGINE is search
+    assert Solver("2", BUILTIN["national"])._engine is search
