@@ -1,15 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The endgame solver's search in C: ``replay.solver.Solver``'s negamax alpha-beta, node for node.
 
-``replay.solver`` stays the reference (its ``_search``, ``_play``, ``_pass``, ``_settle``, ``_key``
-and transposition table); this module walks the same tree in the same order and gives the same
-values, best moves and node counts. States are C structs (hand ids and their canonical ids per
-seat, turn, table beat-key id, table seat, passes, seats out in order); the transposition table is
-an open-addressing C table with the Python one's rule (cleared when it holds the limit, so every
-stored bound stays true); a hand's plays onto a table are C arrays (the hand left, its canonical
-id, the play's beat-key id) in the solver's own order, asked from the solver once per (hand,
-table) — move generation and canonical hand keys stay with it, cached per hand. The budget is
-checked at the same nodes: the search runs out exactly where the Python one does.
+``replay.solver`` stays the reference (its ``_search``, ``_play``, ``_pass``, ``_settle``, ``_key``,
+``_groups``, ``_canonical_hand`` and transposition table); this module walks the same tree in the
+same order and gives the same values, best moves and node counts. States are C structs (hand ids
+and their canonical ids per seat, turn, table beat-key id, table seat, passes, seats out in order).
+Hands are counts per card code, interned here, each with its canonical id (the solver's canonical
+key, worked out from the counts). A hand's leads come from ``replay.moves.legal_moves`` (the
+Cython core) once, grouped and ordered here as the solver does; the plays onto a table are the
+leads whose beat key beats it, compared as integers. The transposition table is an
+open-addressing C table with the Python one's rule (cleared when it holds the limit, so every
+stored bound stays true). The budget is checked at the same nodes: the search runs out exactly
+where the Python one does.
 """
 
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
@@ -743,7 +745,7 @@ cdef class Search:
         return 0
 
     cdef int _search(self, State *s, int alpha, int beta) except -99:
-        cdef int turn = s.turn, mine, lo, hi, hint, a, b, n, m, j, i, v, best, best_i, value
+        cdef int turn = s.turn, mine, lo, hi, hint, a, b, n, m, j, i, v, best, best_i, value = 0
         cdef int table = s.tbk != 0, pass_front, moved, lo_s, hi_s, first
         cdef uint32_t k[5]
         cdef uint64_t slot
@@ -859,7 +861,7 @@ cdef class Search:
         passing is best)``, or None when the budget runs out (:attr:`nodes` says how many)."""
         cdef State root, child
         cdef Groups *g
-        cdef int value, turn, i, v, ok, end
+        cdef int value, turn, i, v = 0, ok, end
         cdef list best = []
         cdef bint pass_best = False
         self._state(state, &root)
