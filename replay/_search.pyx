@@ -163,7 +163,7 @@ cdef class Search:
     hands and move groups between solves as the solver does. Built by the solver with its seat
     tables; asks ``replay.moves.legal_moves`` for each hand's leads (the Cython core), once."""
 
-    cdef object solver
+    cdef list solver_hands       # the solver's hands by its ids (cards; not the solver: no cycle)
     cdef object level
     cdef bint joker_pair
     cdef object legal_moves
@@ -220,7 +220,7 @@ cdef class Search:
 
         cdef int a, b, c
         cdef uint8_t empty[N_CODES]
-        self.solver = solver
+        self.solver_hands = solver._hands
         self.level = solver.level
         self.joker_pair = solver.ruleset.full_house_joker_pair
         self.legal_moves = legal_moves
@@ -841,7 +841,7 @@ cdef class Search:
     cdef int _state(self, tuple state, State *s) except -1:
         """A ``replay.solver._State`` as a C state (its hands' canonical ids known)."""
         cdef tuple hands = state[0], out = state[6]
-        cdef list cards = self.solver._hands
+        cdef list cards = self.solver_hands
         cdef int i
         for i in range(4):
             s.hid[i] = self._hand_of(cards[hands[i]])
