@@ -44,13 +44,7 @@ Deal = list[Position]
 
 def built_search() -> ModuleType | None:
     """The built search in C when it is up to date with its ``.pyx``."""
-    if native.compiled_file("_search") is None or "_search" in native.stale_modules():
-        return None
-    try:
-        import replay._search as search
-    except ImportError:
-        return None
-    return search
+    return native.built_core("_search")
 
 
 def simulated_deals(matches: int, max_left: int) -> Iterator[Deal]:

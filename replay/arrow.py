@@ -14,10 +14,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from replay.rows import ROW_FIELDS, Row
+from replay import native
+from replay.rows import ROW_FIELDS, PlayColumns, PlayTable, Row
 from schemas.tables import DERIVED
 
-__all__ = ["COLUMN_FIELDS", "DERIVED", "columns_to_table", "rows_to_table"]
+__all__ = ["COLUMN_FIELDS", "DERIVED", "columns_to_table", "plays_to_table", "rows_to_table"]
 
 
 def _column_fields(name: str, schema: pa.Schema) -> tuple[int, ...]:
@@ -37,6 +38,19 @@ COLUMN_FIELDS: dict[str, tuple[int, ...]] = {name: _column_fields(name, s) for n
 """Per derived table, the row-type field index of each schema column, in schema order."""
 
 
+_BUFFERS = native.core("_replay")
+
+
+def _array(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
+    """``pa.array(values, type=type_)``; where the Cython buffers are built and in use
+    (``replay.native.core``), their :func:`column`, the same array built in C for strings, lists
+    of strings and times."""
+    if _BUFFERS is None:
+        return pa.array(values, type=type_)
+    array: pa.Array = _BUFFERS.column(values, type_)
+    return array
+
+
 def rows_to_table(name: str, rows: Sequence[Row]) -> pa.Table:
     """Rows of table ``name`` to a table of its schema: one transpose, then :func:`columns_to_table`."""
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in ROW_FIELDS[name]]
@@ -47,5 +61,16 @@ def columns_to_table(name: str, columns: Sequence[Sequence[Any]]) -> pa.Table:
     """Columns of table ``name``, in its row type's field order, to a table of its schema: one
     array per column."""
     schema = DERIVED[name]
-    arrays = [pa.array(columns[i], type=f.type) for i, f in zip(COLUMN_FIELDS[name], schema, strict=True)]
+    arrays = [_array(columns[i], f.type) for i, f in zip(COLUMN_FIELDS[name], schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def plays_to_table(plays: PlayTable) -> pa.Table:
+    """The ``plays`` rows to a table of its schema: :class:`~replay.rows.PlayColumns` column by
+    column through :func:`columns_to_table`; the Cython buffers (``replay._replay.PlayBuffer``)
+    build their arrays themselves, from typed buffers, for the schema's columns by name."""
+    schema = DERIVED["plays"]
+    if isinstance(plays, PlayColumns):
+        return columns_to_table("plays", plays.columns())
+    arrays: list[pa.Array] = plays.arrays(schema)  # type: ignore[attr-defined]
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -19,7 +19,7 @@ import orjson
 
 from replay.errors import ErrorCode, ReplayError
 from replay.replayer import MatchReplay, paused_gc, replay_match
-from replay.rows import PlayColumns, QuarantineRow, Row
+from replay.rows import QuarantineRow, Row, new_play_table
 from replay.rulesets import Ruleset
 
 if TYPE_CHECKING:
@@ -83,11 +83,11 @@ def _column(events: pa.Table, name: str) -> list[Any]:
 def _replay_batch(
     events: pa.Table, rulesets: Mapping[str, Ruleset] | None
 ) -> tuple[dict[str, pa.Table], dict[str, list[dict[str, Any]]]]:
-    from replay.arrow import DERIVED, columns_to_table, rows_to_table
+    from replay.arrow import DERIVED, plays_to_table, rows_to_table
 
     out: dict[str, list[Row]] = {name: [] for name in DERIVED if name != "plays"}
     quarantine = out["quarantine"]
-    plays = PlayColumns()
+    plays = new_play_table()
     by_match: dict[str, tuple[list[dict[str, Any]], list[int]]] = {}
     """Per match, its parsed events and the input row index of each (for quarantine rows)."""
     malformed = ErrorCode.MALFORMED_LINE.value
@@ -126,7 +126,7 @@ def _replay_batch(
         if rows.plays is not None:
             plays.extend(rows.plays)
     tables = {
-        name: columns_to_table(name, plays.columns()) if name == "plays" else rows_to_table(name, out[name])
+        name: plays_to_table(plays) if name == "plays" else rows_to_table(name, out[name])
         for name in DERIVED
     }
     return tables, {match_id: evs for match_id, (evs, _) in by_match.items()}

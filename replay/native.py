@@ -11,10 +11,11 @@ Python sources stay the reference, and they run instead when
 
 It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
 a class. The engine's hot core written in Cython (:data:`CYTHON`: readings and legal moves in C,
-``replay/_core.pyx``) follows the same rule: a ``.pyx`` edited since its build makes the build stale.
-The core is optional beside it: where it is not built, or with ``GDAN_NATIVE_CORE=0``, the engine runs
-without it (:func:`core`). This module imports only the standard library (``setup.py`` reads it on
-its own).
+``replay/_core.pyx``; the ``plays`` rows in typed buffers, ``replay/_replay.pyx``; the endgame
+solver's search, ``replay/_search.pyx``) follows the same rule: a ``.pyx`` edited since its build
+makes the build stale. The Cython modules are optional beside it: where they are not built, or
+with ``GDAN_NATIVE_CORE=0``, the engine runs without them (:func:`core`). This module imports only
+the standard library (``setup.py`` reads it on its own).
 """
 
 from __future__ import annotations
@@ -64,9 +65,10 @@ over a batch's input rows and matches."""
 NATIVE_GROUP = "replay._native"
 """The mypyc group: one shared library, ``_native__mypyc``, holds the code of every compiled module."""
 
-CYTHON: tuple[str, ...] = ("_core", "_search")
+CYTHON: tuple[str, ...] = ("_core", "_replay", "_search")
 """Modules of ``replay`` written in Cython (``<name>.pyx``), each an extension of its own: the core
-that ``combos`` and ``moves`` call for readings and legal moves when it is built."""
+that ``combos`` and ``moves`` call for readings and legal moves when it is built, the replay's
+``plays`` rows in typed buffers (``rows``), and the endgame solver's search (``solver``)."""
 
 PURE_PYTHON_ENV = "GDAN_PURE_PYTHON"
 """Set to ``1`` to run the Python sources even where compiled modules are installed."""
@@ -161,20 +163,20 @@ def is_compiled() -> bool:
     return module is not None and isinstance(getattr(module.__spec__, "loader", None), ExtensionFileLoader)
 
 
-def core() -> ModuleType | None:
-    """The Cython core the engine calls (``replay._core``), or None where the engine runs without
-    it: the Python sources run (``GDAN_PURE_PYTHON=1``, a stale build), ``GDAN_NATIVE_CORE=0`` is
-    set, or it is not built. Called by the engine's modules as they are imported, after
-    :func:`select`."""
+def core(name: str = CYTHON[0]) -> ModuleType | None:
+    """The Cython module ``name`` of :data:`CYTHON` the engine calls (by default the core,
+    ``replay._core``), or None where the engine runs without it: the Python sources run
+    (``GDAN_PURE_PYTHON=1``, a stale build), ``GDAN_NATIVE_CORE=0`` is set, or it is not built.
+    Called by the engine's modules as they are imported, after :func:`select`."""
     if os.environ.get(NATIVE_CORE_ENV) == "0" or any(isinstance(f, _SourceFinder) for f in sys.meta_path):
         return None
-    return built_core()
+    return built_core(name)
 
 
-def built_core() -> ModuleType | None:
-    """The built Cython core when it is up to date with its ``.pyx``, whatever the switches say:
-    the differential tests compare it with the Python sources in a process that runs those."""
-    name = CYTHON[0]
+def built_core(name: str = CYTHON[0]) -> ModuleType | None:
+    """The built Cython module ``name`` when it is up to date with its ``.pyx``, whatever the
+    switches say: the differential tests compare it with the Python sources in a process that
+    runs those."""
     if compiled_file(name) is None or _pyx_changed(name, PACKAGE_DIR):
         return None
     return importlib.import_module(f"replay.{name}")

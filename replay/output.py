@@ -19,11 +19,11 @@ from replay.rows import (
     DealHandRow,
     DealRow,
     MatchRow,
-    PlayColumns,
     ReplayRows,
     Row,
     RulingRow,
     TributeRow,
+    new_play_table,
 )
 from replay.state import DealState, MatchState
 from replay.summary import player_rows
@@ -72,7 +72,7 @@ class MatchRows:
     """Row lists of one match under replay."""
 
     def __init__(self) -> None:
-        self.plays = PlayColumns()
+        self.plays = new_play_table()
         self.deals: list[DealRow] = []
         self.deal_hands: list[DealHandRow] = []
         self.tributes: list[TributeRow] = []

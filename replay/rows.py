@@ -12,9 +12,11 @@ order their rows have always been read in as dicts (:meth:`ReplayRows.__getitem_
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
+
+from replay import native
 
 
 class PlayRow(NamedTuple):
@@ -202,6 +204,70 @@ class PlayColumns:
         """The rows as :class:`PlayRow` tuples."""
         new = tuple.__new__
         return [new(PlayRow, values) for values in zip(*self.columns(), strict=True)]
+
+
+class PlayTable(Protocol):
+    """What the replay needs of its ``plays`` rows: :class:`PlayColumns`, or where it is built the
+    Cython ``replay._replay.PlayBuffer`` (typed buffers that ``replay.arrow`` turns into Arrow
+    arrays in C)."""
+
+    def add(
+        self,
+        match_id: str,
+        deal_no: int,
+        trick_no: int,
+        seq: int,
+        pos_in_trick: int,
+        is_lead: bool,
+        seat: str,
+        player_id: str,
+        team: str,
+        action: str,
+        cards: list[str] | None,
+        combo_type: str | None,
+        combo_rank: str | None,
+        combo_size: int | None,
+        bomb_class: str | None,
+        wilds_used: int | None,
+        reading_inferred: bool | None,
+        table_combo_type: str | None,
+        table_combo_rank: str | None,
+        table_seat: str | None,
+        left_E: int,
+        left_N: int,
+        left_W: int,
+        left_S: int,
+        left_after: int,
+        opp_min_left: int | None,
+        overtook_partner: bool | None,
+        could_beat: bool | None,
+        went_out: bool,
+        t: datetime | None,
+    ) -> None: ...
+
+    def extend(self, other: Any) -> None: ...
+
+    def columns(self) -> list[list[Any]]: ...
+
+    def rows(self) -> list[PlayRow]: ...
+
+    def __len__(self) -> int: ...
+
+
+def _play_table_class() -> Callable[[], PlayTable]:
+    """The ``plays`` row store the engine uses: the Cython buffers where they are built and in use
+    (``replay.native.core``), else :class:`PlayColumns`."""
+    module = native.core("_replay")
+    if module is None:
+        return PlayColumns
+    if PlayRow._fields != module.FIELDS:
+        raise TypeError(f"replay._replay: its fields {module.FIELDS} are not PlayRow's {PlayRow._fields}")
+    buffer: Callable[[], PlayTable] = module.PlayBuffer
+    return buffer
+
+
+new_play_table: Callable[[], PlayTable] = _play_table_class()
+"""A new, empty ``plays`` row store (:func:`_play_table_class`)."""
 
 
 class DealRow(NamedTuple):
@@ -416,7 +482,7 @@ class ReplayRows(Mapping[str, list[dict[str, Any]]]):
 
     __slots__ = ("_dicts", "_rows", "plays")
 
-    def __init__(self, rows: Mapping[str, Sequence[Row]], plays: PlayColumns | None = None) -> None:
+    def __init__(self, rows: Mapping[str, Sequence[Row]], plays: PlayTable | None = None) -> None:
         self._rows = rows
         self.plays = plays
         """The ``plays`` rows as columns (None for an invalid match, which has none)."""

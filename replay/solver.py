@@ -32,7 +32,6 @@ explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -181,19 +180,9 @@ def _live_windows(mask: int, need: int) -> int:
     return live
 
 
-def _search_engine() -> ModuleType | None:
-    """The search in C (``replay/_search.pyx``) where the engine runs with its Cython core and the
-    search is built, else None (the Python search of :class:`Solver` runs)."""
-    if native.core() is None:
-        return None
-    try:
-        return importlib.import_module("replay._search")
-    except ImportError:
-        return None
-
-
-SEARCH_ENGINE: Final = _search_engine()
-"""The search in C that :class:`Solver` uses by default, or None."""
+SEARCH_ENGINE: Final = native.core("_search")
+"""The search in C (``replay/_search.pyx``) that :class:`Solver` uses by default where the engine
+runs with its Cython modules and the search is built, else None (the Python search runs)."""
 
 
 class Solver:

@@ -53,11 +53,13 @@ SEATS = ("E", "W", "N", "S")
 """Seat order of a round's four players in the model: the EW partnership, then NS."""
 _SIGN = np.array([1.0, 1.0, -1.0, -1.0])
 _SIGN_OUTER = np.outer(_SIGN, _SIGN)
-_PARTNERS = (
-    ("E", "W", np.array([1.0, -1.0, 0.0, 0.0])),
-    ("N", "S", np.array([0.0, 0.0, 1.0, -1.0])),
+_PARTNERS = tuple(
+    (a, c, h, np.outer(h, h))
+    for a, c, h in (("E", "W", np.array([1.0, -1.0, 0.0, 0.0])), ("N", "S", np.array([0.0, 0.0, 1.0, -1.0])))
 )
-"""Each partnership's seats and the design row of their place difference over the four seats."""
+"""Each partnership's seats, the design row of their place difference over the four seats, and
+its outer product (the precision one such observation adds)."""
+_EYE = np.eye(4)
 _PARTNER = {"E": "W", "W": "E", "N": "S", "S": "N"}
 
 
@@ -115,11 +117,13 @@ def deal_margin(order: Sequence[str], double_win: bool, foul: bool) -> Deal:
     sign = 1 if first in ("E", "W") else -1
     places: dict[str, int] = {}
     if not foul:
-        played = order[:2] if double_win else order[:3]
-        places = {s: i + 1 for i, s in enumerate(played)}
+        places = dict(zip(order[:2] if double_win else order[:3], _PLACES, strict=False))
         if len(places) == 3:
             places.update({s: 4 for s in SEATS if s not in places})
     return Deal(sign * gain, places)
+
+
+_PLACES = (1, 2, 3)
 
 
 ROUND_COLUMNS = ("match_id", "event_id", "round", "started_at", "E", "W", "N", "S", "level_diff",
@@ -338,8 +342,11 @@ class GaussianRatings:
         self.cov = cov
 
     def _seats(self, r: RatedRound) -> list[int]:
-        self.reserve([r.players[s] for s in SEATS])
-        return [self.index[r.players[s]] for s in SEATS]
+        players = r.players
+        index = self.index
+        if not all(players[s] in index for s in SEATS):
+            self.reserve([players[s] for s in SEATS])
+        return [index[players[s]] for s in SEATS]
 
     def forecast(self, r: RatedRound, raw: Forecast | None = None) -> Forecast:
         """The round's forecast from the current posterior (before its result is known).
@@ -355,7 +362,7 @@ class GaussianRatings:
         idx = self._seats(r)
         n = self.p.deals_per_round
         mean = n * float(_SIGN @ self.mu[idx])
-        var = self.p.round_sd**2 + n * n * float(_SIGN @ self.cov[np.ix_(idx, idx)] @ _SIGN)
+        var = self.p.round_sd**2 + n * n * float(_SIGN @ self.cov[idx][:, idx] @ _SIGN)
         sd = math.sqrt(var)
         win = float(ndtr((mean - 0.5) / sd))
         loss = float(ndtr((-0.5 - mean) / sd))
@@ -370,10 +377,10 @@ class GaussianRatings:
         if p.within_weight == 0:
             return j, b
         w_within = p.within_weight**2 / p.within_sd**2
-        for a, c, h in _PARTNERS:
+        for a, c, h, hh in _PARTNERS:
             gaps = [d.places[c] - d.places[a] for d in r.deals if a in d.places and c in d.places]
             if gaps:
-                j = j + (w_within * len(gaps)) * np.outer(h, h)
+                j = j + (w_within * len(gaps)) * hh
                 b = b + (p.within_weight / p.within_sd**2) * sum(gaps) * h
         return j, b
 
@@ -390,7 +397,7 @@ class GaussianRatings:
             self.cov[idx, idx] += self.p.tau**2
         j, b = self.evidence(r)
         cov_s = self.cov[:, idx]
-        gain = np.linalg.solve((np.eye(4) + j @ cov_s[idx, :]).T, cov_s.T).T
+        gain = np.linalg.solve((_EYE + j @ cov_s[idx, :]).T, cov_s.T).T
         self.mu = self.mu + gain @ (b - j @ self.mu[idx])
         # cov −= gain · (J covₛᵀ) as one BLAS rank-4 update, in place when cov is C-ordered (its
         # transpose is then the Fortran-ordered matrix BLAS writes), not two N×N temporaries.

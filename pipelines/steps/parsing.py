@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import orjson
 import pyarrow as pa
@@ -66,10 +67,18 @@ def declared_revision(raw: bytes) -> tuple[str, int] | None:
 
 @dataclass(slots=True)
 class ParsedChunk:
-    """Consecutive lines of one file, parsed: rows per bucket and what they say about matches."""
+    """Consecutive lines of one file, parsed: rows per bucket and what they say about matches.
+
+    The rows are one table, bucket after bucket (``bucket_rows``), not a table per bucket: a
+    worker sends the chunk to the parent, and pickling and unpickling some 20 small tables cost
+    twice one table's (docs/performance.md).
+    """
 
     source: str
-    tables: dict[int, pa.Table]
+    table: pa.Table
+    """Every row of the chunk, the rows of each bucket together (in ``bucket_rows``' order)."""
+    bucket_rows: list[tuple[int, int]]
+    """(bucket, rows) in the order of ``table``."""
     per_match: dict[tuple[str, int], list[int]]
     """(match id, revision) -> [rows, 1 if a match_end is among them]"""
     rows: int
@@ -77,6 +86,16 @@ class ParsedChunk:
     blank: int
     cpu_s: float = 0.0
     """CPU seconds the parse took (``time.process_time`` in the process that ran it)."""
+
+    @property
+    def tables(self) -> dict[int, pa.Table]:
+        """The rows of each bucket (slices of :attr:`table`)."""
+        out: dict[int, pa.Table] = {}
+        start = 0
+        for bucket, n in self.bucket_rows:
+            out[bucket] = self.table.slice(start, n)
+            start += n
+        return out
 
 
 PARSE_CPU = "parse"
@@ -116,25 +135,29 @@ def parse_chunk(
             cut_rows.add(first_line_no + len(lines), cut, None)
             rows += 1
             malformed += 1
-        tables = {bucket: _raw_table(source, found, ingested_at) for bucket, found in parsed.buckets.items()}
-    return ParsedChunk(source, tables, parsed.per_match, rows, malformed, parsed.blank,
+        buckets = list(parsed.buckets.items())
+        table = _raw_table(source, [found for _, found in buckets], ingested_at)
+        bucket_rows = [(bucket, len(found.line_no)) for bucket, found in buckets]
+    return ParsedChunk(source, table, bucket_rows, parsed.per_match, rows, malformed, parsed.blank,
                        time.process_time() - start)
 
 
-def _raw_table(source: str, rows: BucketRows, ingested_at: datetime) -> pa.Table:
-    n = len(rows.line_no)
+_LISTED = ("line_no", "match_id", "seq", "type", "payload", "content_hash", "parse_error", "revision")
+"""The ``raw_events`` columns a :class:`BucketRows` lists."""
+
+
+def _raw_table(source: str, buckets: list[BucketRows], ingested_at: datetime) -> pa.Table:
+    """The rows of ``buckets``, one after the other, as one ``raw_events`` table."""
+    columns: dict[str, list[Any]] = {name: [] for name in _LISTED}
+    for rows in buckets:
+        for name, values in columns.items():
+            values.extend(getattr(rows, name))
+    n = len(columns["line_no"])
     return pa.table(
         {
             "source_file": pa.repeat(pa.scalar(source, pa.string()), n),
-            "line_no": rows.line_no,
-            "match_id": rows.match_id,
-            "seq": rows.seq,
-            "type": rows.type,
-            "payload": rows.payload,
-            "content_hash": rows.content_hash,
-            "parse_error": rows.parse_error,
+            **columns,
             "ingested_at": pa.repeat(pa.scalar(ingested_at, RAW_EVENTS.field("ingested_at").type), n),
-            "revision": rows.revision,
         },
         schema=RAW_EVENTS,
     )

@@ -69,6 +69,9 @@ KEY_COLUMNS = ["match_id", "seq", "revision", "source_file", "line_no"]
 """The columns of a bucket's rows that choose and order them (and name a late row)."""
 READ_COLUMNS = [*REPLAYED_COLUMNS, "revision"]
 """The ``raw_events`` columns the replay reads."""
+UNDICTIONARIED = {"plays": ("seq", "t")}
+"""Columns of the written tables with few repeated values, written without a dictionary
+(``PartWriter``'s ``undictionaried``)."""
 
 
 def default_replay_fn() -> ReplayFn:
@@ -146,7 +149,8 @@ class _TableWriters:
         writer = self.writers.get(name)
         if writer is None:
             writer = self.writers[name] = PartWriter(
-                lambda part: self.store.stage_file(self.batch_id, name, part=part), schema
+                lambda part: self.store.stage_file(self.batch_id, name, part=part), schema,
+                undictionaried=UNDICTIONARIED.get(name, ()),
             )
         if not table.schema.equals(schema):  # the replay's tables already are: a cast per column costs
             table = table.select(schema.names).cast(schema)
@@ -395,7 +399,9 @@ def _chunk_matches(
         report.duplicates += dropped
     # Each chunk takes its own rows: a slice of one table taken for the whole slice would be
     # pickled to its worker with every row of that table (Arrow pickles a slice's whole buffers).
-    columns = table.select(REPLAYED_COLUMNS)
+    # The columns are made one chunk first: a take from the many small chunks of the raw row
+    # groups costs about three times the copy and the take (docs/performance.md).
+    columns = table.select(REPLAYED_COLUMNS).combine_chunks()
     order = unique["_arrival"].to_arrow()
     start = 0
     ids: list[str] = []

@@ -57,6 +57,22 @@ def test_plain_columns_get_no_dictionary_or_statistics_and_the_others_keep_their
     assert pq.read_table(path).equals(pa.concat_tables(tables))
 
 
+def test_undictionaried_columns_get_no_dictionary_but_keep_their_statistics(tmp_path: Path) -> None:
+    """A play's ``seq`` and time hardly repeat: no dictionary, but readers keep their statistics."""
+    writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", SCHEMA, row_group_rows=50,
+                        undictionaried=("seq",))
+    tables = [_rows(i, 30) for i in range(4)]
+    for table in tables:
+        writer.write(table)
+    writer.close()
+    (path,) = tmp_path.glob("part-*.parquet")
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    columns = {group.column(c).path_in_schema: group.column(c) for c in range(group.num_columns)}
+    assert not columns["seq"].has_dictionary_page and columns["seq"].is_stats_set
+    assert columns["match_id"].has_dictionary_page and columns["match_id"].is_stats_set
+    assert pq.read_table(path).equals(pa.concat_tables(tables))
+
+
 def test_a_writer_given_nothing_writes_no_file(tmp_path: Path) -> None:
     writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", SCHEMA)
     writer.write(SCHEMA.empty_table())
