@@ -22,6 +22,10 @@ same resulting hand key and table key are one child. Once the first player is ou
 sign is fixed and the window shrinks to the places still open, which cuts the search. Players who
 cannot beat the table (no legal play) pass without a node of their own.
 
+Where the engine runs with its Cython core, the search runs in C (``replay/_search.pyx``,
+:data:`SEARCH_ENGINE`): the same tree in the same order, so the same values, best moves and node
+counts; the Python search here is the reference and the fallback.
+
 A :class:`Budget` of nodes and/or seconds bounds each solve; when it runs out the answer is an
 explicit ``solved=False`` with no value, never a guess. Pure: no I/O.
 """
@@ -33,8 +37,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Final
+from types import ModuleType
+from typing import Any, Final
 
+from replay import native
 from replay.cards import (
     BIG_JOKER_CODE,
     CODE,
@@ -174,13 +180,22 @@ def _live_windows(mask: int, need: int) -> int:
     return live
 
 
+SEARCH_ENGINE: Final = native.core("_search")
+"""The search in C (``replay/_search.pyx``) that :class:`Solver` uses by default where the engine
+runs with its Cython modules and the search is built, else None (the Python search runs)."""
+
+
 class Solver:
     """An exact solver for the positions of one level and ruleset, keeping its transposition table
     and move caches between calls: positions of one deal share most of their subtrees, so solving
     them one after another (as ``replay.review`` does, from the end of the deal backwards) reuses
-    what earlier calls found. Every stored bound is a true fact about its state, whatever the root."""
+    what earlier calls found. Every stored bound is a true fact about its state, whatever the root.
 
-    def __init__(self, level: str, ruleset: Ruleset) -> None:
+    ``engine``: the search in C (:data:`SEARCH_ENGINE`) or None for the Python search; both give
+    the same values, best moves and node counts (the C one walks the same tree in the same order,
+    with the same transposition-table rule, on this solver's move groups)."""
+
+    def __init__(self, level: str, ruleset: Ruleset, engine: ModuleType | None = SEARCH_ENGINE) -> None:
         self.level = level
         self.ruleset = ruleset
         self._lv = level_index(level)
@@ -200,6 +215,8 @@ class Solver:
         self._limit = 0
         self._deadline: float | None = None
         self._check_at = 0
+        self._engine = engine
+        self._native: Any = None
 
     # ---- hands --------------------------------------------------------------------------------
 
@@ -457,6 +474,8 @@ class Solver:
         following a logged deal step by step solves without rebuilding positions."""
         for hid in state[0]:
             self._hand_id(self._hands[hid])
+        if self._engine is not None:
+            return self._solve_native(self._engine, state, budget)
         self.nodes = 0
         self._limit = budget.nodes if budget.nodes is not None else 1 << 62
         self._deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
@@ -486,6 +505,23 @@ class Solver:
                     best.extend(action[4])
         except _Unsolved:
             return Solution(None, (), self.nodes, False)
+        order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
+        best.sort(key=order.__getitem__)
+        return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
+
+    def _solve_native(self, engine: ModuleType, state: _State, budget: Budget) -> Solution:
+        """:meth:`solve_state` by the search in C, which keeps its own transposition table."""
+        if self._native is None:
+            self._native = engine.Search(self, _NEXT, _PARTNER, _SAME_TEAM, _GAIN, TT_LIMIT)
+        limit = budget.nodes if budget.nodes is not None else 1 << 62
+        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
+        answer = self._native.solve(state, limit, deadline)
+        self.nodes = self._native.nodes
+        if answer is None:
+            return Solution(None, (), self.nodes, False)
+        value, best_groups, pass_best = answer
+        groups = self._groups(state[0][state[1]], state[3])
+        best = [m for i in best_groups for m in groups[i][4]]
         order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
         best.sort(key=order.__getitem__)
         return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
