@@ -64,12 +64,12 @@ def _joined(rows: pa.Table, text: pa.ChunkedArray | pa.Array, name: str) -> pa.T
 def _sorted_lists(lists: pa.ChunkedArray) -> pa.ListArray:
     """Each (non-null) list of strings with its items sorted (bytewise, as SQL's ``list_sort``).
 
-    The items (cards) take few distinct values, so each is ranked among the sorted distinct
-    values and one integer key (list, rank) is sorted, not the strings themselves."""
+    The items (cards) take few distinct values, so each list's items are sorted as integer keys
+    (list, rank among the sorted distinct values), not as strings."""
     flat = lists.combine_chunks()
     values = pc.list_flatten(flat)
-    owner = pc.list_parent_indices(flat).to_numpy().astype(np.int64)
     if values.null_count:
+        owner = pc.list_parent_indices(flat)
         order = pa.table({"owner": owner, "value": values}).sort_by([("owner", "ascending"),
                                                                      ("value", "ascending")])
         items = order["value"].combine_chunks()
@@ -77,7 +77,9 @@ def _sorted_lists(lists: pa.ChunkedArray) -> pa.ListArray:
         distinct = pc.unique(values)
         ranked = pc.take(distinct, pc.sort_indices(distinct))
         rank = pc.index_in(values, value_set=ranked).to_numpy().astype(np.int64)
-        items = pc.take(values, pa.array(np.argsort(owner * len(ranked) + rank, kind="stable")))
+        owner = pc.list_parent_indices(flat).to_numpy().astype(np.int64)
+        keys = np.sort(owner * len(ranked) + rank)
+        items = pc.take(ranked, pa.array(keys % len(ranked)))
     sizes = pc.list_value_length(flat).cast(pa.int32())
     offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(sizes).cast(pa.int32())])
     return pa.ListArray.from_arrays(offsets, items)
