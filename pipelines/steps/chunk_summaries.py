@@ -19,7 +19,12 @@ import pyarrow as pa
 
 from pipelines.steps import fingerprints, pattern_counts
 from pipelines.steps.fingerprints import deal_fingerprints
-from pipelines.steps.pattern_counts import player_match_leads, player_match_patterns, seat_patterns
+from pipelines.steps.pattern_counts import (
+    in_deal_order,
+    player_match_leads,
+    player_match_patterns,
+    seat_patterns,
+)
 from schemas.tables import DEAL_HANDS, PLAYS, TRIBUTES
 
 SOURCES: dict[str, tuple[str, ...]] = {
@@ -42,10 +47,11 @@ COLUMNS: dict[str, list[str]] = {
 def summarise(tables: Mapping[str, pa.Table]) -> dict[str, pa.Table]:
     """The summary tables of the replayed tables of whole matches (a missing table has no rows)."""
     plays, hands, tributes = (tables[n] if n in tables else s.empty_table() for n, s in _SCHEMAS.items())
-    seats = seat_patterns(plays, hands)
+    plays = in_deal_order(plays, COLUMNS["plays"])
+    seats = seat_patterns(plays, hands, ordered=True)
     return {
         "seat_patterns": seats,
-        "deal_fingerprints": deal_fingerprints(plays, hands),
+        "deal_fingerprints": deal_fingerprints(plays, hands, ordered=True),
         "player_match_patterns": player_match_patterns(seats, hands, tributes),
         "player_match_leads": player_match_leads(plays),
     }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -28,11 +29,12 @@ HANDS_COLUMNS = [*DEAL, "seat", "hand"]
 """The ``deal_hands`` columns a fingerprint reads."""
 
 
-def deal_fingerprints(plays: pa.Table, deal_hands: pa.Table) -> pa.Table:
-    """One ``deal_fingerprints`` row per deal of ``plays``, sorted by match and deal."""
+def deal_fingerprints(plays: pa.Table, deal_hands: pa.Table, *, ordered: bool = False) -> pa.Table:
+    """One ``deal_fingerprints`` row per deal of ``plays``, sorted by match and deal (``ordered``:
+    ``plays`` are already in deal order, as ``in_deal_order`` returns them)."""
     if plays.num_rows == 0:
         return DEAL_FINGERPRINTS.empty_table()
-    plays = in_deal_order(plays, PLAYS_COLUMNS)
+    plays = plays.select(PLAYS_COLUMNS) if ordered else in_deal_order(plays, PLAYS_COLUMNS)
     cards = pc.fill_null(pc.binary_join(plays["cards"], ","), "")
     action = pc.binary_join_element_wise(plays["seat"], plays["action"], cards, ":")
     actions = _joined(plays, action, "actions")
@@ -60,12 +62,24 @@ def _joined(rows: pa.Table, text: pa.ChunkedArray | pa.Array, name: str) -> pa.T
 
 
 def _sorted_lists(lists: pa.ChunkedArray) -> pa.ListArray:
-    """Each (non-null) list of strings with its items sorted (bytewise, as SQL's ``list_sort``)."""
+    """Each (non-null) list of strings with its items sorted (bytewise, as SQL's ``list_sort``).
+
+    The items (cards) take few distinct values, so each list's items are sorted as integer keys
+    (list, rank among the sorted distinct values), not as strings."""
     flat = lists.combine_chunks()
     values = pc.list_flatten(flat)
-    owner = pc.list_parent_indices(flat)
-    order = pa.table({"owner": owner, "value": values}).sort_by([("owner", "ascending"),
-                                                                 ("value", "ascending")])
+    if values.null_count:
+        owner = pc.list_parent_indices(flat)
+        order = pa.table({"owner": owner, "value": values}).sort_by([("owner", "ascending"),
+                                                                     ("value", "ascending")])
+        items = order["value"].combine_chunks()
+    else:
+        distinct = pc.unique(values)
+        ranked = pc.take(distinct, pc.sort_indices(distinct))
+        rank = pc.index_in(values, value_set=ranked).to_numpy().astype(np.int64)
+        owner = pc.list_parent_indices(flat).to_numpy().astype(np.int64)
+        keys = np.sort(owner * len(ranked) + rank)
+        items = pc.take(ranked, pa.array(keys % len(ranked)))
     sizes = pc.list_value_length(flat).cast(pa.int32())
     offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(sizes).cast(pa.int32())])
-    return pa.ListArray.from_arrays(offsets, order["value"].combine_chunks())
+    return pa.ListArray.from_arrays(offsets, items)

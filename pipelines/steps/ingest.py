@@ -34,6 +34,7 @@ from itertools import accumulate, islice
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.exec.cpu import add_cpu
@@ -58,6 +59,8 @@ UNIQUE_COLUMNS = ("payload", "content_hash")
 files' writes took 20 % less CPU and their files 15 % less space."""
 CHUNK_LINES = 20_000
 """Lines per parsing task."""
+MATCH_START = "match_start"
+"""The event type whose lines declare the players (the roster's, ``pipelines.steps.roster``)."""
 POOL_MIN_BYTES = 16 << 20
 """New input smaller than this is parsed in-process (starting workers would cost more)."""
 
@@ -159,6 +162,11 @@ class IngestReport:
     new_matches: int = 0
     parse_cpu_s: float = 0.0
     """CPU seconds spent in :func:`parse_chunk`, summed over the workers."""
+    match_starts: pa.Table | None = None
+    """The batch's ``match_start`` rows, with a ``file`` column: the ``raw_events`` file each is in
+    once the batch is published (``pipelines.steps.roster.remember_ingested``)."""
+    raw_files: list[str] = field(default_factory=list)
+    """Every ``raw_events`` file the batch wrote, named as in its table once published."""
 
     def as_metadata(self) -> dict[str, int | str]:
         return {
@@ -181,6 +189,8 @@ class _BucketWriter:
 
     Every flush writes one row group per bucket (small: a few thousand rows at 64 buckets), so a
     later read of a few matches (``pipelines.storage.delta.of_matches``) decodes little besides them.
+    It keeps the ``match_start`` rows it writes, each with the file it went to (:meth:`starts`):
+    the roster's declarations, recorded without reading the files again.
     """
 
     def __init__(self, store: Store, batch_id: str) -> None:
@@ -189,6 +199,7 @@ class _BucketWriter:
         self.buffers: dict[int, list[pa.Table]] = {}
         self.writers: dict[int, PartWriter] = {}
         self.buffered = 0
+        self.match_starts: list[pa.Table] = []
 
     def add(self, chunk: ParsedChunk) -> None:
         for bucket, table in chunk.tables.items():
@@ -203,8 +214,14 @@ class _BucketWriter:
             if writer is None:
                 writer = PartWriter(self._path_of(bucket), RAW_EVENTS, plain=UNIQUE_COLUMNS)
                 self.writers[bucket] = writer
-            writer.write(pa.concat_tables(tables))
+            data = pa.concat_tables(tables)
+            writer.write(data)
             writer.flush()
+            starts = data.filter(pc.equal(data["type"], MATCH_START))
+            if starts.num_rows:
+                name = self._published(writer.path_of(writer.parts - 1))
+                self.match_starts.append(starts.append_column("file", pa.array([name] * starts.num_rows,
+                                                                                pa.string())))
         self.buffers = {}
         self.buffered = 0
 
@@ -213,8 +230,18 @@ class _BucketWriter:
         for writer in self.writers.values():
             writer.close()
 
+    def starts(self) -> tuple[pa.Table, list[str]]:
+        """The ``match_start`` rows written, with a ``file`` column naming the ``raw_events`` file
+        each is in once the batch is published, and every such file written (sorted)."""
+        files = sorted(self._published(w.path_of(k)) for w in self.writers.values() for k in range(w.parts))
+        schema = RAW_EVENTS.append(pa.field("file", pa.string()))
+        return pa.concat_tables(self.match_starts) if self.match_starts else schema.empty_table(), files
+
     def _path_of(self, bucket: int) -> Callable[[int], Path]:
         return lambda part: self.store.stage_file(self.batch_id, "raw_events", {"bucket": bucket}, part)
+
+    def _published(self, staged: Path) -> str:
+        return self.store.published_name(self.batch_id, "raw_events", staged)
 
 
 @dataclass(slots=True)
@@ -296,6 +323,7 @@ def ingest_inbox(
                 item.blank += chunk.blank
     finally:
         writer.close()
+    report.match_starts, report.raw_files = writer.starts()
     log = [(item, _record(item, batch_id, state, report)) for item in todo if item.opened is not None]
     _write_file_log(store, batch_id, log, ingested_at)
     if report.malformed:

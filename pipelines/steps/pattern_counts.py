@@ -49,8 +49,9 @@ def _rank_values() -> tuple[pa.Array, pa.Array]:
     return pa.array(list(RANK_VALUE), pa.string()), pa.array(list(RANK_VALUE.values()), pa.int64())
 
 
-def seat_patterns(plays: pa.Table, deal_hands: pa.Table) -> pa.Table:
-    """One ``seat_patterns`` row per seat per deal of ``plays``, sorted by match, deal and seat.
+def seat_patterns(plays: pa.Table, deal_hands: pa.Table, *, ordered: bool = False) -> pa.Table:
+    """One ``seat_patterns`` row per seat per deal of ``plays``, sorted by match, deal and seat
+    (``ordered``: ``plays`` are already in deal order, as :func:`in_deal_order` returns them).
 
     - ``pass_beat``: passes with ``could_beat``; ``able_to_beat``: those plus every following play;
     - ``overtakes``: plays marked ``overtook_partner``; ``facing_partner``: following turns whose
@@ -62,7 +63,7 @@ def seat_patterns(plays: pa.Table, deal_hands: pa.Table) -> pa.Table:
     """
     if plays.num_rows == 0:
         return SEAT_PATTERNS.empty_table()
-    plays = in_deal_order(plays, PLAYS_COLUMNS)
+    plays = plays.select(PLAYS_COLUMNS) if ordered else in_deal_order(plays, PLAYS_COLUMNS)
     is_play = pc.equal(plays["action"], "play")
     following = pc.invert(plays["is_lead"])
     seats, partners = _partners()

@@ -31,6 +31,7 @@ killed after appending them leaves nothing wrong.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -128,8 +129,8 @@ def compute(con: duckdb.DuckDBPyConnection) -> pa.Table:
 
 def store_lines(store: Store, con: duckdb.DuckDBPyConnection) -> pa.Table:
     """The declaration lines of every ``raw_events`` file ``store`` reads: the remembered rows of
-    the files still read, plus those of the files not parsed before, which are parsed now (over
-    ``con``) and appended to the memory."""
+    the files still read, plus those of the files not parsed before (none when ingest recorded
+    them, :func:`remember_ingested`), which are parsed now (over ``con``) and remembered."""
     folder = store.table_path("raw_events")
     files = {Path(f).relative_to(folder).as_posix(): f for f in store.data_files("raw_events")}
     known = store.read_memory(DECLARATIONS, DECLARATION_LINES, latest=True)
@@ -137,11 +138,33 @@ def store_lines(store: Store, con: duckdb.DuckDBPyConnection) -> pa.Table:
     new = sorted(f for f in files if f not in seen)
     added = _parse(con, {files[f]: f for f in new}) if new else DECLARATION_LINES.empty_table()
     if new:
-        txn = "roster-" + hashlib.sha256("\n".join(new).encode()).hexdigest()[:32]
-        store.append(store.memory_path(DECLARATIONS), added, txn, step=False)
+        _remember(store, added, new)
     lines = pa.concat_tables([known, added])
     read = pc.is_in(lines["file"], value_set=pa.array(sorted(files), pa.string()))
     return lines.filter(pc.and_(read, pc.not_equal(lines["line_no"], NO_LINE)))
+
+
+def remember_ingested(store: Store, starts: pa.Table, files: list[str]) -> None:
+    """Remember the declaration lines of the ``raw_events`` files an ingest batch wrote, from the
+    batch's own rows, so the roster step reads none of these files again.
+
+    ``starts``: the batch's ``match_start`` rows (``raw_events`` columns) with a ``file`` column,
+    the file each was written to; ``files``: every file the batch wrote (relative to the table's
+    folder, as :func:`store_lines` names them). The lines are parsed by the same SQL as a file's."""
+    con = duckdb.connect(":memory:", config={"memory_limit": MEMORY})
+    try:
+        con.execute("SET enable_progress_bar = false")
+        con.register("raw_events", starts)
+        lines = con.execute(LINES_SQL.format(file="file")).to_arrow_table().cast(DECLARATION_LINES)
+    finally:
+        con.close()
+    _remember(store, _with_marks(lines, files), sorted(files))
+
+
+def _remember(store: Store, lines: pa.Table, files: list[str]) -> None:
+    """Append the declaration ``lines`` of ``files`` (sorted) to the memory, once."""
+    txn = "roster-" + hashlib.sha256("\n".join(files).encode()).hexdigest()[:32]
+    store.append(store.memory_path(DECLARATIONS), lines, txn, step=False)
 
 
 def _parse(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> pa.Table:
@@ -153,7 +176,12 @@ def _parse(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> pa.Table:
     lines = con.execute(LINES_SQL.format(file="filename")).to_arrow_table().cast(DECLARATION_LINES)
     names = [files[f] for f in lines["file"].to_pylist()]
     lines = lines.set_column(0, "file", pa.array(names, pa.string())).cast(DECLARATION_LINES)
-    empty = sorted(set(files.values()) - set(names))
+    return _with_marks(lines, files.values())
+
+
+def _with_marks(lines: pa.Table, files: Iterable[str]) -> pa.Table:
+    """Declaration ``lines`` plus a :data:`NO_LINE` row for each of ``files`` without one."""
+    empty = sorted(set(files) - set(lines["file"].to_pylist()))
     marks = {"file": empty, "source_file": [""] * len(empty), "line_no": [NO_LINE] * len(empty),
              "match_id": [None] * len(empty), "revision": [None] * len(empty),
              "ingested_at": [datetime.fromtimestamp(0, UTC)] * len(empty), "players": [None] * len(empty)}

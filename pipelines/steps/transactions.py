@@ -18,6 +18,7 @@ from pipelines.steps.corrections import write_superseded
 from pipelines.steps.incomplete import write_incomplete
 from pipelines.steps.ingest import IngestReport, ingest_inbox
 from pipelines.steps.replaying import ReplayFn, ReplayReport, replay_ready
+from pipelines.steps.roster import remember_ingested
 from pipelines.steps.state import StoreState, load_state, pending, save_state
 from pipelines.storage.delta import new_id
 from pipelines.storage.store import Store
@@ -32,7 +33,8 @@ def _commit(store: Store, state: StoreState, batch_id: str) -> None:
 
 
 def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
-    """Read every new inbox file into one ``raw_events`` batch (see ``pipelines.steps.ingest``).
+    """Read every new inbox file into one ``raw_events`` batch (see ``pipelines.steps.ingest``),
+    then remember the batch's player declarations for the roster (``pipelines.steps.roster``).
 
     ``workers``: parsing processes (default: one per CPU core).
     """
@@ -46,6 +48,8 @@ def ingest_step(store: Store, *, workers: int | None = None) -> IngestReport:
                                   advance=bar.advance, on_files=bar.total)
         if report.files_read or state.fingerprints != fingerprints:
             _commit(store, state, batch_id)
+            if report.raw_files and report.match_starts is not None:
+                remember_ingested(store, report.match_starts, report.raw_files)
         else:
             store.discard_batch(batch_id)
         return report

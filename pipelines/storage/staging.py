@@ -56,6 +56,14 @@ class Staging:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"part-{part:05d}.parquet"
 
+    def published_name(self, batch_id: str, name: str, staged: Path) -> str:
+        """The path, relative to table ``name``'s folder, under which :meth:`publish_batch` links
+        the staged file ``staged`` (a :meth:`stage_file` path of batch ``batch_id``)."""
+        folder = self.layout.staging_dir / batch_id / name
+        values = _partition_values(folder, staged, batch_id if name in BATCHED else None)
+        table_dir = self.layout.table_path(name)
+        return _target(table_dir, batch_id, values, staged.name).relative_to(table_dir).as_posix()
+
     def publish_batch(self, batch_id: str) -> dict[str, int]:
         """Append every staged table of ``batch_id`` to its Delta table; returns the new versions.
 

@@ -213,6 +213,9 @@ class Store:
                    part: int = 0) -> Path:
         return self.staging.stage_file(batch_id, name, partition, part)
 
+    def published_name(self, batch_id: str, name: str, staged: Path) -> str:
+        return self.staging.published_name(batch_id, name, staged)
+
     def publish_batch(self, batch_id: str) -> dict[str, int]:
         return self.staging.publish_batch(batch_id)
 

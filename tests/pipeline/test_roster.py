@@ -191,3 +191,41 @@ def test_dashboards_and_cli_show_the_latest_name(renamed_store: tuple[Path, str,
     by_new_name = runner.invoke(app, ["dan", RENAMED, "-f", "json", "--store", str(root)])
     assert by_new_name.exit_code == 0, by_new_name.output
     assert by_old_name.exit_code != 0
+
+
+# --- declarations recorded at ingest --------------------------------------------------------------
+
+def test_ingest_remembers_each_raw_file_s_declarations_as_a_parse_of_the_file_gives(tmp_path: Path) -> None:
+    """After an ingest the roster's memory names every ``raw_events`` file, with the lines a parse
+    of the files gives (so the roster step reads no raw payloads); a correction and a malformed
+    line are among them."""
+    import shutil
+
+    from pipelines.steps.roster import DECLARATION_LINES, DECLARATIONS, store_lines
+    from pipelines.steps.transactions import ingest_step
+    from pipelines.storage.store import Store
+    from simulator import simulate_to_dir
+
+    store = Store(tmp_path)
+    simulate_to_dir(store.inbox, kind="matches", matches=3, players=4, format="deals:1", seed=5)
+    first = next(e for e in map(json.loads, next(store.inbox.rglob("*.jsonl")).read_text().splitlines())
+                 if e["type"] == "match_start")
+    renamed = {p: {"name": f"Fixed {p}", "club": None} for p in first["players"]}
+    fix = {**first, "revision": 2, "players": renamed}
+    (store.inbox / "fix.jsonl").write_text(json.dumps(fix) + "\n{not json\n")
+    ingest_step(store, workers=1)
+
+    folder = store.table_path("raw_events")
+    files = sorted(Path(f).relative_to(folder).as_posix() for f in store.data_files("raw_events"))
+    keys = [("file", "ascending"), ("line_no", "ascending"), ("source_file", "ascending")]
+    remembered = store.read_memory(DECLARATIONS, DECLARATION_LINES, latest=True).sort_by(keys)
+    assert sorted(set(remembered["file"].to_pylist())) == files
+    shutil.rmtree(store.memory_path(DECLARATIONS))
+    con = duckdb.connect()
+    try:
+        store_lines(store, con)
+    finally:
+        con.close()
+    parsed = store.read_memory(DECLARATIONS, DECLARATION_LINES, latest=True).sort_by(keys)
+    assert remembered.to_pylist() == parsed.to_pylist()
+    assert any(r["revision"] == 2 for r in remembered.to_pylist())
