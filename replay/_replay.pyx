@@ -268,16 +268,21 @@ cdef class PlayBuffer:
             if v < low or v > high:
                 return pa.array(self._number_column(slot), type=type_)  # raises as pa.array does
             ok[i >> 3] |= 1 << (i & 7)
-            if width == 8:
-                (<int8_t*>d)[i] = <int8_t>v
-            elif width == 16:
-                (<int16_t*>d)[i] = <int16_t>v
-            elif width == 32:
-                (<int32_t*>d)[i] = <int32_t>v
-            else:
-                (<int64_t*>d)[i] = v
+            _store_int(d, width, i, v)
         validity = pa.py_buffer(valid) if nulls else None
         return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], nulls)
+
+
+cdef inline void _store_int(char* data, int width, Py_ssize_t i, int64_t value) noexcept:
+    """Store ``value`` (in range) as item ``i`` of a signed integer buffer of ``width`` bits."""
+    if width == 8:
+        (<int8_t*>data)[i] = <int8_t>value
+    elif width == 16:
+        (<int16_t*>data)[i] = <int16_t>value
+    elif width == 32:
+        (<int32_t*>data)[i] = <int32_t>value
+    else:
+        (<int64_t*>data)[i] = value
 
 
 def column(values, type_):
@@ -352,14 +357,7 @@ cdef object _python_int_array(object pa, list values, object type_):
         if overflow or x < low or x > high:
             return pa.array(values, type=type_)
         ok[i >> 3] |= 1 << (i & 7)
-        if width == 8:
-            (<int8_t*>d)[i] = <int8_t>x
-        elif width == 16:
-            (<int16_t*>d)[i] = <int16_t>x
-        elif width == 32:
-            (<int32_t*>d)[i] = <int32_t>x
-        else:
-            (<int64_t*>d)[i] = x
+        _store_int(d, width, i, x)
     validity = pa.py_buffer(valid) if nulls else None
     return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], nulls)
 

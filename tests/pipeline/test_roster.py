@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,13 @@ from typer.testing import CliRunner
 from dashboards.queries import players as player_queries
 from dashboards.roster import with_names
 from gdan import app
-from pipelines.steps.roster import compute
+from pipelines.run.runner import run_pipeline
+from pipelines.steps.roster import DECLARATION_LINES, DECLARATIONS, compute, store_lines
+from pipelines.steps.transactions import ingest_step
+from pipelines.storage.store import Store
 from pipelines.storage.warehouse import connect
 from schemas.tables import MATCHES, RAW_EVENTS
+from simulator import simulate_to_dir
 
 T0 = datetime(2026, 6, 18, 8, 0, tzinfo=UTC)
 
@@ -152,10 +157,6 @@ def renamed_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 
     Returns the store, the player id and the name of the player's earlier declarations.
     """
-    from pipelines.run.runner import run_pipeline
-    from pipelines.storage.store import Store
-    from simulator import simulate_to_dir
-
     root = tmp_path_factory.mktemp("renamed_store")
     inbox = Store(root).inbox
     simulate_to_dir(inbox, kind="matches", matches=3, players=4, format="deals:1", seed=5)
@@ -199,13 +200,6 @@ def test_ingest_remembers_each_raw_file_s_declarations_as_a_parse_of_the_file_gi
     """After an ingest the roster's memory names every ``raw_events`` file, with the lines a parse
     of the files gives (so the roster step reads no raw payloads); a correction and a malformed
     line are among them."""
-    import shutil
-
-    from pipelines.steps.roster import DECLARATION_LINES, DECLARATIONS, store_lines
-    from pipelines.steps.transactions import ingest_step
-    from pipelines.storage.store import Store
-    from simulator import simulate_to_dir
-
     store = Store(tmp_path)
     simulate_to_dir(store.inbox, kind="matches", matches=3, players=4, format="deals:1", seed=5)
     first = next(e for e in map(json.loads, next(store.inbox.rglob("*.jsonl")).read_text().splitlines())
