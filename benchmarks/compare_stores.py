@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from pipelines.storage.layout import StoreLayout
 from pipelines.storage.warehouse import connect
 from schemas.catalog import ALL_TABLES
 
@@ -52,11 +53,20 @@ def differences(a: pa.Table, b: pa.Table) -> tuple[int, int]:
         con.close()
 
 
+def check_store(root: Path) -> None:
+    """Refuse a folder without a published ``raw_events`` table: every table of it would read as
+    empty, and two such folders as the same."""
+    if not (StoreLayout(root).table_path("raw_events") / "_delta_log").is_dir():
+        raise SystemExit(f"{root}: not a store a pipeline has run on (no raw_events table)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
     args = parser.parse_args()
+    check_store(args.a)
+    check_store(args.b)
     same = True
     for name in ALL_TABLES:
         a, b = table_rows(args.a, name), table_rows(args.b, name)
