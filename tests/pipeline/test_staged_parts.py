@@ -37,20 +37,26 @@ def test_rows_are_buffered_into_row_groups_and_parts(tmp_path: Path, monkeypatch
     assert pa.concat_tables(pq.read_table(p) for p in parts).equals(pa.concat_tables(tables))
 
 
+def _one_part(folder: Path, schema: pa.Schema, tables: list[pa.Table], **options: tuple[str, ...]
+              ) -> tuple[Path, dict[str, pq.ColumnChunkMetaData]]:
+    """Write ``tables`` through a :class:`PartWriter` with ``options`` into one part file of
+    ``folder``; that file and its first row group's column chunks by name."""
+    writer = PartWriter(lambda k: folder / f"part-{k}.parquet", schema, row_group_rows=50, **options)
+    for table in tables:
+        writer.write(table)
+    writer.close()
+    (path,) = folder.glob("part-*.parquet")
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    return path, {group.column(c).path_in_schema: group.column(c) for c in range(group.num_columns)}
+
+
 def test_plain_columns_get_no_dictionary_or_statistics_and_the_others_keep_theirs(tmp_path: Path) -> None:
     """The raw lines' payloads are all different: written plain (``ingest.UNIQUE_COLUMNS``),
     while ``match_id`` keeps the statistics that let a read of a few matches skip row groups."""
     schema = pa.schema([*SCHEMA, pa.field("payload", pa.string())])
-    writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", schema, row_group_rows=50,
-                        plain=("payload",))
     tables = [_rows(i, 30).append_column("payload", pa.array([f"line {i} {j}" for j in range(30)]))
               for i in range(4)]
-    for table in tables:
-        writer.write(table)
-    writer.close()
-    (path,) = tmp_path.glob("part-*.parquet")
-    group = pq.ParquetFile(path).metadata.row_group(0)
-    columns = {group.column(c).path_in_schema: group.column(c) for c in range(group.num_columns)}
+    path, columns = _one_part(tmp_path, schema, tables, plain=("payload",))
     assert not columns["payload"].has_dictionary_page and not columns["payload"].is_stats_set
     assert columns["match_id"].has_dictionary_page and columns["match_id"].statistics.min == "m0000"
     assert columns["seq"].is_stats_set
@@ -59,15 +65,8 @@ def test_plain_columns_get_no_dictionary_or_statistics_and_the_others_keep_their
 
 def test_undictionaried_columns_get_no_dictionary_but_keep_their_statistics(tmp_path: Path) -> None:
     """A play's ``seq`` and time hardly repeat: no dictionary, but readers keep their statistics."""
-    writer = PartWriter(lambda k: tmp_path / f"part-{k}.parquet", SCHEMA, row_group_rows=50,
-                        undictionaried=("seq",))
     tables = [_rows(i, 30) for i in range(4)]
-    for table in tables:
-        writer.write(table)
-    writer.close()
-    (path,) = tmp_path.glob("part-*.parquet")
-    group = pq.ParquetFile(path).metadata.row_group(0)
-    columns = {group.column(c).path_in_schema: group.column(c) for c in range(group.num_columns)}
+    path, columns = _one_part(tmp_path, SCHEMA, tables, undictionaried=("seq",))
     assert not columns["seq"].has_dictionary_page and columns["seq"].is_stats_set
     assert columns["match_id"].has_dictionary_page and columns["match_id"].is_stats_set
     assert pq.read_table(path).equals(pa.concat_tables(tables))
