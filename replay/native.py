@@ -11,8 +11,8 @@ Python sources stay the reference, and they run instead when
 
 It is all or nothing: compiled modules call each other directly, so a mix would hold two copies of
 a class. The engine's hot core written in Cython (:data:`CYTHON`: readings and legal moves in C,
-``replay/_core.pyx``; the ``plays`` rows in typed buffers, ``replay/_replay.pyx``; the endgame
-solver's search, ``replay/_search.pyx``) follows the same rule: a ``.pyx`` edited since its build
+``replay/_core.pyx``; the replay's per-event work and ``plays`` rows, ``replay/_replay.pyx``; the
+endgame solver's search, ``replay/_search.pyx``) follows the same rule: a ``.pyx`` edited since its build
 makes the build stale. The Cython modules are optional beside it: where they are not built, or
 with ``GDAN_NATIVE_CORE=0``, the engine runs without them (:func:`core`). This module imports only
 the standard library (``setup.py`` reads it on its own).
@@ -68,7 +68,8 @@ NATIVE_GROUP = "replay._native"
 CYTHON: tuple[str, ...] = ("_core", "_replay", "_search")
 """Modules of ``replay`` written in Cython (``<name>.pyx``), each an extension of its own: the core
 that ``combos`` and ``moves`` call for readings and legal moves when it is built, the replay's
-``plays`` rows in typed buffers (``rows``), and the endgame solver's search (``solver``)."""
+per-event checks, event times and ``plays`` rows in typed buffers (``replayer``, ``play``,
+``rows``), and the endgame solver's search (``solver``)."""
 
 PURE_PYTHON_ENV = "GDAN_PURE_PYTHON"
 """Set to ``1`` to run the Python sources even where compiled modules are installed."""
