@@ -180,6 +180,12 @@ def _live_windows(mask: int, need: int) -> int:
     return live
 
 
+def _bounds(budget: Budget) -> tuple[int, float | None]:
+    """A solve's node limit and its deadline (``time.perf_counter``) from ``budget``."""
+    limit = budget.nodes if budget.nodes is not None else 1 << 62
+    return limit, time.perf_counter() + budget.seconds if budget.seconds is not None else None
+
+
 SEARCH_ENGINE: Final = native.core("_search")
 """The search in C (``replay/_search.pyx``) that :class:`Solver` uses by default where the engine
 runs with its Cython modules and the search is built, else None (the Python search runs)."""
@@ -477,8 +483,7 @@ class Solver:
         if self._engine is not None:
             return self._solve_native(self._engine, state, budget)
         self.nodes = 0
-        self._limit = budget.nodes if budget.nodes is not None else 1 << 62
-        self._deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
+        self._limit, self._deadline = _bounds(budget)
         self._check_at = 1
         try:
             value = self._search(state, -4, 4)
@@ -505,23 +510,23 @@ class Solver:
                     best.extend(action[4])
         except _Unsolved:
             return Solution(None, (), self.nodes, False)
-        order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
-        best.sort(key=order.__getitem__)
-        return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
+        return self._solution(state, value, best, pass_best)
 
     def _solve_native(self, engine: ModuleType, state: _State, budget: Budget) -> Solution:
         """:meth:`solve_state` by the search in C, which keeps its own transposition table."""
         if self._native is None:
             self._native = engine.Search(self, _NEXT, _PARTNER, _SAME_TEAM, _GAIN, TT_LIMIT)
-        limit = budget.nodes if budget.nodes is not None else 1 << 62
-        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
-        answer = self._native.solve(state, limit, deadline)
+        answer = self._native.solve(state, *_bounds(budget))
         self.nodes = self._native.nodes
         if answer is None:
             return Solution(None, (), self.nodes, False)
         value, best_groups, pass_best = answer
         groups = self._groups(state[0][state[1]], state[3])
-        best = [m for i in best_groups for m in groups[i][4]]
+        return self._solution(state, value, [m for i in best_groups for m in groups[i][4]], pass_best)
+
+    def _solution(self, state: _State, value: int, best: list[Move], pass_best: bool) -> Solution:
+        """The solved answer: the best moves in the order of the hand's legal moves, then a pass
+        when passing is best too."""
         order = {m: i for i, m in enumerate(self._legal[state[0][state[1]]])}
         best.sort(key=order.__getitem__)
         return Solution(value, (*best, *((None,) if pass_best else ())), self.nodes, True)
