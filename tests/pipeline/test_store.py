@@ -327,6 +327,27 @@ def test_filtered_reads_of_files_a_delete_rewrote(tmp_path: Path) -> None:
     assert store.read_files("matches", files, columns=["match_id"]).num_rows == 4
 
 
+@pytest.mark.parametrize("first", ["string", "string_view"])
+def test_views_read_files_a_delete_rewrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """A view binds its table's files by the first one's columns: a file of ``string_view``
+    strings (rewritten by a Delta DELETE) and plain files read together, whichever comes first."""
+    store = Store(tmp_path)
+    for batch, ids in (("b0", ["m0", "m1", "m2"]), ("b1", ["m3", "m4"])):
+        pq.write_table(_matches(ids), store.stage_file(batch, "matches"))
+        store.commit(batch, store.publish_batch(batch))
+    store.delete_rows("matches", "match_id", ["m0"])
+    store.commit(None, store.unnamed_versions())
+    listed = store.data_files("matches")
+    ordered = sorted(listed, key=lambda f: str(pq.read_schema(f).field("match_id").type) != first)
+    monkeypatch.setattr(Store, "data_files", lambda self, name, version=None: ordered)
+    assert str(pq.read_schema(ordered[0]).field("match_id").type) == first
+    con = connect(tmp_path, snapshot=store.snapshot(), tables=["matches"])
+    rows = con.execute("SELECT match_id, status FROM matches ORDER BY match_id").fetchall()
+    assert rows == [(m, "valid") for m in ("m1", "m2", "m3", "m4")]
+
+
 def test_writer_lock_is_exclusive(tmp_path: Path) -> None:
     store = Store(tmp_path)
     order: list[str] = []
