@@ -57,9 +57,13 @@ before it is recycled): caps the growth of per-process caches (the rules
 engine's reading caches; 50 let a replay worker reach 480 MiB at 100k deals, 25 keeps the
 first run's peak at 1.34 GiB, docs/performance.md)."""
 
-PRELOAD = ("pipelines.steps.parsing", "pipelines.steps.replay_task", "replay", "pipelines.exec.worker_start")
+PRELOAD = ("pipelines.steps.parsing", "pipelines.steps.replay_task", "replay", "pandas",
+           "pipelines.exec.worker_start")
 """Modules the forkserver imports before it forks any worker: everything a task imports, then
-``pipelines.exec.worker_start``, which freezes them out of the collector's scans."""
+``pipelines.exec.worker_start``, which freezes them out of the collector's scans. ``pandas`` is
+one of them although no task uses it: pyarrow imports it at a process's first conversion of
+Python values (``pa.array``, ``pa.scalar``: its check for pandas objects), which cost every
+fresh worker 0.15–0.2 CPU-s in its first task, once per :data:`TASKS_PER_WORKER` tasks."""
 
 STOP_WAIT_S = 5.0
 """How long a terminated worker may take to exit before it is killed."""

@@ -45,6 +45,15 @@ def test_workers_start_with_the_modules_imported_and_frozen() -> None:
         assert os.getpid() not in set(run([()] * 4))
 
 
+def test_workers_start_with_pandas_imported() -> None:
+    """pyarrow imports pandas at a process's first conversion of Python values: a worker that
+    had to import it then spent 0.15–0.2 CPU-s of its first task on that."""
+    from worker_probe import imported
+
+    with ordered_map(imported, 2) as run:
+        assert list(run([("pandas",)] * 4)) == [True] * 4
+
+
 def test_the_server_is_stopped_at_exit_and_its_workers_cpu_counts_to_the_run() -> None:
     """Six tasks of about half a CPU-second each: the run's reaped children account for them."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
