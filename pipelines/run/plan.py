@@ -23,6 +23,7 @@ from pathlib import Path
 from pipelines import release_freed_memory
 from pipelines.exec.executor import Executor
 from pipelines.exec.progress import track
+from pipelines.run.lanes import run_in_lanes
 from pipelines.run.store_checks import INGEST_CHECKS, REPLAY_CHECKS
 from pipelines.steps.backfill import backfill
 from pipelines.steps.player_patterns import write_player_patterns
@@ -135,10 +136,9 @@ REPLAYED: tuple[str, ...] = (*WRITTEN, "incomplete_matches", "superseded")
 """The tables the replay step writes (from ``raw_events``)."""
 
 
-def in_dependency_order(steps: Iterable[Step]) -> tuple[Step, ...]:
-    """``steps`` ordered so that each runs after every step writing a table it reads, otherwise in
-    the order given (the first step whose inputs are all written goes next). Raises
-    ``graphlib.CycleError`` on a cycle and ``ValueError`` when two steps write one table."""
+def step_needs(steps: Iterable[Step]) -> dict[str, set[str]]:
+    """Per step name, the steps writing a table it reads (which it must follow). Raises
+    ``ValueError`` when two steps write one table."""
     steps = tuple(steps)
     writer: dict[str, Step] = {}
     for step in steps:
@@ -146,7 +146,15 @@ def in_dependency_order(steps: Iterable[Step]) -> tuple[Step, ...]:
             if table in writer:
                 raise ValueError(f"table {table!r} is written by both {writer[table].name} and {step.name}")
             writer[table] = step
-    needs = {step.name: {writer[t].name for t in step.reads if t in writer} - {step.name} for step in steps}
+    return {step.name: {writer[t].name for t in step.reads if t in writer} - {step.name} for step in steps}
+
+
+def in_dependency_order(steps: Iterable[Step]) -> tuple[Step, ...]:
+    """``steps`` ordered so that each runs after every step writing a table it reads, otherwise in
+    the order given (the first step whose inputs are all written goes next). Raises
+    ``graphlib.CycleError`` on a cycle and ``ValueError`` when two steps write one table."""
+    steps = tuple(steps)
+    needs = step_needs(steps)
     TopologicalSorter(needs).prepare()  # raises CycleError on a cycle
     out: list[Step] = []
     placed: set[str] = set()
@@ -179,6 +187,31 @@ DOWNSTREAM_STEPS: tuple[Step, ...] = in_dependency_order((
 """The steps after the replay, in dependency order; the warehouse publish last (it reads every table)."""
 
 
+DOWNSTREAM_NEEDS = step_needs(DOWNSTREAM_STEPS)
+"""Per downstream step, the steps it follows."""
+
+LANES_MAX_DEALS = 20_000
+"""A run replaying at most this many deals runs its downstream steps two at a time
+(``pipelines.run.lanes``); a larger one, or a ``refresh``, one at a time. Each step's memory
+follows what it reads, the new rows or whole tables: the first run of 1M deals had single steps
+within 150 MiB of 2 GiB (docs/performance.md), a run adding 1,000 deals to that store peaked at
+1.2 GiB with its steps one at a time."""
+
+
+def _deals_replayed(replayed: StepReport) -> int:
+    rows = replayed.outputs.get("deals", {}).get("rows_added", 0)
+    return rows if isinstance(rows, int) else 0
+
+
+def _run_step(step: Step, root: Path) -> StepReport:
+    """One downstream step on the store pinned to the last step commit, with its progress bar;
+    then the memory it freed goes back to the system."""
+    with track(step.name, total=1):
+        report = step.run(Store(root).pinned())
+    release_freed_memory()
+    return report
+
+
 def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
              executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
@@ -195,10 +228,11 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
                               reviews=reviews))
     release_freed_memory()
     if replayed.outputs:
+        lanes = 1 if refresh or _deals_replayed(replayed) > LANES_MAX_DEALS else 2
+        reports = {r.name: r for r in run_in_lanes(DOWNSTREAM_STEPS, DOWNSTREAM_NEEDS,
+                                                   lambda step: _run_step(step, where), lanes)}
         for step in DOWNSTREAM_STEPS:
-            with track(step.name, total=1):
-                run.add(step.run(Store(where).pinned()))
-            release_freed_memory()
+            run.add(reports[step.name])
     else:
         run.skipped.extend(step.name for step in DOWNSTREAM_STEPS)
     checks = [*INGEST_CHECKS, *(REPLAY_CHECKS if replayed.outputs else ())]
