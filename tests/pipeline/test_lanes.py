@@ -63,6 +63,17 @@ def test_steps_keeping_one_table_never_overlap() -> None:
     assert log.index("start b") > log.index("end a")
 
 
+def test_a_step_others_wait_for_starts_first() -> None:
+    """a, b and d are ready; c waits for d: d takes a lane first, although listed last, and b
+    (listed before it) waits for a free lane."""
+    d_started = threading.Event()
+    steps = (_step("a", lambda: d_started.wait(WAIT_S) or pytest.fail("d did not start beside a")),
+             _step("b"), _step("c", reads=("d_table",)), _step("d", d_started.set))
+    log: list[str] = []
+    _run(steps, 2, log)
+    assert log.index("start d") < log.index("start b")
+
+
 def test_one_lane_runs_in_order_in_this_thread() -> None:
     threads: list[threading.Thread] = []
     steps = tuple(_step(n, lambda: threads.append(threading.current_thread())) for n in "abc")
