@@ -18,9 +18,13 @@ Two measures:
   whose inbox links the files of ``--input`` (a folder ``gdan simulate`` or ``bench_pipeline.py``
   wrote); the process tree's CPU seconds, the workers' own split (parse, ``replay_batch``) and
   "the rest" (everything else: the steps after the replay, the parents' own work).
+- ``add``: the same run adding the files of ``--input`` to a copy of ``--store`` (hard links:
+  the store's files are never changed in place, so each run starts from the same store), as a
+  league's next round arrives; ``bench_pipeline.py --add`` simulates such files.
 
 Run: ``.venv/bin/python benchmarks/bench_ab.py replay --base 643037a [--pairs 3]`` or
-``… bench_ab.py pipeline --base 643037a --input /tmp/perf-corpus/in10k [--pairs 2]``.
+``… bench_ab.py pipeline --base 643037a --input /tmp/perf-corpus/in10k [--pairs 2]`` or
+``… bench_ab.py add --base 643037a --store /tmp/gdan-bench-pipeline/store --input NEW_FILES``.
 """
 
 from __future__ import annotations
@@ -155,6 +159,23 @@ def pipeline_run(tree: Path, inbox: Path, work: Path, workers: int, reviews: boo
     store = work / "store"
     shutil.rmtree(store, ignore_errors=True)
     shutil.copytree(inbox, store / "inbox", copy_function=os.link)
+    return timed_run(tree, store, work, workers, reviews)
+
+
+def add_run(tree: Path, store: Path, added: Path, work: Path, workers: int, reviews: bool) -> dict[str, Any]:
+    """One pipeline run of ``tree`` adding the files of ``added`` to a hard-linked copy of ``store``."""
+    copy = work / "store"
+    shutil.rmtree(copy, ignore_errors=True)
+    subprocess.run(["cp", "-al", str(store), str(copy)], check=True)
+    shutil.copytree(added, copy / "inbox" / "added-ab", copy_function=os.link)
+    try:
+        return timed_run(tree, copy, work, workers, reviews)
+    finally:
+        shutil.rmtree(copy)
+
+
+def timed_run(tree: Path, store: Path, work: Path, workers: int, reviews: bool) -> dict[str, Any]:
+    """One pipeline run of ``tree`` on ``store``: wall and CPU seconds, the workers' split."""
     split_file = work / "split.json"
     split_file.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -179,7 +200,7 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("measure", choices=("replay", "pipeline"))
+    parser.add_argument("measure", choices=("replay", "pipeline", "add"))
     parser.add_argument("--base", default="643037a", help="the earlier commit (A)")
     parser.add_argument("--base-dir", type=Path, default=Path("/tmp/perf-base"), help="its worktree")
     parser.add_argument("--tree", type=Path, default=REPO, help="the tree to compare (B)")
@@ -187,7 +208,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="replay: best of this many in each child")
     parser.add_argument("--matches", type=int, default=100, help="replay: simulated matches in the corpus")
     parser.add_argument("--corpus-dir", type=Path, default=Path("/tmp/perf-corpus"))
-    parser.add_argument("--input", type=Path, help="pipeline: the simulated input folder")
+    parser.add_argument("--input", type=Path, help="pipeline, add: the simulated input folder")
+    parser.add_argument("--store", type=Path, help="add: the store the input is added to")
     parser.add_argument("--work", type=Path, default=Path("/tmp/perf-ab"), help="pipeline: work folder")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--reviews", action="store_true", help="pipeline: with the endgame reviews")
@@ -199,8 +221,10 @@ def main() -> None:
     print(f"{platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"A = {args.base} ({base}), B = {trees['B']}")
-    if args.measure == "pipeline" and args.input is None:
-        raise SystemExit("pipeline needs --input")
+    if args.measure != "replay" and args.input is None:
+        raise SystemExit(f"{args.measure} needs --input")
+    if args.measure == "add" and args.store is None:
+        raise SystemExit("add needs --store")
     corpus = corpus_file(args.corpus_dir, args.matches) if args.measure == "replay" else None
     results: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
     for pair in range(args.pairs):
@@ -208,6 +232,10 @@ def main() -> None:
             before = load()
             if corpus is not None:
                 result = replay_run(trees[label], corpus, args.repeat)
+            elif args.measure == "add":
+                (args.work / label).mkdir(parents=True, exist_ok=True)
+                result = add_run(trees[label], args.store, args.input, args.work / label, args.workers,
+                                 args.reviews)
             else:
                 args.work.mkdir(parents=True, exist_ok=True)
                 result = pipeline_run(trees[label], args.input, args.work / label, args.workers, args.reviews)
