@@ -11,8 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
+from filelock import FileLock
 from pipeline_helpers import committed
 
+from pipelines.storage import lock as lock_module
 from pipelines.storage.commit_log import Snapshot
 from pipelines.storage.delta import UnknownTableError, of_matches
 from pipelines.storage.store import Store
@@ -365,6 +367,44 @@ def test_writer_lock_is_reentrant_in_one_thread(tmp_path: Path) -> None:
     with store.writer_lock(), Store(tmp_path).writer_lock():
         store.write_table("matches", _matches(["a"]))
     assert store.read_table("matches").num_rows == 1
+
+
+def test_waiting_for_another_thread_of_this_process_is_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Steps running two at a time wait for each other's writes without the "waiting for the
+    writer (pid …)" notice, which is about other processes: another holder of the file lock (here
+    a lock object of its own, as another process has) is announced."""
+    notices: list[int | None] = []
+    monkeypatch.setattr(lock_module, "lock_wait_notices", [notices.append])
+    refused = threading.Event()
+    real = lock_module._acquired_now
+
+    def try_once(lock: FileLock) -> bool:
+        got = real(lock)
+        if not got:
+            refused.set()
+        return got
+
+    monkeypatch.setattr(lock_module, "_acquired_now", try_once)
+    store = Store(tmp_path)
+    order: list[str] = []
+    with store.writer_lock():
+        thread = threading.Thread(target=lambda: _locked(store, order))
+        thread.start()
+        assert refused.wait(60)
+        order.append("first done")
+    thread.join()
+    assert order == ["first done", "second"]
+    assert notices == []
+    other = FileLock(store.lock.path, is_singleton=False, thread_local=False)
+    with other:
+        refused.clear()
+        thread = threading.Thread(target=lambda: _locked(store, order))
+        thread.start()
+        assert refused.wait(60)
+    thread.join()
+    assert len(notices) == 1
 
 
 def _locked(store: Store, order: list[str]) -> None:
