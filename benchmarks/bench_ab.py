@@ -210,7 +210,7 @@ def main() -> None:
     parser.add_argument("--corpus-dir", type=Path, default=Path("/tmp/perf-corpus"))
     parser.add_argument("--input", type=Path, help="pipeline, add: the simulated input folder")
     parser.add_argument("--store", type=Path, help="add: the store the input is added to")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/perf-ab"), help="pipeline: work folder")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/perf-ab"), help="pipeline, add: work folder")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--reviews", action="store_true", help="pipeline: with the endgame reviews")
     args = parser.parse_args()

@@ -216,9 +216,12 @@ def run_plan(root: str | Path, *, workers: int = 0, refresh: bool = False,
              executor: Executor | None = None, reviews: bool = True) -> RunReport:
     """Run every step over the store at ``root`` and every check; returns what ran and what was skipped.
 
-    A failing check does not stop the run (the report lists it); a step that raises does. Every
-    step after the replay, and the checks, show a progress bar (``pipelines.exec.progress``), as
-    the ingest and the replay do, so no phase of a run is silent.
+    A failing check does not stop the run (the report lists it); a step that raises does. The
+    steps after the replay run two at a time when it replayed at most :data:`LANES_MAX_DEALS`
+    deals and this is no ``refresh`` (``pipelines.run.lanes``), else one at a time; their reports
+    are listed in :data:`DOWNSTREAM_STEPS`' order either way. Every step after the replay, and the
+    checks, show a progress bar (``pipelines.exec.progress``), as the ingest and the replay do, so
+    no phase of a run is silent.
     """
     where = Path(root).absolute()
     run = RunReport()

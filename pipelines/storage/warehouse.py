@@ -57,6 +57,10 @@ def path_literal(path: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_types_lock = threading.Lock()
+"""Held while :func:`_types_connection` answers."""
+
+
 @functools.cache
 def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
     """DuckDB's name of each column type of ``schema``: asked once per schema and process, of one
@@ -65,9 +69,6 @@ def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
     may run two at a time, ``pipelines.run.lanes``)."""
     with _types_lock:
         return tuple(str(t) for t in _types_connection().from_arrow(schema.empty_table()).types)
-
-
-_types_lock = threading.Lock()
 
 
 @functools.cache
