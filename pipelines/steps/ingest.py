@@ -50,6 +50,7 @@ from pipelines.steps.parsing import (
 from pipelines.steps.state import FileRecord, MatchInfo, StoreState
 from pipelines.storage.staged_parts import PartWriter
 from pipelines.storage.store import Store
+from pipelines.storage.write_behind import WriteBehind
 from schemas.tables import INGESTED_FILES, RAW_EVENTS
 
 FLUSH_ROWS = 200_000
@@ -190,7 +191,9 @@ class _BucketWriter:
     Every flush writes one row group per bucket (small: a few thousand rows at 64 buckets), so a
     later read of a few matches (``pipelines.storage.delta.of_matches``) decodes little besides them.
     It keeps the ``match_start`` rows it writes, each with the file it went to (:meth:`starts`):
-    the roster's declarations, recorded without reading the files again.
+    the roster's declarations, recorded without reading the files again. The writes run in a
+    thread of their own (``pipelines.storage.write_behind``), the next rows parsed meanwhile; one
+    flush at most waits for it (a flush is :data:`FLUSH_ROWS` rows, payloads and all).
     """
 
     def __init__(self, store: Store, batch_id: str) -> None:
@@ -200,6 +203,7 @@ class _BucketWriter:
         self.writers: dict[int, PartWriter] = {}
         self.buffered = 0
         self.match_starts: list[pa.Table] = []
+        self.behind = WriteBehind("ingest-writes", depth=1)
 
     def add(self, chunk: ParsedChunk) -> None:
         for bucket, table in chunk.tables.items():
@@ -209,7 +213,14 @@ class _BucketWriter:
             self.flush()
 
     def flush(self) -> None:
-        for bucket, tables in self.buffers.items():
+        """Hand the buffered rows to the writing thread: one row group per bucket."""
+        buffers = self.buffers
+        self.behind.submit(lambda: self._write(buffers))
+        self.buffers = {}
+        self.buffered = 0
+
+    def _write(self, buffers: dict[int, list[pa.Table]]) -> None:
+        for bucket, tables in buffers.items():
             writer = self.writers.get(bucket)
             if writer is None:
                 writer = PartWriter(self._path_of(bucket), RAW_EVENTS, plain=UNIQUE_COLUMNS)
@@ -222,13 +233,19 @@ class _BucketWriter:
                 name = self._published(writer.path_of(writer.parts - 1))
                 self.match_starts.append(starts.append_column("file", pa.array([name] * starts.num_rows,
                                                                                 pa.string())))
-        self.buffers = {}
-        self.buffered = 0
 
     def close(self) -> None:
-        self.flush()
-        for writer in self.writers.values():
-            writer.close()
+        """Write what is buffered, wait for the writes, then close every part file (also after
+        a failed write)."""
+        try:
+            if self.buffers:
+                self.flush()
+        finally:
+            try:
+                self.behind.close()
+            finally:
+                for writer in self.writers.values():
+                    writer.close()
 
     def starts(self) -> tuple[pa.Table, list[str]]:
         """The ``match_start`` rows written, with a ``file`` column naming the ``raw_events`` file

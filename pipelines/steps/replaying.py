@@ -47,6 +47,7 @@ from pipelines.steps.state import LATE, READY, RETRACTING, MatchInfo, StoreState
 from pipelines.storage.delta import of_matches
 from pipelines.storage.staged_parts import PartWriter
 from pipelines.storage.store import Store
+from pipelines.storage.write_behind import WriteBehind
 from replay.errors import ErrorCode
 from schemas.tables import CHUNK_SUMMARIES, DERIVED, QUARANTINE, RAW_EVENTS, REVIEWED
 
@@ -134,17 +135,24 @@ class ReplayReport:
 
 
 class _TableWriters:
-    """The staged part files of each derived table in the batch, appended chunk by chunk."""
+    """The staged part files of each derived table in the batch, appended chunk by chunk, in a
+    thread of their own (``pipelines.storage.write_behind``): the next chunks are read, cut and
+    sent meanwhile."""
 
     def __init__(self, store: Store, batch_id: str, report: ReplayReport) -> None:
         self.store = store
         self.batch_id = batch_id
         self.report = report
         self.writers: dict[str, PartWriter] = {}
+        self.behind = WriteBehind("replay-writes")
 
     def write(self, name: str, table: pa.Table) -> None:
         if table.num_rows == 0:
             return
+        self.report.rows_written[name] += table.num_rows
+        self.behind.submit(lambda: self._write(name, table))
+
+    def _write(self, name: str, table: pa.Table) -> None:
         schema = WRITTEN[name]
         writer = self.writers.get(name)
         if writer is None:
@@ -155,11 +163,14 @@ class _TableWriters:
         if not table.schema.equals(schema):  # the replay's tables already are: a cast per column costs
             table = table.select(schema.names).cast(schema)
         writer.write(table)
-        self.report.rows_written[name] += table.num_rows
 
     def close(self) -> None:
-        for writer in self.writers.values():
-            writer.close()
+        """Wait for the writes, then close every part file (also after a failed write)."""
+        try:
+            self.behind.close()
+        finally:
+            for writer in self.writers.values():
+                writer.close()
 
 
 def replay_ready(
@@ -188,7 +199,6 @@ def replay_ready(
     review = default_review_fn() if reviews else None
     workers = workers or os.cpu_count() or 1
     report = ReplayReport(batch_id)
-    writers = _TableWriters(store, batch_id, report)
     ready = select(state.matches, READY)
     late = select(state.matches, LATE)
     retracting = sorted(select(state.matches, RETRACTING))
@@ -199,6 +209,7 @@ def replay_ready(
         state.matches[match_id].retract = False
     report.retracted = len(retracting)
     raw = store.pinned()
+    writers = _TableWriters(store, batch_id, report)
     try:
         _quarantine_malformed(raw, state, writers, report)
         chunks = ((fn, review, ids, table)
