@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -281,21 +282,34 @@ def _ready_chunks(
     """Yield (match ids, events) chunks of whole, deduplicated ready matches, slice by slice.
 
     A slice is a set of matches holding at most ``SLICE_EVENTS`` raw rows (by the state's
-    counts), so the rows in memory are bounded however large a bucket grows.
+    counts), so the rows in memory are bounded however large a bucket grows. The next slice is
+    read in a thread of its own while this one is cut and sent (Parquet decoding leaves the
+    interpreter's lock): two slices in memory at most.
     """
-    for b_ready, b_late in _slices(ready, late):
-        batches = _ordered_union(
-            [i.batches for i in b_ready.values()] + [i.batches + i.late_batches for i in b_late.values()]
-        )
-        buckets = sorted({i.bucket for i in (*b_ready.values(), *b_late.values())})
-        wanted = of_matches([*b_ready, *b_late])
-        table, keys = _read_slice(store, batches, buckets, wanted)
-        if b_late:
-            _handle_late(keys, table, b_late, writers, report)
-        if b_ready:
-            yield from _chunk_matches(keys.filter(_winning(b_ready)), table, b_ready, report)
-        del table, keys
-        release_freed_memory()
+    slices = list(_slices(ready, late))
+    with ThreadPoolExecutor(1, thread_name_prefix="replay-reads") as reads:
+        ahead = reads.submit(_read_matches, store, *slices[0]) if slices else None
+        for k, (b_ready, b_late) in enumerate(slices):
+            assert ahead is not None
+            table, keys = ahead.result()
+            ahead = reads.submit(_read_matches, store, *slices[k + 1]) if k + 1 < len(slices) else None
+            if b_late:
+                _handle_late(keys, table, b_late, writers, report)
+            if b_ready:
+                yield from _chunk_matches(keys.filter(_winning(b_ready)), table, b_ready, report)
+            del table, keys
+            release_freed_memory()
+
+
+def _read_matches(
+    store: Store, b_ready: dict[str, MatchInfo], b_late: dict[str, MatchInfo]
+) -> tuple[pa.Table, pl.DataFrame]:
+    """:func:`_read_slice` of the raw rows of a slice's ready and late matches."""
+    batches = _ordered_union(
+        [i.batches for i in b_ready.values()] + [i.batches + i.late_batches for i in b_late.values()]
+    )
+    buckets = sorted({i.bucket for i in (*b_ready.values(), *b_late.values())})
+    return _read_slice(store, batches, buckets, of_matches([*b_ready, *b_late]))
 
 
 def _combined(chunks: Iterator[tuple[list[str], pa.Table]]) -> Iterator[tuple[list[str], pa.Table]]:

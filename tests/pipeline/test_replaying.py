@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
 from pathlib import Path
 
 import orjson
@@ -267,6 +268,31 @@ def test_a_slice_across_buckets_gives_the_same_rows_in_the_same_order(
     assert results[0] == results[1]
     assert [m for m, _ in results[0]] == sorted((m for m, _ in results[0]),
                                                key=lambda m: (parsing.bucket_of(m), m))
+
+
+def test_slices_are_read_ahead_in_a_thread_and_a_failed_read_fails_the_replay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next slice is read in a thread of its own while one is cut and sent; an error of that
+    read is the replay's error, and nothing is committed."""
+    monkeypatch.setattr(replaying, "SLICE_EVENTS", 6)
+    read_slice = replaying._read_slice
+    readers: list[str] = []
+
+    def failing_third(*args: object, **kwargs: object) -> object:
+        readers.append(threading.current_thread().name)
+        if len(readers) == 3:
+            raise OSError(5, "Input/output error")
+        return read_slice(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replaying, "_read_slice", failing_third)
+    store = Store(tmp_path)
+    write_jsonl(store.inbox / "a.jsonl", [e for i in range(5) for e in match_events(f"m{i}")])
+    ingest_step(store, workers=1)
+    with pytest.raises(OSError, match="Input/output error"):
+        replay_step(store, replay_fn=fake_replay, workers=1)
+    assert len(readers) == 3
+    assert all(name.startswith("replay-reads") for name in readers)
+    assert not store.has_data("deals")
 
 
 @settings(max_examples=15, deadline=None)
