@@ -33,7 +33,7 @@ def ingest_order(state: StoreState) -> pl.DataFrame:
     committed batch holding it (the number of committed batches when none does)."""
     positions = pl.DataFrame({"batch": state.committed, "order": range(len(state.committed))},
                              schema={"batch": pl.String, "order": pl.Int64})
-    held = batches_by_match(state.matches).explode("batches").rename({"batches": "batch"})
+    held = batches_by_match(state.matches).explode("batches", empty_as_null=True).rename({"batches": "batch"})
     firsts = held.join(positions, on="batch", how="left").group_by("match_id", maintain_order=True).agg(
         pl.col("order").min())
     return firsts.with_columns(pl.col("order").fill_null(len(state.committed)))
